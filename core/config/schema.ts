@@ -1,0 +1,158 @@
+/**
+ * The docpilot config schema. One schema for every entry point (CLI, proxy,
+ * dev server); `validate.ts` turns its issues into messages that name the
+ * file, the field and the fix. Objects are strict: an unknown key is an error.
+ *
+ * Each section is its own schema so an owning module can grow it without
+ * touching the others.
+ */
+import { z } from 'zod'
+import { MEMBER_IDS, type MemberId } from '../providers/table.ts'
+
+const memberId = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
+
+export const SLUGGERS = ['github', 'vitepress', 'starlight', 'docusaurus'] as const
+export type SluggerName = (typeof SLUGGERS)[number]
+
+export const DocsSchema = z.strictObject({
+  /** Folder of Markdown/MDX sources, relative to the config file. */
+  dir: z.string().min(1).optional(),
+  /** A built HTML site to index instead of sources (like Pagefind). */
+  site: z.string().min(1).optional(),
+  include: z.array(z.string().min(1)).optional(),
+  exclude: z.array(z.string().min(1)).optional(),
+  /** CSS selector of the main content region in built HTML. */
+  contentSelector: z.string().min(1).optional(),
+})
+
+export const AnchorsSchema = z.strictObject({
+  slugger: z.enum(SLUGGERS).default('github'),
+})
+
+export const UrlsSchema = z.strictObject({
+  /** Prefix every URL gets, e.g. '/docs/'. */
+  base: z.string().default('/'),
+  /** Source path prefix removed before mapping, e.g. 'src/content/docs/en/'. */
+  stripPrefix: z.string().default(''),
+  /** Drop `.md`/`.mdx`/`.html` from URLs. */
+  stripExtension: z.boolean().default(true),
+  /** `guide/index.md` maps to `guide/`. */
+  collapseIndex: z.boolean().default(true),
+  trailingSlash: z.boolean().default(false),
+})
+
+export const ChunksSchema = z.strictObject({
+  maxWords: z.number().int().min(50).max(2000).default(220),
+  overlapWords: z.number().int().min(0).max(500).default(40),
+})
+
+const chainEntry = z.union([
+  memberId,
+  z.strictObject({
+    provider: memberId,
+    model: z.string().min(1).optional(),
+    models: z.array(z.string().min(1)).min(1).optional(),
+    baseURL: z.string().url().optional(),
+  }),
+])
+export type ChainEntry = z.infer<typeof chainEntry>
+
+export const ChatSchema = z.strictObject({
+  provider: memberId.optional(),
+  model: z.string().min(1).optional(),
+  models: z.array(z.string().min(1)).min(1).optional(),
+  /** false: one provider chosen once. 'auto': every member the environment holds. An array: walked as written. */
+  chain: z.union([z.literal(false), z.literal('auto'), z.array(chainEntry).min(1)]).default(false),
+  /** Override the explicit free-pool ids that follow `openrouter/free` when `model: 'free'`. */
+  freeModels: z.array(z.string().min(1)).min(1).optional(),
+  maxTokens: z.number().int().min(1).max(32_000).default(1024),
+  temperature: z.number().min(0).max(2).default(0.2),
+  /** Per-member limits: to the first byte, and between deltas. */
+  timeouts: z
+    .strictObject({
+      firstByteMs: z.number().int().min(100).default(15_000),
+      idleMs: z.number().int().min(100).default(20_000),
+    })
+    .default({ firstByteMs: 15_000, idleMs: 20_000 }),
+})
+
+/**
+ * The one embedder of an index. false declares lexical-only; 'auto' follows
+ * the chat chain's head when it embeds, else the offline default.
+ */
+export const EmbedSchema = z.union([
+  z.literal(false),
+  z.literal('auto'),
+  z.literal('default'),
+  z.string().regex(/^hf:[\w.-]+\/[\w.-]+$/, "expected 'hf:<org>/<name>'"),
+  memberId,
+  z.strictObject({ model: z.string().min(1) }),
+  z.strictObject({ provider: memberId, model: z.string().min(1).optional() }),
+])
+
+export const BudgetSchema = z.strictObject({
+  /** One ceiling of requests per day for the whole chain. */
+  dailyLimit: z.number().int().min(1).optional(),
+})
+
+export const GateSchema = z.strictObject({
+  threshold: z.number().min(0).max(1).optional(),
+  lexicalThreshold: z.number().min(0).optional(),
+})
+
+export const ProxySchema = z.strictObject({
+  /** Origins allowed to call /ai/...; same-origin only when empty. */
+  allowedOrigins: z.array(z.string().min(1)).default([]),
+  maxBodyBytes: z.number().int().min(1024).max(1_048_576).default(65_536),
+  maxTokens: z.number().int().min(1).max(32_000).default(2048),
+  rateLimit: z
+    .strictObject({
+      perMinute: z.number().int().min(1).default(20),
+      burst: z.number().int().min(1).default(10),
+    })
+    .default({ perMinute: 20, burst: 10 }),
+})
+
+export const FeedbackSchema = z.strictObject({
+  /** Store the question and answer text with a rating; off by default. */
+  storeText: z.boolean().default(false),
+  maxBytes: z.number().int().min(256).max(65_536).default(8192),
+})
+
+export const ConfigSchema = z.strictObject({
+  docs: DocsSchema.default({}),
+  /** Output folder of `docpilot index`. */
+  out: z.string().min(1).default('.docpilot/index'),
+  anchors: AnchorsSchema.default({ slugger: 'github' }),
+  urls: UrlsSchema.default({
+    base: '/',
+    stripPrefix: '',
+    stripExtension: true,
+    collapseIndex: true,
+    trailingSlash: false,
+  }),
+  chunks: ChunksSchema.default({ maxWords: 220, overlapWords: 40 }),
+  embed: EmbedSchema.default('auto'),
+  chat: ChatSchema.default({
+    chain: false,
+    maxTokens: 1024,
+    temperature: 0.2,
+    timeouts: { firstByteMs: 15_000, idleMs: 20_000 },
+  }),
+  budget: BudgetSchema.default({}),
+  gate: GateSchema.default({}),
+  proxy: ProxySchema.default({
+    allowedOrigins: [],
+    maxBodyBytes: 65_536,
+    maxTokens: 2048,
+    rateLimit: { perMinute: 20, burst: 10 },
+  }),
+  feedback: FeedbackSchema.default({ storeText: false, maxBytes: 8192 }),
+})
+
+/** What an owner writes (every field optional). */
+export type DocpilotConfigInput = z.input<typeof ConfigSchema>
+/** What the code reads (defaults filled in). */
+export type DocpilotConfig = z.output<typeof ConfigSchema>
+export type ChatConfig = DocpilotConfig['chat']
+export type EmbedConfig = DocpilotConfig['embed']
