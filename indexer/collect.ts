@@ -1,0 +1,175 @@
+/**
+ * The build-time source pipeline: a docs folder (or a built HTML site) ->
+ * chunk records, in a deterministic order (files sorted, chunks in page
+ * order). Problems that stop a run throw CollectError; a problem with one
+ * file is a warning naming it, and the run goes on.
+ */
+import { readFile, stat } from 'node:fs/promises'
+import { basename, resolve } from 'node:path'
+import { glob } from 'tinyglobby'
+import type { ChunkRecord } from '../core/index-format.ts'
+import type { DocpilotConfig, SluggerName } from '../core/config/schema.ts'
+import { parseMarkdown } from './sources/markdown.ts'
+import { parseHtmlPage } from './sources/html.ts'
+import type { ParsedPage } from './sources/page.ts'
+import { toSections } from './sections.ts'
+import { toChunks } from './chunks.ts'
+import { pathToUrl } from './urls.ts'
+
+export interface CollectOptions {
+  /** Docs dir (source mode) or built site dir (site mode). */
+  root: string
+  mode: 'source' | 'site'
+  include?: string[]
+  exclude?: string[]
+  contentSelector?: string
+  slugger: SluggerName
+  urls: DocpilotConfig['urls']
+  chunks: DocpilotConfig['chunks']
+}
+
+export interface CollectWarning {
+  file: string
+  message: string
+}
+
+export interface CollectResult {
+  chunks: ChunkRecord[]
+  /** Paths (relative to root) of the files read, sorted. */
+  files: string[]
+  warnings: CollectWarning[]
+}
+
+export type CollectErrorCode = 'missing_dir' | 'empty_dir' | 'no_matches'
+
+export class CollectError extends Error {
+  override name = 'CollectError'
+  constructor(
+    readonly code: CollectErrorCode,
+    message: string,
+    readonly path: string,
+  ) {
+    super(message)
+  }
+}
+
+export const DEFAULT_INCLUDE: Record<CollectOptions['mode'], string[]> = {
+  source: ['**/*.md', '**/*.mdx'],
+  site: ['**/*.html'],
+}
+/** Never content: dependencies and dot-dirs (.git, .vitepress, .astro ...). */
+const ALWAYS_EXCLUDED = ['**/node_modules/**', '**/.*/**']
+
+export async function collectChunks(
+  opts: CollectOptions,
+  onProgress?: (done: number, total: number, file: string) => void,
+): Promise<CollectResult> {
+  const root = resolve(opts.root)
+  await assertDir(root, opts.mode)
+  const include = opts.include?.length ? opts.include : DEFAULT_INCLUDE[opts.mode]
+  const files = (
+    await glob(include, { cwd: root, ignore: [...ALWAYS_EXCLUDED, ...(opts.exclude ?? [])], onlyFiles: true, dot: false })
+  ).sort(comparePaths)
+  if (files.length === 0) await throwNoFiles(root, include, opts)
+
+  const chunks: ChunkRecord[] = []
+  const warnings: CollectWarning[] = []
+  const seenIds = new Set<string>()
+  for (const [i, file] of files.entries()) {
+    onProgress?.(i, files.length, file)
+    let source: string
+    try {
+      source = await readFile(resolve(root, file), 'utf8')
+    } catch (error) {
+      warnings.push({ file, message: `could not be read (${(error as Error).message}); skipped` })
+      continue
+    }
+    let page: ParsedPage
+    try {
+      page = parseFile(file, source, opts)
+    } catch (error) {
+      warnings.push({ file, message: `could not be parsed (${(error as Error).message.split('\n')[0]}); skipped` })
+      continue
+    }
+    for (const note of page.notes ?? []) warnings.push({ file, message: note })
+    if (opts.mode === 'site' && page.nodes.length === 0 && opts.contentSelector) {
+      warnings.push({ file, message: `content selector "${opts.contentSelector}" matched nothing; page skipped` })
+      continue
+    }
+    const sections = toSections(page, opts.slugger, titleFromFileName(file))
+    const pageChunks = toChunks(sections, { path: file, url: pathToUrl(file, opts.urls) }, opts.chunks)
+    if (pageChunks.length === 0) {
+      warnings.push({ file, message: 'has no text to index; skipped' })
+      continue
+    }
+    for (const chunk of pageChunks) {
+      // Built HTML can repeat an id on one page; ids must stay unique in the index.
+      let id = chunk.id
+      for (let n = 2; seenIds.has(id); n++) id = `${chunk.id}~dup${n}`
+      seenIds.add(id)
+      chunks.push(id === chunk.id ? chunk : { ...chunk, id })
+    }
+  }
+  onProgress?.(files.length, files.length, '')
+  return { chunks, files, warnings }
+}
+
+/** Stats of the last collect that callers may print (parser fallbacks). */
+export function fallbackWarnings(result: CollectResult): CollectWarning[] {
+  return result.warnings.filter((w) => w.message.includes('parsed as plain Markdown'))
+}
+
+function parseFile(file: string, source: string, opts: CollectOptions): ParsedPage {
+  if (opts.mode === 'site') return parseHtmlPage(source, opts.contentSelector)
+  const page = parseMarkdown(source, { mdx: /\.mdx$/i.test(file) })
+  if (page.fallback) (page.notes ??= []).push(page.fallback)
+  return page
+}
+
+function titleFromFileName(file: string): string {
+  const name = basename(file).replace(/\.[^.]+$/, '')
+  const dir = file.split('/').slice(-2, -1)[0]
+  return name === 'index' && dir ? dir : name
+}
+
+/** Code-point order, independent of locale, so output is the same everywhere. */
+function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+async function assertDir(root: string, mode: CollectOptions['mode']): Promise<void> {
+  const what = mode === 'site' ? 'built site folder' : 'docs folder'
+  let info
+  try {
+    info = await stat(root)
+  } catch {
+    throw new CollectError(
+      'missing_dir',
+      `The ${what} ${root} does not exist. Pass the folder that holds your ${mode === 'site' ? 'built HTML (e.g. dist/)' : 'Markdown/MDX pages'}, or set docs.${mode === 'site' ? 'site' : 'dir'} in docpilot.config.`,
+      root,
+    )
+  }
+  if (!info.isDirectory()) {
+    throw new CollectError('missing_dir', `${root} is a file, not a folder. Pass the ${what} that contains it.`, root)
+  }
+}
+
+async function throwNoFiles(root: string, include: string[], opts: CollectOptions): Promise<never> {
+  const anything = await glob(['**/*'], { cwd: root, ignore: ALWAYS_EXCLUDED, onlyFiles: true })
+  if (anything.length === 0) {
+    throw new CollectError(
+      'empty_dir',
+      `The ${opts.mode === 'site' ? 'built site folder' : 'docs folder'} ${root} is empty. ${opts.mode === 'site' ? 'Build the site first, then index its output folder.' : 'Point docpilot at the folder that holds your .md/.mdx pages.'}`,
+      root,
+    )
+  }
+  const excluded = opts.exclude?.length ? ` (minus exclude ${JSON.stringify(opts.exclude)})` : ''
+  throw new CollectError(
+    'no_matches',
+    `No files in ${root} match include ${JSON.stringify(include)}${excluded}. ` +
+      (opts.mode === 'site'
+        ? 'Is this the built output folder (with .html files)? Otherwise adjust docs.include.'
+        : 'Check docs.include/docs.exclude, or pass --site if this is a built HTML site.'),
+    root,
+  )
+}

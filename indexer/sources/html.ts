@@ -1,0 +1,94 @@
+/**
+ * A page of a built HTML site -> ParsedPage, like Pagefind reads it: only the
+ * main content region, headings with the ids the generator really emitted.
+ */
+import { fromHtml } from 'hast-util-from-html'
+import { select, selectAll } from 'hast-util-select'
+import { toText } from 'hast-util-to-text'
+import type { Element, Nodes, Root } from 'hast'
+import type { PageNode, ParsedPage } from './page.ts'
+
+const DEFAULT_REGIONS = ['[data-pagefind-body]', 'main', 'article', 'body']
+const HEADING = /^h([1-6])$/
+/** Page chrome that is never content, even inside the region. */
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'nav', 'svg', 'button', 'form'])
+const BLOCKS = new Set([
+  'p', 'pre', 'li', 'ul', 'ol', 'table', 'tr', 'blockquote', 'div', 'section', 'aside', 'details',
+  'summary', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'header', 'footer', 'article', 'main',
+])
+
+export function parseHtmlPage(html: string, contentSelector?: string): ParsedPage & { region?: string } {
+  const tree = fromHtml(html)
+  const titleEl = select('title', tree)
+  const page: ParsedPage & { region?: string } = { nodes: [] }
+  const metaTitle = titleEl ? toText(titleEl).trim() : ''
+  if (metaTitle) page.metaTitle = metaTitle
+
+  let region: Element | Root | undefined
+  for (const selector of contentSelector ? [contentSelector] : DEFAULT_REGIONS) {
+    region = select(selector, tree) ?? undefined
+    if (region) {
+      page.region = selector
+      break
+    }
+  }
+  if (!region) return page
+  for (const ignored of selectAll('[data-pagefind-ignore]', region)) ignored.children = []
+  walk(region, page.nodes)
+  return page
+}
+
+function walk(node: Nodes, out: PageNode[]): void {
+  if (node.type !== 'element' && node.type !== 'root') return
+  const parts: string[] = []
+  const flushInline = () => {
+    const text = parts.join('').replace(/[ \t]+/g, ' ').trim()
+    if (text) out.push({ type: 'text', text })
+    parts.length = 0
+  }
+  for (const child of node.children) {
+    if (child.type === 'text') {
+      parts.push(child.value)
+      continue
+    }
+    if (child.type !== 'element' || SKIPPED.has(child.tagName)) continue
+    const heading = HEADING.exec(child.tagName)
+    if (heading) {
+      flushInline()
+      const text = headingText(child)
+      const id = typeof child.properties.id === 'string' ? child.properties.id : undefined
+      out.push(id ? { type: 'heading', depth: Number(heading[1]), text, id } : { type: 'heading', depth: Number(heading[1]), text })
+    } else if (child.tagName === 'pre') {
+      flushInline()
+      const text = toText(child, { whitespace: 'pre' }).trim()
+      if (text) out.push({ type: 'text', text })
+    } else if (BLOCKS.has(child.tagName) && hasHeading(child)) {
+      flushInline()
+      walk(child, out)
+    } else if (BLOCKS.has(child.tagName)) {
+      flushInline()
+      const text = toText(child).trim()
+      if (text) out.push({ type: 'text', text })
+    } else {
+      parts.push(toText(child))
+    }
+  }
+  flushInline()
+}
+
+function hasHeading(el: Element): boolean {
+  return select('h1, h2, h3, h4, h5, h6', el) !== null
+}
+
+/** Heading text without the generator's permalink decorations (`#`, `¶`, zero-width space). */
+function headingText(el: Element): string {
+  const copy: Element = { ...el, children: el.children.filter((c) => !isPermalink(c)) }
+  return toText(copy).replace(/[\u200b#¶]+\s*$/u, '').replace(/\s+/g, ' ').trim()
+}
+
+function isPermalink(node: Nodes): boolean {
+  if (node.type !== 'element' || node.tagName !== 'a') return false
+  const cls = node.properties.className
+  const classes = Array.isArray(cls) ? cls.map(String) : []
+  return classes.some((c) => /anchor|permalink|hash-link/.test(c)) || node.properties.ariaHidden === 'true'
+}

@@ -1,0 +1,204 @@
+/**
+ * Markdown and MDX sources -> ParsedPage, with remark. MDX is parsed strictly
+ * first; a file that strict MDX rejects (a stray `{` or `<` in prose) is
+ * re-parsed as plain Markdown, and the JSX/ESM it then sees as HTML or
+ * paragraphs is removed by the same text rules, so no page is dropped.
+ */
+import { unified, type Processor } from 'unified'
+import remarkParse from 'remark-parse'
+import remarkGfm from 'remark-gfm'
+import remarkFrontmatter from 'remark-frontmatter'
+import remarkMdx from 'remark-mdx'
+import remarkDirective from 'remark-directive'
+import { parse as parseYaml } from 'yaml'
+import type { Root } from 'mdast'
+import { parseExplicitId } from '../anchors/slugger.ts'
+import { htmlFragmentText } from './html-text.ts'
+import type { PageNode, ParsedPage } from './page.ts'
+
+/** Loose view of any mdast/mdx node: the walkers read only these fields. */
+interface AnyNode {
+  type: string
+  value?: string
+  depth?: number
+  alt?: string | null
+  name?: string | null
+  children?: AnyNode[]
+  data?: { directiveLabel?: boolean }
+}
+
+/**
+ * Only `:::name` containers are wanted from remark-directive: text and leaf
+ * directives would turn prose like `client:load` into directive nodes.
+ */
+function containersOnly(this: Processor) {
+  const data = this.data() as { micromarkExtensions?: unknown[] }
+  ;(data.micromarkExtensions ??= []).push({ disable: { null: ['directiveText', 'directiveLeaf'] } })
+}
+
+function makeProcessor(mdx: boolean) {
+  const p = unified().use(remarkParse).use(remarkFrontmatter, ['yaml', 'toml']).use(remarkGfm)
+  if (mdx) p.use(remarkMdx)
+  return p.use(remarkDirective).use(containersOnly)
+}
+const strictMdx = makeProcessor(true)
+const plainMarkdown = makeProcessor(false)
+
+export function parseMarkdown(source: string, opts: { mdx: boolean }): ParsedPage {
+  let tree: Root
+  let fallback: string | undefined
+  if (opts.mdx) {
+    try {
+      tree = strictMdx.parse(source)
+    } catch (error) {
+      fallback = `not valid MDX (${firstLine(error)}); parsed as plain Markdown`
+      tree = plainMarkdown.parse(source)
+    }
+  } else {
+    tree = plainMarkdown.parse(source)
+  }
+  const page: PageDraft = { nodes: [] }
+  if (fallback) page.fallback = fallback
+  readFrontmatter(tree as AnyNode, page)
+  walkBlocks((tree as AnyNode).children ?? [], page.nodes, fallback !== undefined)
+  if (!page.nodes.some((n) => n.type === 'text') && page.frontmatterText) {
+    page.nodes.push({ type: 'text', text: page.frontmatterText })
+  }
+  delete page.frontmatterText
+  return page
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.split('\n')[0]!.slice(0, 160)
+}
+
+type PageDraft = ParsedPage & { frontmatterText?: string }
+
+function readFrontmatter(root: AnyNode, page: PageDraft): void {
+  const node = root.children?.find((c) => c.type === 'yaml')
+  if (!node?.value) return
+  let data: unknown
+  try {
+    data = parseYaml(node.value)
+  } catch (error) {
+    ;(page.notes ??= []).push(`frontmatter is not valid YAML (${firstLine(error)}); ignored`)
+    return
+  }
+  if (!data || typeof data !== 'object') return
+  const fm = data as Record<string, unknown>
+  if (typeof fm.title === 'string' && fm.title.trim()) page.metaTitle = fm.title.trim()
+  // A page made only of frontmatter (a VitePress home layout) still has words
+  // readers see: its description, hero and feature cards.
+  const parts: string[] = []
+  if (typeof fm.description === 'string') parts.push(fm.description)
+  const hero = fm.hero as Record<string, unknown> | undefined
+  if (hero && typeof hero === 'object') {
+    for (const key of ['name', 'text', 'tagline']) if (typeof hero[key] === 'string') parts.push(hero[key] as string)
+  }
+  if (Array.isArray(fm.features)) {
+    for (const f of fm.features as Record<string, unknown>[]) {
+      const line = [f?.title, f?.details].filter((v) => typeof v === 'string').join(': ')
+      if (line) parts.push(line)
+    }
+  }
+  if (parts.length) page.frontmatterText = parts.join('\n')
+}
+
+const SKIPPED_BLOCKS = new Set(['yaml', 'toml', 'mdxjsEsm', 'mdxFlowExpression', 'thematicBreak', 'definition'])
+const CONTAINERS = new Set(['containerDirective', 'mdxJsxFlowElement', 'blockquote', 'list', 'listItem', 'footnoteDefinition'])
+
+function walkBlocks(nodes: AnyNode[], out: PageNode[], lenient: boolean): void {
+  for (const node of nodes) {
+    if (SKIPPED_BLOCKS.has(node.type)) continue
+    if (node.type === 'heading') {
+      const { text, id } = parseExplicitId(cleanInline(inlineText(node), lenient))
+      out.push(id ? { type: 'heading', depth: node.depth ?? 2, text, id } : { type: 'heading', depth: node.depth ?? 2, text })
+    } else if (CONTAINERS.has(node.type)) {
+      walkBlocks(node.children ?? [], out, lenient)
+    } else if (node.type === 'code') {
+      if (node.value?.trim()) out.push({ type: 'text', text: node.value })
+    } else if (node.type === 'html') {
+      pushText(out, htmlFragmentText(node.value ?? ''))
+    } else if (node.type === 'table') {
+      const rows = (node.children ?? []).map((row) =>
+        (row.children ?? []).map((cell) => cleanInline(inlineText(cell), lenient)).join(' | '),
+      )
+      pushText(out, rows.join('\n'))
+    } else if (node.type === 'paragraph') {
+      let text = cleanInline(inlineText(node), lenient)
+      text = dropContainerFences(text)
+      if (lenient) text = dropEsmLines(text)
+      pushText(out, text)
+    } else if (node.children) {
+      walkBlocks(node.children, out, lenient)
+    } else if (node.value) {
+      pushText(out, node.value)
+    }
+  }
+}
+
+function pushText(out: PageNode[], text: string): void {
+  const t = text.trim()
+  if (t) out.push({ type: 'text', text: t })
+}
+
+/** Plain text of inline content: markup, HTML and JSX tags removed, their text kept. */
+function inlineText(node: AnyNode): string {
+  switch (node.type) {
+    case 'text':
+    case 'inlineCode':
+      return node.value ?? ''
+    case 'html':
+      return htmlFragmentText(node.value ?? '', { inline: true })
+    case 'break':
+      return '\n'
+    case 'image':
+      return node.alt ?? ''
+    case 'mdxTextExpression':
+    case 'mdxFlowExpression':
+      return stringLiteral(node.value ?? '')
+    case 'footnoteReference':
+      return ''
+    default:
+      if (node.data?.directiveLabel) return ''
+      return (node.children ?? []).map(inlineText).join('')
+  }
+}
+
+/** `{'<'}` and `{"{"}` are how MDX escapes characters; keep the character. */
+function stringLiteral(expr: string): string {
+  const m = /^\s*(['"`])([^'"`]*)\1\s*$/.exec(expr)
+  return m ? m[2]! : ''
+}
+
+function cleanInline(text: string, lenient: boolean): string {
+  let t = text
+  // In lenient mode MDX comments arrive as literal text.
+  if (lenient) t = t.replace(/\{\/\*[\s\S]*?\*\/\}/g, '').replace(/\{(['"`])([^'"`]*)\1\}/g, '$2')
+  return t.replace(/[ \t]+/g, ' ').replace(/ *\n */g, '\n').trim()
+}
+
+/** VitePress writes `::: tip Title` (with a space), which Markdown sees as prose. */
+function dropContainerFences(text: string): string {
+  if (!text.includes(':::')) return text
+  return text
+    .split('\n')
+    .map((line) => {
+      const m = /^:{3,}\s*(?:[\w-]+)?\s*(.*)$/.exec(line)
+      return m ? m[1]! : line
+    })
+    .filter((line) => line.trim() !== '')
+    .join('\n')
+}
+
+const ESM_LINE = /^(?:import\s+(?:[\w*{][^'"]*\sfrom\s+)?['"]|export\s+(?:const|let|var|default|function|\{))/
+
+/** Plain-Markdown parsing of MDX leaves `import ...` lines as paragraphs. */
+function dropEsmLines(text: string): string {
+  if (!/(^|\n)(import|export)\s/.test(text)) return text
+  return text
+    .split('\n')
+    .filter((line) => !ESM_LINE.test(line))
+    .join('\n')
+}

@@ -1,0 +1,17 @@
+/**
+ * What every source (Markdown, MDX, built HTML) is reduced to before
+ * sectioning: the page's headings and text blocks in document order.
+ */
+export type PageNode =
+  | { type: 'heading'; depth: number; text: string; /** Explicit or real id. */ id?: string }
+  | { type: 'text'; text: string }
+
+export interface ParsedPage {
+  /** Title from metadata (frontmatter `title`, HTML `<title>`), if any. */
+  metaTitle?: string
+  nodes: PageNode[]
+  /** Set when the strict parser failed and a lenient one was used instead. */
+  fallback?: string
+  /** Non-fatal problems worth a warning (bad frontmatter, ...). */
+  notes?: string[]
+}
