@@ -1,0 +1,78 @@
+/**
+ * Abuse limits shared by every runtime: a token bucket per client and one
+ * daily ceiling for the whole site. The arithmetic lives here once; where the
+ * state is kept (memory + SQLite on Node, a Durable Object on Workers) is the
+ * store's business.
+ */
+
+export interface RateLimit {
+  perMinute: number
+  burst: number
+}
+
+export interface Bucket {
+  tokens: number
+  /** ms epoch of the last refill. */
+  at: number
+}
+
+export interface TakeResult {
+  ok: boolean
+  /** Seconds until one token is back (0 when ok). */
+  retryAfterSec: number
+}
+
+/** Refill by elapsed time, then take one token if there is one. */
+export function takeToken(bucket: Bucket | undefined, limit: RateLimit, now: number): { bucket: Bucket; result: TakeResult } {
+  const perMs = limit.perMinute / 60_000
+  const start = bucket ?? { tokens: limit.burst, at: now }
+  const tokens = Math.min(limit.burst, start.tokens + Math.max(0, now - start.at) * perMs)
+  if (tokens >= 1) return { bucket: { tokens: tokens - 1, at: now }, result: { ok: true, retryAfterSec: 0 } }
+  const waitMs = (1 - tokens) / perMs
+  return { bucket: { tokens, at: now }, result: { ok: false, retryAfterSec: Math.max(1, Math.ceil(waitMs / 1000)) } }
+}
+
+export interface DailyResult {
+  ok: boolean
+  used: number
+  /** ms epoch when the day's count starts over (next UTC midnight). */
+  resetAt: number
+}
+
+/** The UTC day a moment belongs to, as the counter's key. */
+export function dayKey(now: number): string {
+  return new Date(now).toISOString().slice(0, 10)
+}
+
+export function nextUtcMidnight(now: number): number {
+  const d = new Date(now)
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)
+}
+
+export interface LimitStore {
+  /** Take one request token for this client. */
+  take(client: string, limit: RateLimit, now: number): Promise<TakeResult>
+  /** Count one request against today's ceiling, unless the ceiling is reached. */
+  spendDaily(limit: number, now: number): Promise<DailyResult>
+}
+
+/**
+ * Buckets in memory. A process restart refills every bucket, which errs toward
+ * the reader; the daily ceiling, which protects the owner's bill, is durable.
+ */
+export class MemoryBuckets {
+  private readonly buckets = new Map<string, Bucket>()
+  constructor(private readonly maxClients = 50_000) {}
+
+  take(client: string, limit: RateLimit, now: number): TakeResult {
+    const { bucket, result } = takeToken(this.buckets.get(client), limit, now)
+    this.buckets.delete(client)
+    this.buckets.set(client, bucket)
+    // Map iteration order is insertion order: the first key is the least recently seen client.
+    if (this.buckets.size > this.maxClients) {
+      const oldest = this.buckets.keys().next().value
+      if (oldest !== undefined) this.buckets.delete(oldest)
+    }
+    return result
+  }
+}

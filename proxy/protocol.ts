@@ -1,0 +1,172 @@
+/**
+ * What each wire protocol needs from the proxy: the only paths it forwards
+ * (chat and embeddings), where the model name lives, how the output-token
+ * ceiling is written, and how the credential is attached.
+ *
+ * Runtime-neutral: imported by the Node and the Workers entry alike.
+ */
+import type { AuthStyle, WireProtocol } from '../core/providers/table.ts'
+
+export type RouteKind = 'chat' | 'embed'
+
+interface PathRule {
+  pattern: RegExp
+  kind: RouteKind
+  /** Gemini names the model in the path; the others in the JSON body. */
+  modelInPath: boolean
+}
+
+const PATHS: Record<WireProtocol, PathRule[]> = {
+  openai: [
+    { pattern: /^chat\/completions$/, kind: 'chat', modelInPath: false },
+    { pattern: /^embeddings$/, kind: 'embed', modelInPath: false },
+  ],
+  anthropic: [{ pattern: /^messages$/, kind: 'chat', modelInPath: false }],
+  gemini: [
+    { pattern: /^models\/([^/:]+):streamGenerateContent$/, kind: 'chat', modelInPath: true },
+    { pattern: /^models\/([^/:]+):(?:embedContent|batchEmbedContents)$/, kind: 'embed', modelInPath: true },
+  ],
+  ollama: [
+    { pattern: /^api\/chat$/, kind: 'chat', modelInPath: false },
+    { pattern: /^api\/embed$/, kind: 'embed', modelInPath: false },
+  ],
+}
+
+/** Query parameters an upstream may receive; everything else (notably Gemini's `key=`) is dropped. */
+const QUERY_ALLOWED: Record<WireProtocol, string[]> = {
+  openai: [],
+  anthropic: [],
+  gemini: ['alt'],
+  ollama: [],
+}
+
+export interface MatchedPath {
+  kind: RouteKind
+  /** Model named in the path (Gemini), decoded. */
+  pathModel?: string
+}
+
+export function matchPath(protocol: WireProtocol, rest: string): MatchedPath | undefined {
+  for (const rule of PATHS[protocol]) {
+    const m = rule.pattern.exec(rest)
+    if (!m) continue
+    if (!rule.modelInPath) return { kind: rule.kind }
+    try {
+      return { kind: rule.kind, pathModel: decodeURIComponent(m[1] ?? '') }
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/** The protocol paths a member needs for the given kinds, for `doctor` and the health route. */
+export function protocolPaths(protocol: WireProtocol, kinds: RouteKind[], model = '{model}'): string[] {
+  const out: string[] = []
+  const add = (kind: RouteKind, path: string) => {
+    if (kinds.includes(kind)) out.push(path)
+  }
+  switch (protocol) {
+    case 'openai':
+      add('chat', 'chat/completions')
+      add('embed', 'embeddings')
+      break
+    case 'anthropic':
+      add('chat', 'messages')
+      break
+    case 'gemini':
+      add('chat', `models/${model}:streamGenerateContent`)
+      add('embed', `models/${model}:embedContent`)
+      add('embed', `models/${model}:batchEmbedContents`)
+      break
+    case 'ollama':
+      add('chat', 'api/chat')
+      add('embed', 'api/embed')
+      break
+  }
+  return out
+}
+
+export function filterQuery(protocol: WireProtocol, search: URLSearchParams): string {
+  const kept = new URLSearchParams()
+  for (const name of QUERY_ALLOWED[protocol]) {
+    const value = search.get(name)
+    if (value !== null) kept.set(name, value)
+  }
+  const s = kept.toString()
+  return s ? `?${s}` : ''
+}
+
+type Json = Record<string, unknown>
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * Every model a request names. Gemini's batch embedding repeats the model per
+ * item (`models/<id>`); each must be the one the path names.
+ */
+export function requestModels(protocol: WireProtocol, matched: MatchedPath, body: Json): string[] {
+  if (protocol !== 'gemini') return [typeof body.model === 'string' ? body.model : '']
+  const models = [matched.pathModel ?? '']
+  const inner: unknown[] = Array.isArray(body.requests) ? body.requests : [body]
+  for (const item of inner) {
+    if (isObject(item) && typeof item.model === 'string') models.push(item.model.replace(/^models\//, ''))
+  }
+  return models
+}
+
+/**
+ * Clamp the output-token ceiling to `cap`, writing it when the client sent
+ * none (an absent ceiling means the model's maximum upstream).
+ * Returns whether the body changed.
+ */
+export function clampMaxTokens(protocol: WireProtocol, body: Json, cap: number): boolean {
+  const clampField = (holder: Json, field: string, fillIfAbsent: boolean): boolean => {
+    const v = holder[field]
+    if (typeof v === 'number' && v >= 0 && v <= cap) return false
+    if (v === undefined && !fillIfAbsent) return false
+    holder[field] = cap
+    return true
+  }
+  switch (protocol) {
+    case 'openai': {
+      const hasCompletion = body.max_completion_tokens !== undefined
+      let changed = false
+      if (hasCompletion) changed = clampField(body, 'max_completion_tokens', false)
+      return clampField(body, 'max_tokens', !hasCompletion) || changed
+    }
+    case 'anthropic':
+      return clampField(body, 'max_tokens', true)
+    case 'gemini': {
+      if (!isObject(body.generationConfig)) body.generationConfig = {}
+      return clampField(body.generationConfig as Json, 'maxOutputTokens', true)
+    }
+    case 'ollama': {
+      if (!isObject(body.options)) body.options = {}
+      return clampField(body.options as Json, 'num_predict', true)
+    }
+  }
+}
+
+const ANTHROPIC_VERSION = '2023-06-01'
+
+/** Attach the proxy's credential the way the provider expects it. */
+export function attachCredential(headers: Headers, auth: AuthStyle, protocol: WireProtocol, key: string | undefined): void {
+  if (protocol === 'anthropic') headers.set('anthropic-version', ANTHROPIC_VERSION)
+  if (!key) return
+  switch (auth) {
+    case 'bearer':
+      headers.set('authorization', `Bearer ${key}`)
+      break
+    case 'x-api-key':
+      headers.set('x-api-key', key)
+      break
+    case 'x-goog-api-key':
+      headers.set('x-goog-api-key', key)
+      break
+    case 'none':
+      break
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The Cloudflare Workers entry of the proxy. Keys are Worker secrets
+ * (`wrangler secret put OPENAI_API_KEY`, or `.dev.vars` under `wrangler dev`);
+ * the routes and limits arrive bundled as the `DOCPILOT_PROXY` var in
+ * wrangler.toml, which `docpilot doctor --proxy` prints for the current config.
+ *
+ * State: a Durable Object (`ProxyLimits`) keeps the site's daily counter (one
+ * object, so every isolate counts against one ceiling) and each client's token
+ * bucket (one object per client address). Feedback goes to D1.
+ */
+import { createProxyApp, type ProxyEnv } from './app.ts'
+import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
+import { dayKey, nextUtcMidnight, takeToken, type Bucket, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
+import { parseProxySettings, type ProxySettings } from './settings.ts'
+
+// The few Workers types used here, declared locally so the repository's
+// Node/DOM type environment stays untouched.
+interface DurableObjectId {}
+interface DurableObjectStub {
+  fetch(input: string, init?: RequestInit): Promise<Response>
+}
+interface DurableObjectNamespace {
+  idFromName(name: string): DurableObjectId
+  get(id: DurableObjectId): DurableObjectStub
+}
+interface DurableObjectStorage {
+  get<T>(key: string): Promise<T | undefined>
+  put<T>(key: string, value: T): Promise<void>
+  delete(key: string): Promise<boolean>
+}
+interface DurableObjectState {
+  storage: DurableObjectStorage
+}
+interface D1PreparedStatement {
+  bind(...values: unknown[]): D1PreparedStatement
+  run(): Promise<unknown>
+}
+interface D1Database {
+  prepare(sql: string): D1PreparedStatement
+}
+
+interface WorkerEnv {
+  DOCPILOT_PROXY?: unknown
+  LIMITS: DurableObjectNamespace
+  FEEDBACK_DB: D1Database
+  [name: string]: unknown
+}
+
+type LimitsOp = { op: 'take'; limit: RateLimit; now: number } | { op: 'spend'; limit: number; now: number }
+
+const json = (value: unknown) => new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json' } })
+
+/**
+ * Durable state for the abuse limits. A Durable Object handles one request at a
+ * time per instance, so read-modify-write on its storage cannot interleave.
+ */
+export class ProxyLimits {
+  constructor(private readonly state: DurableObjectState) {}
+
+  async fetch(request: Request): Promise<Response> {
+    const op = (await request.json()) as LimitsOp
+    if (op.op === 'take') {
+      const { bucket, result } = takeToken(await this.state.storage.get<Bucket>('bucket'), op.limit, op.now)
+      await this.state.storage.put('bucket', bucket)
+      return json(result)
+    }
+    const day = dayKey(op.now)
+    const resetAt = nextUtcMidnight(op.now)
+    const counter = (await this.state.storage.get<{ day: string; used: number }>('daily')) ?? { day, used: 0 }
+    const used = counter.day === day ? counter.used : 0
+    if (used >= op.limit) return json({ ok: false, used, resetAt } satisfies DailyResult)
+    await this.state.storage.put('daily', { day, used: used + 1 })
+    return json({ ok: true, used: used + 1, resetAt } satisfies DailyResult)
+  }
+}
+
+class DurableLimits implements LimitStore {
+  constructor(private readonly ns: DurableObjectNamespace) {}
+
+  private async call<T>(name: string, op: LimitsOp): Promise<T> {
+    const stub = this.ns.get(this.ns.idFromName(name))
+    const res = await stub.fetch('https://limits/', { method: 'POST', body: JSON.stringify(op) })
+    return (await res.json()) as T
+  }
+
+  take(client: string, limit: RateLimit, now: number): Promise<TakeResult> {
+    return this.call(`client:${client}`, { op: 'take', limit, now })
+  }
+
+  spendDaily(limit: number, now: number): Promise<DailyResult> {
+    return this.call('daily', { op: 'spend', limit, now })
+  }
+}
+
+class D1Feedback implements FeedbackStore {
+  private ready: Promise<unknown> | undefined
+  constructor(private readonly db: D1Database) {}
+
+  async save(row: FeedbackRow): Promise<void> {
+    this.ready ??= this.db.prepare(FEEDBACK_DDL).run()
+    await this.ready
+    await this.db.prepare(FEEDBACK_INSERT).bind(...feedbackParams(row)).run()
+  }
+}
+
+const feedbackStores = new WeakMap<D1Database, D1Feedback>()
+function feedbackStore(db: D1Database): D1Feedback {
+  let store = feedbackStores.get(db)
+  if (!store) feedbackStores.set(db, (store = new D1Feedback(db)))
+  return store
+}
+
+let cached: { source: unknown; settings: ProxySettings } | undefined
+
+function settingsOf(env: WorkerEnv): ProxySettings {
+  if (cached && cached.source === env.DOCPILOT_PROXY) return cached.settings
+  {
+    if (env.DOCPILOT_PROXY === undefined) {
+      throw new Error('DOCPILOT_PROXY is not set: add the [vars] block that `docpilot doctor --proxy` prints to wrangler.toml.')
+    }
+    const settings = parseProxySettings(env.DOCPILOT_PROXY)
+    cached = { source: env.DOCPILOT_PROXY, settings }
+    return settings
+  }
+}
+
+function stringsOf(env: WorkerEnv): ProxyEnv {
+  const out: ProxyEnv = {}
+  for (const [k, v] of Object.entries(env)) if (typeof v === 'string') out[k] = v
+  return out
+}
+
+const app = createProxyApp({
+  runtime: (c) => {
+    const env = c.env as WorkerEnv
+    return {
+      settings: settingsOf(env),
+      env: stringsOf(env),
+      limits: new DurableLimits(env.LIMITS),
+      feedback: feedbackStore(env.FEEDBACK_DB),
+      clientIp: c.req.header('cf-connecting-ip') ?? 'unknown',
+    }
+  },
+})
+
+export default app
