@@ -1,0 +1,54 @@
+/** Ollama `/api/chat` with stream: true: one JSON object per line, the last with done: true. */
+import { classifyStreamError } from '../classify.ts'
+import { ndjsonDecoder } from './sse.ts'
+import type { StreamEvent, WireAdapter } from './types.ts'
+
+interface OllamaLine {
+  model?: string
+  message?: { content?: string }
+  done?: boolean
+  done_reason?: string
+  prompt_eval_count?: number
+  eval_count?: number
+  error?: unknown
+}
+
+export const ollamaAdapter: WireAdapter = {
+  protocol: 'ollama',
+  request(model, req) {
+    return {
+      path: '/api/chat',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify({
+        model,
+        messages: req.messages,
+        stream: true,
+        options: { num_predict: req.maxTokens, temperature: req.temperature },
+      }),
+    }
+  },
+  decoder(now) {
+    let modelSeen = false
+    return ndjsonDecoder(
+      (value) => {
+        const line = value as OllamaLine
+        if (!line || typeof line !== 'object') return []
+        if (line.error !== undefined) return [{ type: 'error', failure: classifyStreamError(line, now()) }]
+        const out: StreamEvent[] = []
+        if (!modelSeen && line.model) {
+          modelSeen = true
+          out.push({ type: 'meta', model: line.model })
+        }
+        const text = line.message?.content
+        if (typeof text === 'string' && text.length > 0) out.push({ type: 'delta', text })
+        if (line.done) {
+          out.push({ type: 'meta', usage: { inputTokens: line.prompt_eval_count, outputTokens: line.eval_count } })
+          out.push({ type: 'done', finishReason: line.done_reason ?? 'stop' })
+        }
+        return out
+      },
+      () => [{ type: 'error', failure: { class: 'unknown', status: null, code: 'bad_ndjson' } }],
+    )
+  },
+}

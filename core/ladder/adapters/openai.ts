@@ -1,0 +1,62 @@
+/**
+ * OpenAI chat completions over SSE. Also spoken by mistral, together, groq,
+ * openrouter, deepseek, custom servers and llama.cpp's llama-server.
+ * OpenRouter sends `: OPENROUTER PROCESSING` comments (ignored by the parser)
+ * and reports mid-stream failures as a chunk carrying `error`.
+ */
+import { classifyStreamError } from '../classify.ts'
+import { jsonOrUndefined, sseDecoder } from './sse.ts'
+import type { StreamEvent, WireAdapter } from './types.ts'
+
+interface Chunk {
+  model?: string
+  error?: unknown
+  choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[]
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null
+}
+
+export const openaiAdapter: WireAdapter = {
+  protocol: 'openai',
+  request(model, req) {
+    return {
+      path: '/chat/completions',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({
+        model,
+        messages: req.messages,
+        max_tokens: req.maxTokens,
+        temperature: req.temperature,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    }
+  },
+  decoder(now) {
+    let modelSeen = false
+    return sseDecoder((message) => {
+      if (message.data.trim() === '[DONE]') return [{ type: 'done' }]
+      const chunk = jsonOrUndefined(message.data) as Chunk | undefined
+      if (!chunk || typeof chunk !== 'object') return []
+      if (chunk.error !== undefined) return [{ type: 'error', failure: classifyStreamError(chunk, now()) }]
+      const out: StreamEvent[] = []
+      if (!modelSeen && typeof chunk.model === 'string' && chunk.model) {
+        modelSeen = true
+        out.push({ type: 'meta', model: chunk.model })
+      }
+      for (const choice of chunk.choices ?? []) {
+        const text = choice.delta?.content
+        if (typeof text === 'string' && text.length > 0) out.push({ type: 'delta', text })
+        if (choice.finish_reason === 'error') out.push({ type: 'error', failure: classifyStreamError(chunk, now()) })
+        else if (choice.finish_reason) out.push({ type: 'done', finishReason: choice.finish_reason })
+      }
+      if (chunk.usage) {
+        out.push({
+          type: 'meta',
+          usage: { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens },
+        })
+      }
+      return out
+    })
+  },
+}

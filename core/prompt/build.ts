@@ -1,0 +1,104 @@
+/**
+ * The prompt: a system message that allows answers only from the numbered
+ * passages and asks for [n] citations; the passages packed best-first into a
+ * token budget; a short slice of the conversation so follow-ups resolve.
+ * Every citation number maps back to the passage's URL and heading.
+ */
+import type { ChatMessage } from '../ladder/adapters/types.ts'
+
+/** The fields of a retrieved passage the prompt needs (a SearchResult passage has them all). */
+export interface PromptPassage {
+  url: string
+  anchor: string
+  title: string
+  trail: string[]
+  text: string
+}
+
+export interface HistoryTurn {
+  question: string
+  answer: string
+}
+
+export interface Citation {
+  n: number
+  url: string
+  anchor: string
+  title: string
+  trail: string[]
+  /** url#anchor, ready for a link. */
+  href: string
+}
+
+export interface PromptOptions {
+  /** Budget for the passages block, in estimated tokens. */
+  passageTokens?: number
+  /** Earlier exchanges kept for follow-ups. */
+  historyTurns?: number
+  /** Characters kept of each earlier answer. */
+  historyAnswerChars?: number
+}
+
+export const PROMPT_DEFAULTS = { passageTokens: 3000, historyTurns: 2, historyAnswerChars: 600 } as const
+
+export const SYSTEM_PROMPT = [
+  'You answer questions about a documentation site using only the numbered passages provided with each question.',
+  'Cite every claim with the number of the passage it comes from, in square brackets, like [1] or [2][3].',
+  'If the passages do not contain the answer, say that the documentation provided does not cover it; do not guess and do not use outside knowledge.',
+  'Keep answers short and concrete. Quote code exactly as it appears in the passages.',
+].join(' ')
+
+/** A cheap, runtime-neutral token estimate (about four characters per token). */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4)
+}
+
+export function citationHref(p: Pick<PromptPassage, 'url' | 'anchor'>): string {
+  return p.anchor ? `${p.url}#${p.anchor}` : p.url
+}
+
+function passageBlock(n: number, p: PromptPassage, text: string): string {
+  const heading = p.trail.length ? p.trail.join(' › ') : p.title
+  return `[${n}] ${heading} (${citationHref(p)})\n${text}`
+}
+
+/** Packs passages in rank order until the budget is spent; the first one is cut to fit rather than dropped. */
+export function packPassages(passages: readonly PromptPassage[], budgetTokens: number): { blocks: string[]; citations: Citation[] } {
+  const blocks: string[] = []
+  const citations: Citation[] = []
+  let left = budgetTokens
+  for (const p of passages) {
+    const n = blocks.length + 1
+    let block = passageBlock(n, p, p.text)
+    let cost = estimateTokens(block)
+    if (cost > left) {
+      if (blocks.length > 0) break
+      const header = passageBlock(n, p, '')
+      const room = Math.max(0, (left - estimateTokens(header)) * 4)
+      block = passageBlock(n, p, p.text.slice(0, room))
+      cost = estimateTokens(block)
+    }
+    blocks.push(block)
+    citations.push({ n, url: p.url, anchor: p.anchor, title: p.title, trail: [...p.trail], href: citationHref(p) })
+    left -= cost
+  }
+  return { blocks, citations }
+}
+
+export function buildPrompt(
+  question: string,
+  passages: readonly PromptPassage[],
+  history: readonly HistoryTurn[] = [],
+  opts: PromptOptions = {},
+): { messages: ChatMessage[]; citations: Citation[] } {
+  const o = { ...PROMPT_DEFAULTS, ...opts }
+  const { blocks, citations } = packPassages(passages, o.passageTokens)
+  const messages: ChatMessage[] = [{ role: 'system', content: SYSTEM_PROMPT }]
+  for (const turn of history.slice(-o.historyTurns)) {
+    messages.push({ role: 'user', content: turn.question })
+    const answer = turn.answer.length > o.historyAnswerChars ? `${turn.answer.slice(0, o.historyAnswerChars)}…` : turn.answer
+    messages.push({ role: 'assistant', content: answer })
+  }
+  messages.push({ role: 'user', content: `Passages:\n\n${blocks.join('\n\n')}\n\nQuestion: ${question}` })
+  return { messages, citations }
+}

@@ -1,0 +1,127 @@
+/**
+ * One turn: retrieve (injected) -> gate -> ladder -> settle. Every passage is
+ * in memory before the first model is called, so every failure after
+ * retrieval still settles with something to show: the answer, a partial
+ * answer marked cut off, the hybrid search answer, or the rate-limited state
+ * with the passages beneath it. Only a failure before retrieval is an error.
+ */
+import type { Timeouts } from '../ladder/attempt.ts'
+import { walkLadder, type WalkResult } from '../ladder/walk.ts'
+import { buildPrompt, type Citation } from '../prompt/build.ts'
+import type { SearchResult } from '../retrieval/search.ts'
+import type { StageTimings, TurnInput, TurnReceipt, TurnResult, TurnState } from './types.ts'
+
+export const TURN_DEFAULTS = {
+  maxTokens: 1024,
+  temperature: 0.2,
+  timeouts: { firstByteMs: 15_000, idleMs: 20_000 } satisfies Timeouts,
+} as const
+
+const perfNow = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now())
+const ms = (x: number): number => Math.round(x * 100) / 100
+
+class Aborted extends Error {}
+
+function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(new Aborted())
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Aborted())
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    )
+  })
+}
+
+const WALK_STATE: Record<WalkResult['outcome'], TurnState> = {
+  answered: 'answered',
+  partial: 'partial',
+  unanswered: 'hybrid',
+  'rate-limited': 'rate-limited',
+  aborted: 'aborted',
+}
+
+export async function runTurn(input: TurnInput): Promise<TurnResult> {
+  const t0 = perfNow()
+  const { signal } = input
+  const stages: StageTimings = { retrieveMs: null, answerMs: null, totalMs: 0 }
+  let search: SearchResult | undefined
+  let citations: Citation[] = []
+  let walk: WalkResult | undefined
+
+  const settle = (state: TurnState): TurnResult => {
+    stages.totalMs = ms(perfNow() - t0)
+    const receipt: TurnReceipt = {
+      version: 1,
+      outcome: state,
+      retrieval: search
+        ? { mode: search.mode, degraded: search.degraded, gate: { ...search.gate }, passages: search.results.length }
+        : null,
+      stages,
+      attempts: walk?.attempts ?? [],
+      ladder: walk?.ladder ?? null,
+    }
+    if (walk?.resetAt !== undefined) receipt.resetAt = new Date(walk.resetAt).toISOString()
+    if (walk?.stoppedBy) receipt.stoppedBy = walk.stoppedBy
+    const result: TurnResult = {
+      state,
+      text: state === 'answered' || state === 'partial' ? (walk?.text ?? '') : '',
+      cutOff: state === 'partial',
+      passages: search?.results ?? [],
+      citations,
+      degraded: search?.degraded ?? false,
+      ladder: receipt.ladder,
+      receipt,
+    }
+    if (search?.degradedReason) result.degradedReason = search.degradedReason
+    if (walk?.resetAt !== undefined) result.resetAt = walk.resetAt
+    input.onEvent?.({ type: 'settled', result })
+    return result
+  }
+
+  if (signal?.aborted) return settle('aborted')
+
+  // Stages 1-4: no model involved.
+  const r0 = perfNow()
+  try {
+    search = await untilAborted(input.retrieve(input.question), signal)
+  } catch (err) {
+    stages.retrieveMs = ms(perfNow() - r0)
+    return settle(err instanceof Aborted || signal?.aborted ? 'aborted' : 'error')
+  }
+  stages.retrieveMs = ms(perfNow() - r0)
+  input.onEvent?.({ type: 'retrieval', mode: search.mode, degraded: search.degraded, passages: search.results })
+
+  // The gate ends the turn before any model is called.
+  if (!search.gate.pass) return settle('refused')
+
+  // Stage 5: the ladder.
+  const o = input.options ?? {}
+  const prompt = buildPrompt(input.question, search.results, input.history ?? [], o.prompt)
+  citations = prompt.citations
+  const a0 = perfNow()
+  walk = await walkLadder({
+    chain: input.chain,
+    request: {
+      messages: prompt.messages,
+      maxTokens: o.maxTokens ?? TURN_DEFAULTS.maxTokens,
+      temperature: o.temperature ?? TURN_DEFAULTS.temperature,
+    },
+    transport: input.transport,
+    cooldowns: input.cooldowns,
+    clock: input.clock,
+    timeouts: { ...TURN_DEFAULTS.timeouts, ...o.timeouts },
+    ...(signal ? { signal } : {}),
+    onDelta: (text) => input.onEvent?.({ type: 'delta', text }),
+  })
+  stages.answerMs = ms(perfNow() - a0)
+  // Stage 6.
+  return settle(WALK_STATE[walk.outcome])
+}
+
+export type { TurnEvent, TurnInput, TurnOptions, TurnReceipt, TurnResult, TurnState } from './types.ts'
