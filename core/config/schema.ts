@@ -62,7 +62,10 @@ export const ChatSchema = z.strictObject({
   model: z.string().min(1).optional(),
   models: z.array(z.string().min(1)).min(1).optional(),
   /** false: one provider chosen once. 'auto': every member the environment holds. An array: walked as written. */
-  chain: z.union([z.literal(false), z.literal('auto'), z.array(chainEntry).min(1)]).default(false),
+  chain: z
+    .union([z.literal(false), z.literal('auto'), z.array(chainEntry).min(1)])
+    .describe("false, 'auto' or an array of providers")
+    .default(false),
   /** Override the explicit free-pool ids that follow `openrouter/free` when `model: 'free'`. */
   freeModels: z.array(z.string().min(1)).min(1).optional(),
   maxTokens: z.number().int().min(1).max(32_000).default(1024),
@@ -88,7 +91,7 @@ export const EmbedSchema = z.union([
   memberId,
   z.strictObject({ model: z.string().min(1) }),
   z.strictObject({ provider: memberId, model: z.string().min(1).optional() }),
-])
+]).describe("false, 'auto', 'default', 'hf:<org>/<name>', a provider id, { model } or { provider, model }")
 
 export const BudgetSchema = z.strictObject({
   /** One ceiling of requests per day for the whole chain. */

@@ -1,0 +1,103 @@
+/** `docpilot eval`: score retrieval against a question set (shared/eval format). */
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import type { Command } from 'commander'
+import { toContractLine } from '../../core/eval/contract.ts'
+import { RECALL_AT, scoreRun, type EvalReport, type QueryOutput } from '../../core/eval/score.ts'
+import { DEFAULT_K } from '../../core/retrieval/search.ts'
+import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
+import { openIndexDir } from '../index-dir.ts'
+import { readQuestions } from '../questions.ts'
+
+interface EvalFlags {
+  questions: string
+  index?: string
+  results?: string
+  k: number
+  lexicalOnly?: boolean
+  json?: boolean
+  misses?: boolean
+  config?: string
+}
+
+export function defineEvalCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('eval')
+    .summary('measure retrieval: recall@1/3/8 and MRR@8 by kind, plus the gate')
+    .description(
+      'Runs every question of a set through the index (or reads `docpilot query` output with --results)\n' +
+        'and scores it: a result counts when its path matches a gold entry and its heading trail is the gold\n' +
+        "section, a part of it, or a parent section of at least two levels. Off-topic questions score the gate.",
+    )
+    .requiredOption('--questions <file>', 'question set, JSONL lines {"id","q","kind","gold":[{"path","trail"}]}')
+    .option('--index <dir>', 'index folder (default: `out` from the config, .docpilot/index)')
+    .option('--results <file>', 'score this `docpilot query --questions` output instead of searching')
+    .option('--k <n>', 'passages per question', positiveInt('--k'), DEFAULT_K)
+    .option('--lexical-only', 'search with BM25 alone')
+    .option('--misses', 'list the answerable questions not found in the top 8')
+    .option('--json', 'print the report as JSON')
+    .option('--config <file>', 'config file (default: docpilot.config.* in the working directory)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ docpilot eval --questions eval/dev.jsonl
+  $ docpilot eval --index /tmp/hono-index --questions ../shared/eval/hono-dev.jsonl --misses
+  $ docpilot query --questions q.jsonl > out.jsonl && docpilot eval --questions q.jsonl --results out.jsonl`,
+    )
+    .action(async (flags: EvalFlags) => {
+      const questions = await readQuestions(ctx, flags.questions)
+      if (!questions.length) throw new UsageError(`${flags.questions} holds no questions`)
+      let outputs: QueryOutput[]
+      if (flags.results) {
+        if (flags.index) throw new UsageError('give either --results (score saved output) or --index (search now), not both')
+        outputs = await readResults(resolve(ctx.cwd, flags.results))
+      } else {
+        const loaded = await loadConfigFor(ctx, flags.config)
+        const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index))
+        outputs = []
+        for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: flags.k, lexicalOnly: flags.lexicalOnly })))
+      }
+      const report = scoreRun(questions, outputs)
+      const mode = outputs[0]?.mode ?? 'lexical'
+      ctx.stdout(flags.json ? JSON.stringify({ mode, ...report }, null, 2) + '\n' : table(report, mode, flags.misses ? questions : undefined))
+    })
+}
+
+async function readResults(file: string): Promise<QueryOutput[]> {
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read results file ${file} (${err.code ?? err.message})`)
+  })
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((line, i) => {
+      try {
+        return JSON.parse(line) as QueryOutput
+      } catch {
+        throw new Error(`${file}:${i + 1}: not valid JSON; expected one \`docpilot query\` output line`)
+      }
+    })
+}
+
+const pct = (x: number) => x.toFixed(2)
+
+function table(report: EvalReport, mode: string, questions?: { id: string; q: string }[]): string {
+  const kinds = Object.keys(report.byKind).sort((a, b) => (a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b)))
+  const lines = [`mode: ${mode}`, `${'kind'.padEnd(12)} ${'n'.padStart(3)}  ${RECALL_AT.map((k) => `R@${k}`.padStart(5)).join(' ')}  MRR@8`]
+  for (const kind of kinds) {
+    const f = report.byKind[kind]!
+    lines.push(`${kind.padEnd(12)} ${String(f.count).padStart(3)}  ${RECALL_AT.map((k) => pct(f.recall[k]).padStart(5)).join(' ')}  ${pct(f.mrr).padStart(5)}`)
+  }
+  const g = report.gate
+  lines.push(
+    `gate: off-topic refused ${pct(g.offTopicRefused)} (${Math.round(g.offTopicRefused * g.offTopic)}/${g.offTopic}); ` +
+      `answerable wrongly refused ${pct(g.answerableRefused)} (${Math.round(g.answerableRefused * g.answerable)}/${g.answerable})`,
+  )
+  if (report.missing.length) lines.push(`no output for: ${report.missing.join(', ')}`)
+  if (questions && report.misses.length) {
+    const byId = new Map(questions.map((q) => [q.id, q.q]))
+    lines.push('misses:', ...report.misses.map((id) => `  ${id}  ${byId.get(id) ?? ''}`))
+  }
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,122 @@
+/** `docpilot index`: build the static index from a docs folder or a built site. */
+import { relative, resolve } from 'node:path'
+import type { Command } from 'commander'
+import cliProgress from 'cli-progress'
+import { buildIndex, createdAtFromEnv } from '../../indexer/build.ts'
+import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
+
+interface IndexFlags {
+  site?: string | boolean
+  out?: string
+  config?: string
+  include?: string[]
+  exclude?: string[]
+}
+
+const kb = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KB`)
+
+export function defineIndexCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('index')
+    .summary('build the search index from your docs')
+    .description(
+      'Read Markdown/MDX pages (or a built HTML site with --site) and write the static index the panel searches:\n' +
+        'manifest.json plus content-addressed parts. The old index stays in place until the new one is complete.\n' +
+        'Page paths in the index are relative to the folder you name; narrow what is read with --include.',
+    )
+    .argument('[dir]', 'docs folder (default: docs.dir or docs.site from the config)')
+    .option('--site [dir]', 'index a built HTML site (like Pagefind): the folder given here, or [dir]')
+    .option('--out <dir>', 'where to write the index (default: `out` from the config, .docpilot/index)')
+    .option('--include <glob...>', 'only files matching these globs, relative to the folder (default: **/*.md **/*.mdx, or **/*.html with --site)')
+    .option('--exclude <glob...>', 'skip files matching these globs')
+    .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ docpilot index ./docs
+  $ docpilot index --site dist --out dist/docpilot
+  $ docpilot index ../astro --include 'src/content/docs/en/**/*.mdx'   # paths stay relative to ../astro
+
+The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the same docs always give byte-identical files.`,
+    )
+    .action(async (dir: string | undefined, flags: IndexFlags) => {
+      const loaded = await loadConfigFor(ctx, flags.config)
+      const { config } = loaded
+      const siteDir = typeof flags.site === 'string' ? flags.site : undefined
+      if (siteDir && dir) throw new UsageError(`give the site folder once: either \`docpilot index ${dir} --site\` or \`docpilot index --site ${siteDir}\``)
+      const mode = flags.site || (!dir && !config.docs.dir && config.docs.site) ? 'site' : 'source'
+      const fromFlags = siteDir ?? dir
+      const fromConfig = mode === 'site' ? config.docs.site : config.docs.dir
+      if (!fromFlags && !fromConfig) {
+        throw new UsageError('name the docs folder, e.g. `docpilot index ./docs`, or set docs.dir in docpilot.config.ts')
+      }
+      const root = fromFlags ? resolve(ctx.cwd, fromFlags) : resolve(loaded.dir, fromConfig!)
+      const out = flags.out ? resolve(ctx.cwd, flags.out) : resolve(loaded.dir, config.out)
+
+      const progress = makeProgress(ctx)
+      let result
+      try {
+        result = await buildIndex({
+          root,
+          mode,
+          out,
+          config,
+          docpilotVersion: ctx.version,
+          createdAt: createdAtFromEnv(ctx.env),
+          include: flags.include,
+          exclude: flags.exclude,
+          onCollect: progress.update,
+        })
+      } finally {
+        progress.stop()
+      }
+      for (const w of result.warnings) ctx.stderr(`warning: ${w.file}: ${w.message}\n`)
+
+      const rel = relative(ctx.cwd, result.dir)
+      const shown = rel && !rel.startsWith('..') ? rel : result.dir
+      const shards = result.parts.filter((p) => p.name.startsWith('texts.'))
+      const upFront = result.parts.filter((p) => !p.name.startsWith('texts.'))
+      const avgShard = shards.length ? shards.reduce((s, p) => s + p.gzip, 0) / shards.length : 0
+      const upFrontGzip = upFront.reduce((s, p) => s + p.gzip, 0)
+      ctx.stdout(
+        [
+          `Indexed ${result.files.length} files into ${result.chunks} chunks in ${(result.ms / 1000).toFixed(1)} s` +
+            (result.warnings.length ? ` (${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'})` : ''),
+          `  ${shown}: ${result.parts.length} files, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
+          ...upFront.map((p) => `    ${p.name.padEnd(36)} ${kb(p.raw).padStart(10)} raw ${kb(p.gzip).padStart(10)} gzip`),
+          `    ${`texts.*.json.gz (${shards.length} shards)`.padEnd(36)} ${kb(shards.reduce((s, p) => s + p.raw, 0)).padStart(10)} raw ${kb(shards.reduce((s, p) => s + p.gzip, 0)).padStart(10)} gzip`,
+          `  Before the first result a reader fetches ${kb(upFrontGzip)} gzip, then about ${kb(Math.round(avgShard))} per text shard.`,
+          '',
+        ].join('\n'),
+      )
+    })
+}
+
+/** A bar on a terminal; otherwise a line at each quarter, so logs stay short. */
+function makeProgress(ctx: CliContext) {
+  if (ctx.stderrIsTTY) {
+    const bar = new cliProgress.SingleBar(
+      { format: 'indexing [{bar}] {value}/{total} files  {file}', stream: process.stderr, clearOnComplete: true, hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    )
+    let started = false
+    return {
+      update(done: number, total: number, file: string) {
+        if (!started) bar.start(total, 0, { file: '' })
+        started = true
+        bar.update(done, { file })
+      },
+      stop: () => started && bar.stop(),
+    }
+  }
+  let lastQuarter = -1
+  return {
+    update(done: number, total: number) {
+      const quarter = Math.floor((done / Math.max(total, 1)) * 4)
+      if (quarter !== lastQuarter) ctx.stderr(`indexing: ${done}/${total} files\n`)
+      lastQuarter = quarter
+    },
+    stop: () => {},
+  }
+}

@@ -1,0 +1,78 @@
+/** `docpilot query`: ask the index, as a person (readable) or a tool (JSONL contract). */
+import type { Command } from 'commander'
+import { toContractLine } from '../../core/eval/contract.ts'
+import { DEFAULT_K, type SearchResult } from '../../core/retrieval/search.ts'
+import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
+import { openIndexDir } from '../index-dir.ts'
+import { readQuestions } from '../questions.ts'
+
+interface QueryFlags {
+  index?: string
+  questions?: string
+  k: number
+  lexicalOnly?: boolean
+  json?: boolean
+  config?: string
+}
+
+export function defineQueryCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('query')
+    .summary('search the index (one question, or a JSONL file of them)')
+    .description(
+      'Rank passages for a question with the same code the browser runs.\n' +
+        'With --questions, reads lines {"id","q"} and writes one JSON line per question:\n' +
+        '  {"id","mode","gate":{"pass","score"},"results":[{"path","anchor","url","title","trail","score"}]}',
+    )
+    .argument('[question...]', 'a question, for reading the results yourself')
+    .option('--index <dir>', 'index folder (default: `out` from the config, .docpilot/index)')
+    .option('--questions <file>', "JSONL questions for tools ('-' reads standard input)")
+    .option('--k <n>', 'passages per question', positiveInt('--k'), DEFAULT_K)
+    .option('--lexical-only', 'search with BM25 alone, as when the embedder is unavailable')
+    .option('--json', 'print the single question\'s result as one contract line')
+    .option('--config <file>', 'config file (default: docpilot.config.* in the working directory)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ docpilot query "how do I set a cookie?"
+  $ docpilot query --index dist/docpilot --questions questions.jsonl --k 8 > results.jsonl
+  $ echo '{"id":"1","q":"signed cookies"}' | docpilot query --questions - --lexical-only`,
+    )
+    .action(async (words: string[], flags: QueryFlags) => {
+      const question = words.join(' ').trim()
+      if (question && flags.questions) throw new UsageError('give either a question or --questions FILE, not both')
+      if (!question && !flags.questions) throw new UsageError('ask a question (docpilot query "how do I ...?") or pass --questions FILE.jsonl')
+      const loaded = await loadConfigFor(ctx, flags.config)
+      const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index))
+      const opts = { k: flags.k, lexicalOnly: flags.lexicalOnly }
+
+      if (flags.questions) {
+        for (const q of await readQuestions(ctx, flags.questions)) {
+          ctx.stdout(JSON.stringify(toContractLine(q.id, await index.search(q.q, opts))) + '\n')
+        }
+        return
+      }
+      const result = await index.search(question, opts)
+      if (flags.json) ctx.stdout(JSON.stringify(toContractLine('q', result)) + '\n')
+      else ctx.stdout(readable(result, index.manifest.retrieval.gate.lexicalThreshold))
+    })
+}
+
+function excerpt(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+function readable(result: SearchResult, lexicalThreshold: number): string {
+  const lines = [
+    `${result.mode} search${result.degraded ? ` (degraded: ${result.degradedReason ?? 'embedder unavailable'})` : ''}; ` +
+      `gate ${result.gate.pass ? 'passed' : 'refused'} (score ${result.gate.score.toFixed(2)}, threshold ${lexicalThreshold})`,
+  ]
+  if (!result.results.length) lines.push('No passage matches this question.')
+  result.results.forEach((p, i) => {
+    const link = p.anchor ? `${p.url}#${p.anchor}` : p.url
+    lines.push('', `${i + 1}. ${p.trail.join(' › ')}   [${p.score.toFixed(3)}]`, `   ${p.path}  ${link}`, `   ${excerpt(p.text)}`)
+  })
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,42 @@
+/**
+ * What every command gets from main: where it runs, where it writes, and
+ * the two error kinds that decide the exit code (usage 2, failure 1).
+ */
+import { resolve } from 'node:path'
+import { loadConfig, type LoadedConfig } from './config-file.ts'
+
+export interface CliContext {
+  cwd: string
+  env: Record<string, string | undefined>
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+  /** Draw progress bars only on a terminal; plain lines otherwise. */
+  stderrIsTTY: boolean
+  version: string
+}
+
+/** The command line itself is wrong: exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UsageError'
+  }
+}
+
+export function loadConfigFor(ctx: CliContext, explicit?: string): Promise<LoadedConfig> {
+  return loadConfig({ cwd: ctx.cwd, explicit })
+}
+
+/** --index when given (relative to cwd), else the config's `out` (relative to the config's folder). */
+export function indexDirFor(ctx: CliContext, loaded: LoadedConfig, flag?: string): string {
+  return flag ? resolve(ctx.cwd, flag) : resolve(loaded.dir, loaded.config.out)
+}
+
+/** Parses a positive whole number option (commander calls this with the raw text). */
+export function positiveInt(name: string): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw)
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number of 1 or more (got "${raw}")`)
+    return n
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The BM25 channel: one set of settings, one tokenizer, used by the indexer
+ * to build and by every reader (browser, CLI, Worker) to search. The settings
+ * travel in the manifest, so a reader searches the way the index was built
+ * even when this file's defaults change later.
+ */
+import MiniSearch, { type AsPlainObject, type SearchResult as MiniResult } from 'minisearch'
+import { stemmer } from 'stemmer'
+import type { ChunkRecord } from '../index-format.ts'
+
+/** Fields BM25 covers, in the order minisearch numbers them. */
+export const LEXICAL_FIELDS = ['text', 'title', 'trail', 'path', 'anchor'] as const
+export type LexicalField = (typeof LEXICAL_FIELDS)[number]
+
+/** Name of the tokenizer below; a reader refuses an index built with another. */
+export const TOKENIZER = 'docpilot-words-v1'
+
+export interface LexicalSettings {
+  tokenizer: typeof TOKENIZER
+  /** 'porter': English Porter stemming of every term; 'none': terms as written. */
+  stemming: 'porter' | 'none'
+  fields: readonly LexicalField[]
+  boost: Record<LexicalField, number>
+  /** Dropped at index and query time (compared before stemming). */
+  stopWords: string[]
+  /** Query terms shorter than this never prefix-match (short prefixes match most of a corpus). */
+  prefixMinLength: number
+  /** Query terms shorter than this never fuzzy-match. */
+  fuzzyMinLength: number
+  /** Edit distance as a fraction of the term length, capped by maxFuzzy. */
+  fuzzy: number
+  maxFuzzy: number
+  weights: { prefix: number; fuzzy: number }
+  bm25: { k: number; b: number; d: number }
+}
+
+/**
+ * Function words and question scaffolding. Tuned on the dev question sets:
+ * these words carry no topic, and left in they let long questions match
+ * every page that says "how do I".
+ */
+const STOP_WORDS = [
+  'a', 'about', 'after', 'all', 'also', 'am', 'an', 'and', 'any', 'are', 'as', 'at',
+  'be', 'been', 'being', 'but', 'by', 'can', 'could', 'did', 'do', 'does', 'doing',
+  'for', 'from', 'get', 'got', 'had', 'has', 'have', 'having', 'how', 'i', 'if', 'in', 'into',
+  'is', 'it', 'its', 'just', 'me', 'my', 'of', 'on', 'or', 'our', 'so', 'some', 'than',
+  'that', 'the', 'their', 'them', 'then', 'there', 'these', 'they', 'this', 'those', 'to',
+  'up', 'us', 'was', 'we', 'were', 'what', 'when', 'where', 'which', 'while', 'who',
+  'whom', 'why', 'will', 'with', 'would', 'you', 'your', 'yours', 'should', 'want',
+  'need', 'way', 'without', 'only', 'still', 'instead', 'possible', 'something', 'thing',
+  'things', 'make', 'making', 'tell',
+]
+
+export const DEFAULT_LEXICAL_SETTINGS: LexicalSettings = {
+  tokenizer: TOKENIZER,
+  stemming: 'porter',
+  fields: LEXICAL_FIELDS,
+  boost: { text: 1, title: 2, trail: 2.5, path: 1, anchor: 0.5 },
+  stopWords: STOP_WORDS,
+  prefixMinLength: 5,
+  fuzzyMinLength: 7,
+  fuzzy: 0.15,
+  maxFuzzy: 2,
+  weights: { prefix: 0.3, fuzzy: 0.2 },
+  bm25: { k: 1.2, b: 0.75, d: 0.5 },
+}
+
+// Letters and digits of any script; everything else separates words.
+const WORD = /[\p{L}\p{N}]+/gu
+const CAMEL_PARTS = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+/gu
+
+function tokenize(text: string): string[] {
+  return text.match(WORD) ?? []
+}
+
+/**
+ * One written word to its index terms: `getSignedCookie` yields the whole
+ * identifier and its parts, so both an API name and the plain words it is
+ * made of find the passage.
+ */
+function termProcessor(settings: LexicalSettings): (word: string) => string[] | null {
+  const stop = new Set(settings.stopWords)
+  const stem = settings.stemming === 'porter' ? stemmer : (w: string) => w
+  return (word) => {
+    const parts = word.match(CAMEL_PARTS) ?? []
+    const words = parts.length > 1 ? [word, ...parts] : [word]
+    const terms = new Set<string>()
+    for (const w of words) {
+      const lower = w.toLowerCase()
+      if (lower.length < 2 || stop.has(lower)) continue
+      terms.add(stem(lower))
+    }
+    return terms.size ? [...terms] : null
+  }
+}
+
+/** A chunk as the lexical index sees it: its position in the index is its id. */
+function fieldValue(chunk: ChunkRecord, field: LexicalField): string {
+  switch (field) {
+    case 'text':
+      return chunk.text
+    case 'title':
+      return chunk.title
+    // The first trail element is the page title, already its own field.
+    case 'trail':
+      return chunk.trail.slice(1).join(' ')
+    // The file extension is the same on every page: noise, not signal.
+    case 'path':
+      return chunk.path.replace(/\.[a-z]+$/i, '')
+    case 'anchor':
+      return chunk.anchor
+  }
+}
+
+function miniSearchOptions(settings: LexicalSettings, chunks?: readonly ChunkRecord[]) {
+  if (settings.tokenizer !== TOKENIZER) {
+    throw new Error(`This index uses tokenizer "${settings.tokenizer}"; this docpilot knows "${TOKENIZER}". Rebuild the index with this version.`)
+  }
+  return {
+    fields: [...settings.fields],
+    storeFields: [] as string[],
+    idField: 'id',
+    tokenize,
+    processTerm: termProcessor(settings),
+    extractField: (doc: { id: number }, field: string) =>
+      field === 'id' ? doc.id : chunks ? fieldValue(chunks[doc.id]!, field as LexicalField) : '',
+  }
+}
+
+export interface LexicalHit {
+  /** Position of the chunk in the index. */
+  ordinal: number
+  score: number
+  /** Share of the query's distinct terms the chunk matched (0..1). */
+  coverage: number
+}
+
+export interface LexicalIndex {
+  settings: LexicalSettings
+  search(query: string, limit: number): LexicalHit[]
+  /** Distinct query terms after tokenizing, stop words and stemming. */
+  queryTerms(query: string): string[]
+  toJSON(): AsPlainObject
+}
+
+function wrap(mini: MiniSearch<{ id: number }>, settings: LexicalSettings): LexicalIndex {
+  const process = termProcessor(settings)
+  const queryTerms = (query: string) => [...new Set(tokenize(query).flatMap((w) => process(w) ?? []))]
+  return {
+    settings,
+    queryTerms,
+    toJSON: () => mini.toJSON(),
+    search(query, limit) {
+      const terms = queryTerms(query)
+      if (!terms.length) return []
+      // Query terms are already processed; minisearch must not process them again.
+      const hits: MiniResult[] = mini.search(terms.join(' '), {
+        tokenize: (q) => q.split(' '),
+        processTerm: (t) => t,
+        boost: settings.boost,
+        bm25: settings.bm25,
+        weights: settings.weights,
+        combineWith: 'OR',
+        prefix: (t) => t.length >= settings.prefixMinLength,
+        fuzzy: (t) => (t.length >= settings.fuzzyMinLength ? settings.fuzzy : false),
+        maxFuzzy: settings.maxFuzzy,
+      })
+      return hits.slice(0, limit).map((h) => ({
+        ordinal: h.id as number,
+        score: h.score,
+        coverage: h.queryTerms.length / terms.length,
+      }))
+    },
+  }
+}
+
+export function buildLexicalIndex(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS): LexicalIndex {
+  const mini = new MiniSearch<{ id: number }>(miniSearchOptions(settings, chunks))
+  mini.addAll(chunks.map((_, id) => ({ id })))
+  return wrap(mini, settings)
+}
+
+/** Loads an index serialized by `toJSON`, with the settings recorded beside it. */
+export function loadLexicalIndex(json: AsPlainObject, settings: LexicalSettings): LexicalIndex {
+  const mini = MiniSearch.loadJS<{ id: number }>(json, miniSearchOptions(settings))
+  return wrap(mini, settings)
+}

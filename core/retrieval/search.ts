@@ -1,0 +1,122 @@
+/**
+ * The searcher every runtime shares: open an index through a PartLoader,
+ * then rank passages for a question. Stages: channels produce ranked lists,
+ * the lists are combined, the gate scores the evidence, and only then are
+ * the winning chunks' texts loaded (a shard at a time, cached).
+ */
+import { FORMAT_VERSION, type ChunkRecord, type Manifest } from '../index-format.ts'
+import { loadLexicalIndex, type LexicalHit, type LexicalIndex, type LexicalSettings } from './lexical.ts'
+import { readJsonPart, type MetaPart, type PartLoader, type TextShard } from './parts.ts'
+
+export interface SearchOptions {
+  /** How many passages to return (default 8). */
+  k?: number
+  /** Skip the dense channel even when the index has one. */
+  lexicalOnly?: boolean
+  queryVector?: Float32Array
+}
+
+export interface Passage extends ChunkRecord {
+  score: number
+  channels?: { lexical?: number; dense?: number }
+}
+
+export interface SearchResult {
+  mode: 'hybrid' | 'lexical'
+  degraded: boolean
+  degradedReason?: string
+  gate: { pass: boolean; score: number }
+  results: Passage[]
+}
+
+export interface DocIndex {
+  readonly manifest: Manifest
+  /** Number of chunks in the index. */
+  readonly size: number
+  search(question: string, opts?: SearchOptions): Promise<SearchResult>
+  /** Full chunk records by index position, texts loaded on demand. */
+  chunks(ordinals: number[]): Promise<ChunkRecord[]>
+}
+
+/** The index folder cannot be used by this version of docpilot (or is not an index at all). */
+export class IndexFormatError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'IndexFormatError'
+  }
+}
+
+export const DEFAULT_K = 8
+
+/** Checks the manifest before anything else is fetched. */
+export function checkManifest(value: unknown): Manifest {
+  const m = value as Partial<Manifest> | null
+  if (!m || typeof m !== 'object' || !('format' in m)) {
+    throw new IndexFormatError('manifest.json is not a docpilot index manifest. Run `docpilot index` to build one.')
+  }
+  if (m.format !== FORMAT_VERSION) {
+    throw new IndexFormatError(
+      `This index has format version ${String(m.format)} (written by docpilot ${m.docpilot ?? 'unknown'}); ` +
+        `this docpilot reads format version ${FORMAT_VERSION}. Rebuild it with \`docpilot index\`.`,
+    )
+  }
+  return m as Manifest
+}
+
+function partName(manifest: Manifest, key: string): string {
+  const name = manifest.parts[key]
+  if (typeof name !== 'string') throw new IndexFormatError(`manifest.json names no "${key}" part. Rebuild the index with \`docpilot index\`.`)
+  return name
+}
+
+/** The lexical gate: how much of the question the best passage covers. */
+function lexicalGate(hits: LexicalHit[], threshold: number): { pass: boolean; score: number } {
+  const score = hits[0]?.coverage ?? 0
+  return { pass: score >= threshold, score }
+}
+
+export async function openIndex(loader: PartLoader): Promise<DocIndex> {
+  const manifest = checkManifest(await loader.json<unknown>('manifest.json'))
+  const [meta, lexicalJson] = await Promise.all([
+    readJsonPart<MetaPart>(loader, partName(manifest, 'meta')),
+    readJsonPart<Parameters<typeof loadLexicalIndex>[0]>(loader, partName(manifest, 'lexical')),
+  ])
+  const lexical: LexicalIndex = loadLexicalIndex(lexicalJson, manifest.lexical as unknown as LexicalSettings)
+  const shardNames = manifest.parts.texts
+  if (!Array.isArray(shardNames)) throw new IndexFormatError('manifest.json names no text shards. Rebuild the index with `docpilot index`.')
+
+  const shards = new Map<number, Promise<TextShard>>()
+  const shard = (i: number): Promise<TextShard> => {
+    let p = shards.get(i)
+    if (!p) {
+      p = readJsonPart<TextShard>(loader, shardNames[i]!)
+      // A failed fetch must not poison the cache: the next search retries.
+      p.catch(() => shards.delete(i))
+      shards.set(i, p)
+    }
+    return p
+  }
+
+  async function chunks(ordinals: number[]): Promise<ChunkRecord[]> {
+    const texts = await Promise.all(ordinals.map((o) => shard(Math.floor(o / meta.shardSize))))
+    return ordinals.map((o, i) => {
+      const [id, page, anchor, trail] = meta.chunks[o]!
+      const [path, url, title] = meta.pages[page]!
+      return { id, path, url, anchor, title, trail, text: texts[i]![o % meta.shardSize]! }
+    })
+  }
+
+  return {
+    manifest,
+    size: meta.chunks.length,
+    chunks,
+    async search(question, opts = {}) {
+      const k = opts.k ?? DEFAULT_K
+      const hits = lexical.search(question, k)
+      const gate = lexicalGate(hits, manifest.retrieval.gate.lexicalThreshold)
+      const records = await chunks(hits.map((h) => h.ordinal))
+      const results: Passage[] = records.map((r, i) => ({ ...r, score: hits[i]!.score, channels: { lexical: hits[i]!.score } }))
+      return { mode: 'lexical', degraded: false, gate, results }
+    },
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Writes an index folder: content-addressed, gzip-compressed parts, then
+ * manifest.json last, all inside a temp folder that replaces the old index
+ * by rename. A run that fails at any point leaves the previous index as it
+ * was, and never a folder that looks complete but is not.
+ *
+ * Output is a pure function of the input: same chunks and settings, same
+ * bytes (gzip headers carry no time; createdAt comes from the caller).
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdir, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { FORMAT_VERSION, type ChunkRecord, type EmbedderIdentity, type Manifest } from '../core/index-format.ts'
+import { buildLexicalIndex, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
+import type { MetaPart, TextShard } from '../core/retrieval/parts.ts'
+
+/** Chunks per text shard: a result fetches one shard of about this many neighbours. */
+export const DEFAULT_SHARD_SIZE = 8
+
+/** Lexical gate threshold when the config names none (share of query terms the best passage covers). */
+export const DEFAULT_LEXICAL_THRESHOLD = 0.5
+export const DEFAULT_GATE_THRESHOLD = 0.5
+
+export const NO_EMBEDDER: EmbedderIdentity = { id: 'none', kind: 'none', model: '', dims: 0, quantization: 'none' }
+
+export interface WriteIndexInput {
+  chunks: readonly ChunkRecord[]
+  /** Number of source files the chunks came from. */
+  files: number
+  out: string
+  docpilotVersion: string
+  createdAt: string
+  gate?: { threshold?: number; lexicalThreshold?: number }
+  embedder?: EmbedderIdentity
+  chat?: Manifest['chat']
+  lexicalSettings?: LexicalSettings
+  shardSize?: number
+  /** Called after each part is on disk (progress; a throw aborts the write). */
+  onPart?: (name: string) => void | Promise<void>
+}
+
+export interface PartSize {
+  name: string
+  raw: number
+  gzip: number
+}
+
+export interface WriteIndexResult {
+  dir: string
+  manifest: Manifest
+  parts: PartSize[]
+  bytes: { raw: number; gzip: number }
+}
+
+/** The out folder exists but is not an index docpilot may replace. */
+export class OutDirError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'OutDirError'
+  }
+}
+
+function digest(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
+/** Deterministic gzip: node's zlib writes no timestamp or file name into the header. */
+function gzip(json: string): Uint8Array {
+  return gzipSync(Buffer.from(json), { level: 9 })
+}
+
+interface PendingPart {
+  name: string
+  bytes: Uint8Array
+  raw: number
+}
+
+function jsonPart(kind: string, value: unknown): PendingPart {
+  const json = JSON.stringify(value)
+  return { name: `${kind}.${digest(json).slice(0, 16)}.json.gz`, bytes: gzip(json), raw: Buffer.byteLength(json) }
+}
+
+function metaPart(chunks: readonly ChunkRecord[], shardSize: number): MetaPart {
+  const pages: MetaPart['pages'] = []
+  const pageOf = new Map<string, number>()
+  const rows: MetaPart['chunks'] = chunks.map((c) => {
+    const key = JSON.stringify([c.path, c.url, c.title])
+    let page = pageOf.get(key)
+    if (page === undefined) {
+      page = pages.length
+      pages.push([c.path, c.url, c.title])
+      pageOf.set(key, page)
+    }
+    return [c.id, page, c.anchor, c.trail]
+  })
+  return { pages, chunks: rows, shardSize }
+}
+
+/** The corpus digest identifies what was indexed: every chunk field, in order. */
+export function corpusDigest(chunks: readonly ChunkRecord[]): string {
+  return digest(JSON.stringify(chunks.map((c) => [c.id, c.path, c.url, c.anchor, c.title, c.trail, c.text])))
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  )
+}
+
+/** Refuses to replace a folder that holds something other than a docpilot index. */
+async function checkReplaceable(out: string): Promise<void> {
+  const info = await stat(out).catch(() => null)
+  if (!info) return
+  if (!info.isDirectory()) throw new OutDirError(`${out} exists and is not a folder. Choose another --out.`)
+  const entries = await readdir(out)
+  if (entries.length && !entries.includes('manifest.json')) {
+    throw new OutDirError(`${out} is not empty and holds no manifest.json, so it is not an index docpilot may replace. Choose an empty or new folder with --out.`)
+  }
+}
+
+export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResult> {
+  const out = resolve(input.out)
+  await checkReplaceable(out)
+  const shardSize = input.shardSize ?? DEFAULT_SHARD_SIZE
+  const settings = input.lexicalSettings ?? DEFAULT_LEXICAL_SETTINGS
+  const chunks = input.chunks
+
+  const lexical = jsonPart('lexical', buildLexicalIndex(chunks, settings).toJSON())
+  const meta = jsonPart('meta', metaPart(chunks, shardSize))
+  const shards: PendingPart[] = []
+  for (let i = 0; i < chunks.length; i += shardSize) {
+    const texts: TextShard = chunks.slice(i, i + shardSize).map((c) => c.text)
+    shards.push(jsonPart('texts', texts))
+  }
+
+  const manifest: Manifest = {
+    format: FORMAT_VERSION,
+    docpilot: input.docpilotVersion,
+    createdAt: input.createdAt,
+    corpus: { digest: corpusDigest(chunks), files: input.files, chunks: chunks.length },
+    embedder: input.embedder ?? NO_EMBEDDER,
+    parts: { meta: meta.name, lexical: lexical.name, texts: shards.map((s) => s.name) },
+    lexical: settings as unknown as Record<string, unknown>,
+    retrieval: {
+      fusion: {},
+      gate: {
+        threshold: input.gate?.threshold ?? DEFAULT_GATE_THRESHOLD,
+        lexicalThreshold: input.gate?.lexicalThreshold ?? DEFAULT_LEXICAL_THRESHOLD,
+      },
+    },
+    chat: input.chat ?? { chain: [] },
+  }
+  const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
+  const all: PendingPart[] = [meta, lexical, ...shards]
+
+  await mkdir(dirname(out), { recursive: true })
+  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
+  try {
+    await mkdir(tmp)
+    for (const part of all) {
+      await writeFile(join(tmp, part.name), part.bytes)
+      await input.onPart?.(part.name)
+    }
+    // Last: a folder with a manifest is a complete index.
+    await writeFile(join(tmp, 'manifest.json'), manifestJson)
+    await swapInto(tmp, out)
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true })
+    throw err
+  }
+
+  const parts: PartSize[] = [
+    { name: 'manifest.json', raw: Buffer.byteLength(manifestJson), gzip: gzip(manifestJson).length },
+    ...all.map((p) => ({ name: p.name, raw: p.raw, gzip: p.bytes.length })),
+  ]
+  const bytes = parts.reduce((s, p) => ({ raw: s.raw + p.raw, gzip: s.gzip + p.gzip }), { raw: 0, gzip: 0 })
+  return { dir: out, manifest, parts, bytes }
+}
+
+/** Puts the finished temp folder at `out`, keeping the old index until the new one is in place. */
+async function swapInto(tmp: string, out: string): Promise<void> {
+  if (!(await exists(out))) {
+    await rename(tmp, out)
+    return
+  }
+  const old = `${tmp}.old`
+  await rename(out, old)
+  try {
+    await rename(tmp, out)
+  } catch (err) {
+    await rename(old, out)
+    throw err
+  }
+  await rm(old, { recursive: true, force: true })
+}
