@@ -1,0 +1,32 @@
+import { expect, test } from '@playwright/test'
+import { ask, expectAccessible, keepScreenshot, openPanel, settled, startSite, type Site } from './harness.ts'
+import { COVERED } from './paths.ts'
+
+let site: Site
+test.beforeAll(async () => {
+  site = await startSite({ members: ['openai'] })
+})
+test.afterAll(async () => site?.close())
+
+test('a streamed answer with citations that link to the cited heading', async ({ page }, info) => {
+  // Slow deltas so the answer is seen growing before it settles.
+  await site.fakes.control({ member: 'openai', echo: true, deltas: 6, paceMs: 150 })
+  await page.goto(site.url)
+  await openPanel(page)
+  const turn = await ask(page, COVERED)
+  await expect(turn).toHaveAttribute('data-phase', 'answering')
+  await expect(turn.locator('.dp-answer')).toContainText('According to')
+  const body = await settled(turn, 'answered')
+  await expect(body.locator('.dp-sources')).toBeVisible()
+  const cite = body.locator('.dp-answer a.dp-cite').first()
+  await expect(cite).toHaveText('[1]')
+  const href = await cite.getAttribute('href')
+  expect(href).toMatch(/^\/[^#]*#.+/)
+  await keepScreenshot(page, info, 'answered')
+  await expectAccessible(page, info, 'answered')
+
+  await cite.click()
+  const [path, anchor] = href!.split('#')
+  await expect(page).toHaveURL(new RegExp(`${path!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}#${anchor}$`))
+  await expect(page.locator(`[id="${decodeURIComponent(anchor!)}"]`)).toBeVisible()
+})

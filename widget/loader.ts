@@ -1,0 +1,109 @@
+/**
+ * docpilot.js: the one script a site drops in. It draws the launcher button,
+ * listens for the hotkeys and, on first open (or when the browser is idle),
+ * imports the panel, which in turn starts the retrieval worker. Nothing here
+ * depends on Preact or the index so the script stays a few kilobytes.
+ */
+import { isSlashToOpen, matchesHotkey, readOptions, type WidgetOptions } from './options.ts'
+import type { PanelController } from './panel/mount.tsx'
+
+const LAUNCHER_CSS = `
+:host { all: initial; }
+button {
+  position: fixed; bottom: 20px; z-index: 2147483000;
+  display: inline-flex; align-items: center; gap: 8px;
+  padding: 10px 16px; border-radius: 999px; border: 1px solid rgba(0,0,0,.15);
+  font: 600 14px/1.2 system-ui, -apple-system, "Segoe UI", sans-serif;
+  background: #1d4ed8; color: #fff; cursor: pointer;
+  box-shadow: 0 4px 16px rgba(0,0,0,.2);
+}
+button.left { left: 20px; } button.right { right: 20px; }
+button:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
+kbd { font: inherit; font-size: 12px; opacity: .85; border: 1px solid rgba(255,255,255,.5); border-radius: 4px; padding: 0 4px; }
+@media (max-width: 640px) { kbd { display: none; } button { bottom: 12px; } }
+`
+
+function isMac(): boolean {
+  return /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent)
+}
+
+function hotkeyHint(hotkey: string): string {
+  if (hotkey === 'none') return '/'
+  return hotkey
+    .split('+')
+    .map((p) => (p === 'mod' ? (isMac() ? '⌘' : 'Ctrl') : p.length === 1 ? p.toUpperCase() : p))
+    .join(isMac() ? '' : '+')
+}
+
+function start(options: WidgetOptions): void {
+  let panel: Promise<PanelController> | undefined
+  let launcher: HTMLButtonElement | undefined
+
+  const loadPanel = (): Promise<PanelController> => {
+    panel ??= import(/* @vite-ignore */ `${options.assetBase}docpilot-panel.js`).then((mod: typeof import('./panel/mount.tsx')) =>
+      mod.mountPanel(options, { onClose: () => launcher?.setAttribute('aria-expanded', 'false') }),
+    )
+    return panel
+  }
+
+  const open = (question?: string): void => {
+    launcher?.setAttribute('aria-expanded', 'true')
+    void loadPanel().then((p) => p.open(question))
+  }
+
+  if (options.placement !== 'none') {
+    const host = document.createElement('div')
+    host.setAttribute('data-docpilot-launcher', '')
+    const root = host.attachShadow({ mode: 'open' })
+    const sheet = new CSSStyleSheet()
+    sheet.replaceSync(LAUNCHER_CSS)
+    root.adoptedStyleSheets = [sheet]
+    launcher = document.createElement('button')
+    launcher.type = 'button'
+    launcher.className = options.placement === 'bottom-left' ? 'left' : 'right'
+    launcher.setAttribute('aria-haspopup', 'dialog')
+    launcher.setAttribute('aria-expanded', 'false')
+    launcher.append(options.label, ' ')
+    const kbd = document.createElement('kbd')
+    kbd.textContent = hotkeyHint(options.hotkey)
+    kbd.setAttribute('aria-hidden', 'true')
+    launcher.append(kbd)
+    launcher.addEventListener('click', () => open())
+    root.append(launcher)
+    document.body.append(host)
+  }
+
+  document.addEventListener('keydown', (event) => {
+    if (event.defaultPrevented) return
+    const target = event.composedPath()[0] as HTMLElement | null
+    if (matchesHotkey(event, options.hotkey) || isSlashToOpen(event, target)) {
+      event.preventDefault()
+      open()
+    }
+  })
+
+  // Elements on the page that should open the panel (e.g. a search box in the site's header).
+  document.addEventListener('click', (event) => {
+    const el = (event.target as Element | null)?.closest?.('[data-docpilot-open]')
+    if (el) {
+      event.preventDefault()
+      open(el.getAttribute('data-docpilot-open') || undefined)
+    }
+  })
+
+  if (options.prefetch && 'requestIdleCallback' in window) {
+    requestIdleCallback(() => void loadPanel().then((p) => p.prefetch()), { timeout: 4000 })
+  }
+
+  ;(window as unknown as { docpilot: unknown }).docpilot = {
+    open,
+    close: () => void panel?.then((p) => p.close()),
+  }
+}
+
+const script = document.currentScript as HTMLScriptElement | null
+if (script) {
+  const options = readOptions({ ...script.dataset }, script.src, location.href)
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => start(options))
+  else start(options)
+}

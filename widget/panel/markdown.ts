@@ -1,0 +1,85 @@
+/**
+ * Model output is Markdown from a source we do not control: it is rendered
+ * by marked with raw HTML shown as text, then sanitized by DOMPurify with a
+ * short allow-list, so neither a model nor a docs page can run script or
+ * plant a `javascript:` link. Citation markers `[n]` become links to the
+ * heading of the n-th passage the model was given.
+ */
+import DOMPurify from 'dompurify'
+import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked'
+import { citationHref } from '../../core/prompt/build.ts'
+
+export interface CitationTarget {
+  url: string
+  anchor: string
+  title: string
+  trail: string[]
+}
+
+/** A passage's link: its page URL and heading anchor, the same href the prompt gives the model. */
+export const passageHref = citationHref
+
+export function passageLabel(p: { title: string; trail: string[] }): string {
+  const trail = p.trail.length > 0 ? p.trail : [p.title]
+  return trail.join(' › ')
+}
+
+const ALLOWED_TAGS = [
+  'a', 'p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'sup', 'span',
+]
+const ALLOWED_ATTR = ['href', 'title', 'class', 'data-cite', 'align']
+// Relative links, fragments and http(s) only: no javascript:, data:, vbscript: or other schemes.
+const SAFE_URI = /^(?:https?:\/\/|\/|#|\.{1,2}\/|[^:/?#]*(?:[/?#]|$))/i
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+interface CiteToken extends Tokens.Generic {
+  type: 'dpcite'
+  numbers: number[]
+}
+
+function citationExtension(targets: readonly CitationTarget[]): TokenizerAndRendererExtension {
+  return {
+    name: 'dpcite',
+    level: 'inline',
+    start: (src: string) => src.match(/\[\d/)?.index,
+    tokenizer(src: string): CiteToken | undefined {
+      // [1], [1, 2], [1][2]; never a Markdown link "[1](...)".
+      const match = /^\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()/.exec(src)
+      if (!match) return undefined
+      const numbers = match[1]!.split(',').map((n) => Number(n.trim()))
+      return { type: 'dpcite', raw: match[0], numbers }
+    },
+    renderer(token) {
+      const { numbers } = token as CiteToken
+      return numbers
+        .map((n) => {
+          const target = targets[n - 1]
+          if (!target) return escapeHtml(`[${n}]`)
+          return `<a class="dp-cite" data-cite="${n}" href="${escapeHtml(passageHref(target))}" title="${escapeHtml(passageLabel(target))}">[${n}]</a>`
+        })
+        .join('')
+    },
+  }
+}
+
+export function renderAnswer(markdown: string, targets: readonly CitationTarget[]): string {
+  const marked = new Marked({ gfm: true, breaks: false, async: false })
+  marked.use({
+    extensions: [citationExtension(targets)],
+    renderer: {
+      // Raw HTML in model output is shown as text, never parsed.
+      html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text),
+    },
+  })
+  const html = marked.parse(markdown) as string
+  return DOMPurify.sanitize(html, {
+    ALLOWED_TAGS,
+    ALLOWED_ATTR,
+    ALLOWED_URI_REGEXP: SAFE_URI,
+    ALLOW_DATA_ATTR: false,
+  })
+}

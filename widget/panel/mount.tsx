@@ -1,0 +1,80 @@
+/**
+ * Mounts the panel into a shadow root on the page and hands the loader a
+ * small controller. Styles are a constructed stylesheet (adoptedStyleSheets),
+ * which a strict Content-Security-Policy allows without 'unsafe-inline'.
+ */
+import { render } from 'preact'
+import type { WidgetOptions } from '../options.ts'
+import { App } from './App.tsx'
+import { Engine } from './engine.ts'
+import css from './styles.css?inline'
+
+export interface PanelController {
+  open(question?: string): void
+  close(): void
+  /** Start the worker and fetch the manifest and search parts ahead of the first question. */
+  prefetch(): void
+  readonly engine: Engine
+}
+
+function resolveTheme(choice: WidgetOptions['theme']): 'light' | 'dark' {
+  if (choice !== 'auto') return choice
+  const site = document.documentElement.getAttribute('data-theme')
+  if (site === 'dark' || site === 'light') return site
+  return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'
+}
+
+export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void } = {}): PanelController {
+  const host = document.createElement('div')
+  host.setAttribute('data-docpilot-panel', '')
+  const root = host.attachShadow({ mode: 'open' })
+  const sheet = new CSSStyleSheet()
+  sheet.replaceSync(css)
+  root.adoptedStyleSheets = [sheet]
+  document.body.append(host)
+
+  const applyTheme = () => host.setAttribute('data-theme', resolveTheme(options.theme))
+  applyTheme()
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', applyTheme)
+  new MutationObserver(applyTheme).observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] })
+
+  const engine = new Engine(options)
+  let isOpen = false
+  let initialQuestion: string | undefined
+  let returnFocus: Element | null = null
+
+  const close = () => {
+    if (!isOpen) return
+    isOpen = false
+    draw()
+    hooks.onClose?.()
+    if (returnFocus instanceof HTMLElement) returnFocus.focus()
+  }
+
+  function draw() {
+    render(
+      <App
+        engine={engine}
+        debug={options.debug}
+        searchUrl={options.searchUrl}
+        open={isOpen}
+        initialQuestion={initialQuestion}
+        onClose={close}
+      />,
+      root,
+    )
+  }
+
+  return {
+    engine,
+    open(question) {
+      if (!isOpen) returnFocus = document.activeElement
+      isOpen = true
+      initialQuestion = question
+      engine.prefetch()
+      draw()
+    },
+    close,
+    prefetch: () => engine.prefetch(),
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The widget is two builds into dist/widget/:
+ *  - docpilot.js: the loader, one classic script (IIFE), no dependencies;
+ *  - docpilot-panel.js, docpilot-worker.js, docpilot.esm.js (+ shared chunks):
+ *    ES modules the loader imports on first open, and the module a site
+ *    that bundles the panel imports itself.
+ * `vite build -c widget/vite.config.ts` runs the panel build; `buildWidget()`
+ * runs both (the dev server and `npm run build:widget` use it).
+ */
+import { fileURLToPath } from 'node:url'
+import { build, defineConfig, type InlineConfig } from 'vite'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
+export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../dist/widget/', import.meta.url))
+
+const shared = (outDir: string, minify: boolean): InlineConfig => ({
+  configFile: false,
+  root,
+  logLevel: 'warn',
+  publicDir: false,
+  define: { 'process.env.NODE_ENV': '"production"' },
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  build: { outDir, emptyOutDir: false, minify, sourcemap: false, target: 'es2022', reportCompressedSize: false },
+})
+
+export function panelConfig(outDir = DEFAULT_OUT_DIR, minify = true): InlineConfig {
+  const base = shared(outDir, minify)
+  return {
+    ...base,
+    build: {
+      ...base.build,
+      lib: {
+        entry: {
+          'docpilot-panel': here('./panel/mount.tsx'),
+          'docpilot-worker': here('./worker/retrieval.worker.ts'),
+          'docpilot.esm': here('./index.ts'),
+        },
+        formats: ['es'],
+        fileName: (_format, name) => `${name}.js`,
+      },
+      rolldownOptions: { output: { chunkFileNames: 'docpilot-[name]-[hash].js' } },
+    },
+  }
+}
+
+export function loaderConfig(outDir = DEFAULT_OUT_DIR, minify = true): InlineConfig {
+  const base = shared(outDir, minify)
+  return {
+    ...base,
+    build: {
+      ...base.build,
+      lib: { entry: here('./loader.ts'), formats: ['iife'], name: 'docpilotLoader', fileName: () => 'docpilot.js' },
+    },
+  }
+}
+
+/** Builds the loader and the panel; returns the output folder. */
+export async function buildWidget(outDir = DEFAULT_OUT_DIR, opts: { minify?: boolean } = {}): Promise<string> {
+  const minify = opts.minify ?? true
+  await build(panelConfig(outDir, minify))
+  await build(loaderConfig(outDir, minify))
+  return outDir
+}
+
+export default defineConfig(panelConfig())

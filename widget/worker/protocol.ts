@@ -1,0 +1,19 @@
+/** Messages between the panel and the retrieval worker. */
+import type { Manifest } from '../../core/index-format.ts'
+import type { SearchResult } from '../../core/retrieval/search.ts'
+
+export type WorkerRequest =
+  | { id: number; type: 'open'; indexUrl: string; proxyBase: string }
+  | { id: number; type: 'search'; q: string; k?: number }
+  | { id: number; type: 'stats' }
+
+export interface WorkerStats {
+  fetchedBytes: number
+  cachedHits: number
+}
+
+export type WorkerReply =
+  | { id: number; ok: true; type: 'open'; manifest: Manifest }
+  | { id: number; ok: true; type: 'search'; result: SearchResult }
+  | { id: number; ok: true; type: 'stats'; stats: WorkerStats }
+  | { id: number; ok: false; error: string }
