@@ -9,10 +9,11 @@ import { UsageError, type CliContext } from './context.ts'
 import { defineIndexCommand } from './commands/index.ts'
 import { defineQueryCommand } from './commands/query.ts'
 import { defineEvalCommand } from './commands/eval.ts'
+import { defineDevCommand } from './commands/dev.ts'
 
 type DefineCommand = (program: Command, ctx: CliContext) => void
 
-const COMMANDS: DefineCommand[] = [defineIndexCommand, defineQueryCommand, defineEvalCommand]
+const COMMANDS: DefineCommand[] = [defineIndexCommand, defineQueryCommand, defineEvalCommand, defineDevCommand]
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 

@@ -25,6 +25,7 @@ import { routesFor, settingsFor } from '../../proxy/settings.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../../widget/demo/pages.ts'
 import { buildWidget, DEFAULT_OUT_DIR } from '../../widget/vite.config.ts'
 import { loadConfig } from '../config-file.ts'
+import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
 
 export const INDEX_PATH = '/docpilot/'
 export const ASSET_PATH = '/docpilot-assets/'
@@ -289,45 +290,68 @@ function describeChain(server: DevServer): string {
   return `Answering with: ${chain.map((m) => `${m.provider} (${m.models.join(', ')})`).join(' → ')}`
 }
 
-export function registerDev(program: Command): void {
+interface DevFlags {
+  port: number
+  host: string
+  fakeProviders?: boolean
+  csp: boolean
+  build: boolean
+  config?: string
+}
+
+export function defineDevCommand(program: Command, ctx: CliContext): void {
   program
     .command('dev')
-    .description('Index the docs and serve a demo site with the panel and the proxy on one port')
+    .summary('serve a demo site with the panel and the proxy on one port')
+    .description(
+      'Index the docs, build the widget, and serve a demo site with the panel and the Node proxy on one port. ' +
+        'Answers come from the providers whose keys the environment holds; with none, every question gets a ' +
+        'search answer. --fake-providers answers from built-in fake providers instead (the page says it is a demo).',
+    )
     .argument('[docs-dir]', 'docs folder (Markdown/MDX or built HTML); default docs/ when it has pages, else fixtures/site/')
-    .option('-p, --port <port>', 'port to listen on', '4321')
+    .option('-p, --port <port>', 'port to listen on', portNumber, 4321)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--fake-providers', 'start the fake LLM providers and answer from them (a demo, no keys needed)')
     .option('--no-csp', 'serve pages without the strict Content-Security-Policy')
     .option('--no-build', 'serve the widget already built in dist/widget/')
+    .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
     .addHelpText(
       'after',
       `
 Examples:
-  docpilot dev                      index docs/ (or fixtures/site/) and open http://127.0.0.1:4321
-  docpilot dev --fake-providers     the same, answered by built-in fake providers
-  OPENAI_API_KEY=... docpilot dev   answer with a real provider through the local proxy
+  $ docpilot dev                       index docs/ (or fixtures/site/) and serve http://127.0.0.1:4321/
+  $ docpilot dev --fake-providers      the same, answered by built-in fake providers
+  $ OPENAI_API_KEY=... docpilot dev    answer with a real provider through the local proxy
 
 Keys stay in this process (the proxy); the page only ever calls same-origin /ai/... routes.`,
     )
-    .action(async (docsDir: string | undefined, flags: { port: string; host: string; fakeProviders?: boolean; csp: boolean; build: boolean }) => {
-      const port = Number(flags.port)
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        program.error(`--port must be a number from 0 to 65535, got "${flags.port}"`, { exitCode: 2 })
-      }
+    .action(async (docsDir: string | undefined, flags: DevFlags) => {
+      const loaded = await loadConfigFor(ctx, flags.config)
       const server = await startDevServer({
-        ...(docsDir ? { docsDir } : {}),
-        port,
+        cwd: ctx.cwd,
+        config: loaded.config,
+        env: ctx.env,
+        ...(docsDir ? { docsDir } : loaded.config.docs.dir ? { docsDir: resolve(loaded.dir, loaded.config.docs.dir) } : {}),
+        port: flags.port,
         host: flags.host,
         fakeProviders: Boolean(flags.fakeProviders),
         csp: flags.csp,
         buildWidget: flags.build,
-        log: (line) => console.error(line),
+        log: (line) => ctx.stderr(`${line}\n`),
       })
-      console.error(describeChain(server))
-      console.log(`docpilot dev: ${server.url}/  (docs: ${relative(process.cwd(), server.docsDir) || '.'}; Ctrl+C to stop)`)
-      const stop = () => void server.close().then(() => process.exit(0))
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
-      await new Promise(() => {})
+      if (server.fakes) await server.fakes.control({ echo: true, deltas: 12, paceMs: 40 })
+      ctx.stderr(`${describeChain(server)}\n`)
+      ctx.stdout(`docpilot dev: ${server.url}/  (docs: ${relative(ctx.cwd, server.docsDir) || '.'}; Ctrl+C to stop)\n`)
+      await new Promise<void>((done) => {
+        const stop = () => void server.close().then(done)
+        process.once('SIGINT', stop)
+        process.once('SIGTERM', stop)
+      })
     })
+}
+
+function portNumber(raw: string): number {
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${raw}")`)
+  return n
 }
