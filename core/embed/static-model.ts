@@ -5,6 +5,7 @@
  * removal are folded into the rows at build time, so pooling at run time is
  * a plain sum followed by L2 normalization.
  */
+import { decodeQuantized, type QuantizedRows } from './quantize.ts'
 
 export const STATIC_MODEL_FORMAT = 'docpilot-static-v1'
 
@@ -24,15 +25,7 @@ export interface StaticModelDescriptor {
 /** Token pattern: runs of letters and digits (Unicode), matched after lower-casing. */
 export const STATIC_TOKEN_PATTERN = '[\\p{L}\\p{N}]+'
 
-/** Layout of vectors.bin: float32 scales (vocabSize), then int8 rows (vocabSize x dims), little-endian. */
-export function vectorsByteLength(vocabSize: number, dims: number): number {
-  return vocabSize * 4 + vocabSize * dims
-}
-
-export interface StaticTable {
-  dims: number
-  scales: Float32Array
-  rows: Int8Array
+export interface StaticTable extends QuantizedRows {
   index: Map<string, number>
 }
 
@@ -42,15 +35,8 @@ export function parseStaticTable(desc: StaticModelDescriptor, vocabText: string,
   if (words.length !== desc.vocabSize) {
     throw new Error(`static model "${desc.id}": vocabulary has ${words.length} words, descriptor says ${desc.vocabSize}`)
   }
-  const expected = vectorsByteLength(desc.vocabSize, desc.dims)
-  if (vectors.byteLength !== expected) {
-    throw new Error(`static model "${desc.id}": vectors file has ${vectors.byteLength} bytes, expected ${expected}`)
-  }
-  // Copy so the typed views are aligned whatever buffer the bytes came in.
-  const buf = vectors.slice().buffer
-  const scales = new Float32Array(buf, 0, desc.vocabSize)
-  const rows = new Int8Array(buf, desc.vocabSize * 4, desc.vocabSize * desc.dims)
+  const table = decodeQuantized(vectors, desc.vocabSize, desc.dims, `static model "${desc.id}" vectors file`)
   const index = new Map<string, number>()
   words.forEach((w, i) => index.set(w, i))
-  return { dims: desc.dims, scales, rows, index }
+  return { ...table, index }
 }

@@ -35,6 +35,6 @@ describe('static embedder (offline default model)', () => {
   })
 
   it('rejects a vectors file that does not match the descriptor', () => {
-    expect(() => new StaticEmbedder(desc, read('vocab.txt').toString(), new Uint8Array(10))).toThrow(/vectors file has 10 bytes/)
+    expect(() => new StaticEmbedder(desc, read('vocab.txt').toString(), new Uint8Array(10))).toThrow(/vectors file: has 10 bytes, expected/)
   })
 })

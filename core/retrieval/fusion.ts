@@ -1,0 +1,67 @@
+/**
+ * Fusing the lexical and dense lists into one ranking. The method and weights
+ * are chosen by measurement on the dev sets and written into the manifest, so
+ * every runtime fuses the same way.
+ *
+ * linear: lexical scores divided by the list's best (BM25 is unbounded and
+ * query-dependent), dense cosines as they are (already on a fixed scale), then
+ * a weighted sum. A candidate missing from one list gets that channel's exact
+ * score when the caller can compute it (every chunk has a vector), else 0.
+ * rrf: reciprocal rank fusion, kept for comparison in the eval.
+ */
+
+export type FusionConfig =
+  | { method: 'linear'; lexicalWeight: number; denseWeight: number }
+  | { method: 'rrf'; k: number; lexicalWeight: number; denseWeight: number }
+
+/** Measured on shared/eval (see the dense issue's note): BM25-leaning blend; equal-weight RRF cost R@1. */
+export const DEFAULT_FUSION: FusionConfig = { method: 'linear', lexicalWeight: 0.8, denseWeight: 0.2 }
+
+export interface Scored {
+  id: string
+  score: number
+}
+
+export interface Fused {
+  id: string
+  score: number
+  channels: { lexical?: number; dense?: number }
+}
+
+export function fuse(
+  lexical: Scored[],
+  dense: Scored[],
+  config: FusionConfig,
+  denseScoreOf?: (id: string) => number | undefined,
+): Fused[] {
+  const byId = new Map<string, Fused>()
+  const entry = (id: string) => {
+    let e = byId.get(id)
+    if (!e) byId.set(id, (e = { id, score: 0, channels: {} }))
+    return e
+  }
+  if (config.method === 'rrf') {
+    lexical.forEach((h, rank) => {
+      const e = entry(h.id)
+      e.channels.lexical = h.score
+      e.score += config.lexicalWeight / (config.k + rank + 1)
+    })
+    dense.forEach((h, rank) => {
+      const e = entry(h.id)
+      e.channels.dense = h.score
+      e.score += config.denseWeight / (config.k + rank + 1)
+    })
+  } else {
+    const best = lexical.reduce((m, h) => Math.max(m, h.score), 0)
+    for (const h of lexical) entry(h.id).channels.lexical = h.score
+    for (const h of dense) entry(h.id).channels.dense = h.score
+    for (const e of byId.values()) {
+      if (e.channels.dense === undefined && denseScoreOf) e.channels.dense = denseScoreOf(e.id)
+      const lex = best > 0 ? (e.channels.lexical ?? 0) / best : 0
+      const den = Math.max(0, e.channels.dense ?? 0)
+      e.score = config.lexicalWeight * lex + config.denseWeight * den
+    }
+  }
+  // Stable order: score, then lexical list order, then dense list order (Map insertion order).
+  return [...byId.values()].sort((a, b) => b.score - a.score)
+}
