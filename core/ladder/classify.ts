@@ -10,7 +10,7 @@ import { sanitizeCode, type Failure, type FailureClass } from './failure.ts'
 /** A wait this long is a schedule, not a blip: the allowance is for the day. */
 const DAILY_WAIT_MS = 60 * 60 * 1000
 
-const DAILY_WORDS = /per[-_ ]?day|daily|perday|free-models-per-day|requests per day|\bRPD\b/i
+const DAILY_WORDS = /per[-_ ]?day|daily|perday|free-models-per-day|\bRPD\b|usage limits?\b/i
 
 type HeaderBag = { get(name: string): string | null }
 
@@ -108,7 +108,8 @@ export function errorSignals(payload: unknown): ErrorSignals {
   const root = Array.isArray(payload) ? payload[0] : payload
   const rec = asRecord(root) ?? {}
   const errField = rec.error
-  const err = asRecord(errField) ?? {}
+  // Mistral puts the error fields at the top level: {"object":"error","message":...}.
+  const err = asRecord(errField) ?? (errField === undefined ? rec : {})
   const out: ErrorSignals = { message: '', quotaIds: [] }
   if (typeof errField === 'string') out.message = errField // Ollama: {"error": "..."}
   if (typeof err.message === 'string') out.message = err.message
@@ -127,6 +128,9 @@ export function errorSignals(payload: unknown): ErrorSignals {
       if (vr && typeof vr.quotaId === 'string') out.quotaIds.push(vr.quotaId)
     }
   }
+  // OpenAI-style and Gemini messages name the wait in words: "Please try again in 6m0s", "Please retry in 33s".
+  const said = /(?:try again|retry) in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)/i.exec(out.message)
+  if (said && out.retryDelayMs === undefined) out.retryDelayMs = parseDuration(said[1]!)
   const meta = asRecord(err.metadata)
   const mh = asRecord(meta?.headers)
   if (mh) {
@@ -144,6 +148,8 @@ function classOf(status: number | null, s: ErrorSignals, timing: Timing, now: nu
   const kind = `${s.type ?? ''} ${s.code ?? ''} ${s.status ?? ''}`.toLowerCase()
   if (kind.includes('overloaded') || status === 529) return 'overloaded'
   if (kind.includes('insufficient_quota') || kind.includes('billing') || status === 402) return 'payment'
+  // Gemini refuses an unbilled project with 400 FAILED_PRECONDITION ("enable billing").
+  if (kind.includes('failed_precondition') && /billing/i.test(s.message)) return 'payment'
   if (kind.includes('api_key_invalid') || /api key not valid/i.test(s.message)) return 'auth'
   if (kind.includes('authentication') || kind.includes('permission') || status === 401 || status === 403) return 'auth'
   if (status === 429 || kind.includes('rate_limit') || kind.includes('resource_exhausted')) {

@@ -19,7 +19,7 @@ export const systemClock: Clock = { now: () => Date.now() }
 
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {
-  constructor(private t = 1_700_000_000_000) {}
+  constructor(private t = Date.now()) {}
   now(): number {
     return this.t
   }

@@ -57,6 +57,9 @@ export const openaiAdapter: WireAdapter = {
         })
       }
       return out
-    })
+    },
+    // llama-server reports a failure as an `error:` field, which is not an SSE message.
+    (field, value) => (field === 'error' ? [{ type: 'error', failure: classifyStreamError({ error: jsonOrUndefined(value) ?? value }, now()) }] : []),
+    )
   },
 }

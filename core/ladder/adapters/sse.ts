@@ -2,11 +2,18 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import type { StreamDecoder, StreamEvent } from './types.ts'
 
-export function sseDecoder(onMessage: (message: EventSourceMessage) => StreamEvent[]): StreamDecoder {
+export function sseDecoder(
+  onMessage: (message: EventSourceMessage) => StreamEvent[],
+  onUnknownField?: (field: string, value: string) => StreamEvent[],
+): StreamDecoder {
   let queue: StreamEvent[] = []
   const parser = createParser({
     onEvent: (message) => {
       queue.push(...onMessage(message))
+    },
+    onError: (error) => {
+      if (onUnknownField && error.type === 'unknown-field' && error.field !== undefined)
+        queue.push(...onUnknownField(error.field, error.value ?? ''))
     },
   })
   const drain = (): StreamEvent[] => {
