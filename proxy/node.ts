@@ -22,7 +22,7 @@ export const DEFAULT_DB_PATH = '.docpilot/proxy.sqlite'
 export class SqliteState implements LimitStore, FeedbackStore {
   private readonly db: Database.Database
   private readonly buckets = new MemoryBuckets()
-  private readonly spend: Database.Statement<[string, number], { used: number }>
+  private readonly spend: Database.Statement<[{ day: string; limit: number }], { used: number }>
   private readonly usedToday: Database.Statement<[string], { used: number }>
   private readonly insertFeedback: Database.Statement<unknown[]>
 
@@ -35,7 +35,7 @@ export class SqliteState implements LimitStore, FeedbackStore {
     this.db.exec(FEEDBACK_DDL)
     // One statement, so two processes on one file can never both take the last request.
     this.spend = this.db.prepare(
-      'INSERT INTO daily (day, used) VALUES (?1, 1) ON CONFLICT(day) DO UPDATE SET used = used + 1 WHERE used < ?2 RETURNING used',
+      'INSERT INTO daily (day, used) VALUES (@day, 1) ON CONFLICT(day) DO UPDATE SET used = used + 1 WHERE used < @limit RETURNING used',
     )
     this.usedToday = this.db.prepare('SELECT used FROM daily WHERE day = ?')
     this.insertFeedback = this.db.prepare(FEEDBACK_INSERT)
@@ -47,7 +47,7 @@ export class SqliteState implements LimitStore, FeedbackStore {
 
   async spendDaily(limit: number, now: number): Promise<DailyResult> {
     const day = dayKey(now)
-    const row = this.spend.get(day, limit)
+    const row = this.spend.get({ day, limit })
     const resetAt = nextUtcMidnight(now)
     if (row) return { ok: true, used: row.used, resetAt }
     return { ok: false, used: this.usedToday.get(day)?.used ?? limit, resetAt }

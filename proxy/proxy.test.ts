@@ -1,0 +1,485 @@
+/**
+ * One suite, two runtimes: the Node entry in-process on a real port, and the
+ * Workers entry under a real `wrangler dev`. Upstreams are the fake providers
+ * (fixtures/providers), which speak each wire protocol and log every request.
+ */
+import { mkdtempSync } from 'node:fs'
+import type { Server, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { applyControl, createFakeServer, type FakeState } from '../fixtures/providers/server.ts'
+import { basePath } from '../fixtures/providers/members.ts'
+import type { FaultRule, RecordedRequest } from '../fixtures/providers/types.ts'
+import { CHAIN, type MemberId } from '../core/providers/table.ts'
+import type { ProxySettingsInput } from './settings.ts'
+import { startProxy, wranglerCli, type RunningProxy, type RunningWorker, type Runtime } from './testing.ts'
+import { SqliteState } from './node.ts'
+
+const ORIGIN_ALLOWED = 'https://docs.example.com'
+const CLIENT_SECRET = 'client-sent-secret-0000'
+/** A key the fake rejects, so its error body (which quotes keys back) passes through the proxy. */
+const WRONG_DEEPSEEK_KEY = 'wrong-deepseek-key-5f2c9a7e41'
+
+interface Fake {
+  url: string
+  state: FakeState
+  server: Server
+  /** Responses the fake had to stop early because the other end went away, by request path. */
+  cutShort: string[]
+  env(): Record<string, string>
+  control(rule: FaultRule | FaultRule[]): void
+  requests(): RecordedRequest[]
+  close(): Promise<void>
+}
+
+/** The fake providers, on a server whose responses we can watch end. */
+async function startFake(): Promise<Fake> {
+  const { server, state } = createFakeServer()
+  const cutShort: string[] = []
+  server.on('request', (req, res: ServerResponse) => {
+    res.on('close', () => {
+      if (!res.writableFinished) cutShort.push(req.url ?? '')
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    url,
+    state,
+    server,
+    cutShort,
+    env() {
+      const env: Record<string, string> = {}
+      for (const spec of CHAIN) {
+        if (spec.keyEnv) env[spec.keyEnv] = state.keys[spec.id]
+        env[spec.baseUrlEnv] = `${url}${basePath(spec.id)}`
+      }
+      env.DEEPSEEK_API_KEY = WRONG_DEEPSEEK_KEY
+      return env
+    },
+    control: (rule) => void applyControl(state, rule),
+    requests: () => structuredClone(state.requests),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r())
+        server.closeAllConnections()
+      }),
+  }
+}
+
+const MAX_TOKENS = 512
+const MAX_BODY = 4096
+
+function mainSettings(): ProxySettingsInput {
+  return {
+    routes: [
+      { member: 'openai', chatModels: ['gpt-4o-mini'], embedModels: ['text-embedding-3-small'] },
+      { member: 'gemini', chatModels: ['gemini-2.0-flash'], embedModels: ['text-embedding-004'] },
+      { member: 'anthropic', chatModels: ['claude-3-5-haiku-latest'] },
+      { member: 'openrouter', chatModels: ['openrouter/free', 'meta-llama/llama-3.3-70b-instruct:free'] },
+      { member: 'deepseek', chatModels: ['deepseek-chat'] },
+      { member: 'ollama', chatModels: ['llama3.2'], embedModels: ['nomic-embed-text'] },
+    ],
+    proxy: {
+      allowedOrigins: [ORIGIN_ALLOWED],
+      maxBodyBytes: MAX_BODY,
+      maxTokens: MAX_TOKENS,
+      rateLimit: { perMinute: 60_000, burst: 10_000 },
+    },
+    feedback: { storeText: false, maxBytes: 1024 },
+  }
+}
+
+/** Every byte the browser could receive from the proxy in this suite: status, headers, body. */
+const received: string[] = []
+
+async function call(base: string, path: string, init: RequestInit = {}): Promise<{ res: Response; text: string; json: any }> {
+  const res = await fetch(`${base}${path}`, init)
+  const text = await res.text()
+  received.push(`${res.status} ${res.statusText}\n${[...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`)
+  let json: any
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { res, text, json }
+}
+
+const post = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...headers },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+})
+
+const openaiChat = (extra: Record<string, unknown> = {}) => ({
+  model: 'gpt-4o-mini',
+  stream: true,
+  messages: [{ role: 'user', content: 'What does c.set do?' }],
+  ...extra,
+})
+
+const hostileHeaders = {
+  authorization: `Bearer ${CLIENT_SECRET}`,
+  'x-api-key': CLIENT_SECRET,
+  'x-goog-api-key': CLIENT_SECRET,
+  cookie: `session=${CLIENT_SECRET}`,
+}
+
+function lastFor(fake: Fake, member: MemberId): RecordedRequest {
+  const r = fake.requests().filter((q) => q.member === member).at(-1)
+  if (!r) throw new Error(`the fake saw no request for ${member}`)
+  return r
+}
+
+const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
+
+const RUNTIMES: Runtime[] = ['node', 'workers']
+
+describe.each(RUNTIMES)('proxy on %s', (runtime) => {
+  let fake: Fake
+  let proxy: RunningProxy
+  let base: string
+  const statePath = () => (runtime === 'node' ? join(tmp('docpilot-proxy-'), 'state.sqlite') : tmp('docpilot-persist-'))
+  let mainState: string
+
+  beforeAll(async () => {
+    fake = await startFake()
+    mainState = statePath()
+    proxy = await startProxy(runtime, { settings: mainSettings(), env: fake.env(), statePath: mainState })
+    base = proxy.url
+  }, 120_000)
+
+  afterAll(async () => {
+    await proxy?.stop()
+    await fake?.close()
+  })
+
+  describe('credentials', () => {
+    it('attaches each member its own key in its own header, and drops every client credential', async () => {
+      const cases: { member: MemberId; path: string; body: unknown; check: (r: RecordedRequest) => void }[] = [
+        {
+          member: 'openai',
+          path: '/ai/openai/chat/completions',
+          body: openaiChat(),
+          check: (r) => expect(r.headers.authorization).toBe('Bearer test-key-openai'),
+        },
+        {
+          member: 'openrouter',
+          path: '/ai/openrouter/chat/completions',
+          body: openaiChat({ model: 'openrouter/free' }),
+          check: (r) => expect(r.headers.authorization).toBe('Bearer test-key-openrouter'),
+        },
+        {
+          member: 'anthropic',
+          path: '/ai/anthropic/messages',
+          body: { model: 'claude-3-5-haiku-latest', max_tokens: 200, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+          check: (r) => {
+            expect(r.headers['x-api-key']).toBe('test-key-anthropic')
+            expect(r.headers['anthropic-version']).toBe('2023-06-01')
+            expect(r.headers.authorization).toBeUndefined()
+          },
+        },
+        {
+          member: 'gemini',
+          path: `/ai/gemini/models/gemini-2.0-flash:streamGenerateContent?alt=sse&key=${CLIENT_SECRET}`,
+          body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+          check: (r) => {
+            expect(r.headers['x-goog-api-key']).toBe('test-key-gemini')
+            expect(r.path).toBe('/gemini/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse')
+          },
+        },
+        {
+          member: 'ollama',
+          path: '/ai/ollama/api/chat',
+          body: { model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }] },
+          check: (r) => expect(r.headers.authorization).toBeUndefined(),
+        },
+        {
+          member: 'openai',
+          path: '/ai/openai/embeddings',
+          body: { model: 'text-embedding-3-small', input: ['hello'] },
+          check: (r) => {
+            expect(r.endpoint).toBe('embed')
+            expect(r.headers.authorization).toBe('Bearer test-key-openai')
+          },
+        },
+        {
+          member: 'gemini',
+          path: '/ai/gemini/models/text-embedding-004:batchEmbedContents',
+          body: { requests: [{ model: 'models/text-embedding-004', content: { parts: [{ text: 'hello' }] } }] },
+          check: (r) => expect(r.headers['x-goog-api-key']).toBe('test-key-gemini'),
+        },
+      ]
+      for (const c of cases) {
+        const { res, text } = await call(base, c.path, post(c.body, hostileHeaders))
+        expect(res.status, `${c.path}: ${text}`).toBe(200)
+        const seen = lastFor(fake, c.member)
+        c.check(seen)
+        expect(JSON.stringify(seen), `${c.path} forwarded a client credential`).not.toContain(CLIENT_SECRET)
+        expect(seen.headers.cookie).toBeUndefined()
+      }
+    })
+  })
+
+  describe('refusals', () => {
+    const refusals: { name: string; path: string; init: RequestInit; status: number; code: string; message: RegExp }[] = [
+      { name: 'unknown member', path: '/ai/nobody/chat/completions', init: post(openaiChat()), status: 404, code: 'unknown_member', message: /No provider route "nobody"/ },
+      { name: 'member not in the chain', path: '/ai/mistral/chat/completions', init: post(openaiChat()), status: 404, code: 'unknown_member', message: /configured members are: openai, gemini/ },
+      { name: 'path the protocol does not need', path: '/ai/openai/models', init: post({}), status: 404, code: 'path_not_allowed', message: /serves only: chat\/completions, embeddings/ },
+      { name: 'embeddings on a chat-only member', path: '/ai/openrouter/embeddings', init: post({ model: 'openrouter/free', input: 'x' }), status: 404, code: 'path_not_allowed', message: /does not forward "embeddings"/ },
+      { name: 'GET', path: '/ai/openai/chat/completions', init: { method: 'GET' }, status: 405, code: 'method_not_allowed', message: /use POST/ },
+      { name: 'PUT', path: '/ai/openai/chat/completions', init: { ...post(openaiChat()), method: 'PUT' }, status: 405, code: 'method_not_allowed', message: /Method PUT/ },
+      { name: 'body over the cap', path: '/ai/openai/chat/completions', init: post(openaiChat({ messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY) }] })), status: 413, code: 'body_too_large', message: /limited to 4096 bytes/ },
+      { name: 'not JSON', path: '/ai/openai/chat/completions', init: post('{nope'), status: 400, code: 'invalid_body', message: /JSON object/ },
+      { name: 'undeclared chat model', path: '/ai/openai/chat/completions', init: post(openaiChat({ model: 'gpt-4o' })), status: 403, code: 'model_not_allowed', message: /Model "gpt-4o" is not declared/ },
+      { name: 'chat model on the embeddings route', path: '/ai/openai/embeddings', init: post({ model: 'gpt-4o-mini', input: 'x' }), status: 403, code: 'model_not_allowed', message: /embeddings route/ },
+      { name: 'undeclared model in a Gemini path', path: '/ai/gemini/models/gemini-1.5-pro:streamGenerateContent?alt=sse', init: post({ contents: [] }), status: 403, code: 'model_not_allowed', message: /gemini-1.5-pro/ },
+      { name: 'a batch item naming another model', path: '/ai/gemini/models/text-embedding-004:batchEmbedContents', init: post({ requests: [{ model: 'models/other-embedder', content: { parts: [{ text: 'x' }] } }] }), status: 403, code: 'model_not_allowed', message: /other-embedder/ },
+      { name: 'a foreign origin', path: '/ai/openai/chat/completions', init: post(openaiChat(), { origin: 'https://evil.example' }), status: 403, code: 'origin_not_allowed', message: /proxy\.allowedOrigins/ },
+      { name: 'an opaque origin', path: '/ai/openai/chat/completions', init: post(openaiChat(), { origin: 'null' }), status: 403, code: 'origin_not_allowed', message: /origin null/ },
+    ]
+
+    it.each(refusals)('refuses $name with $status $code and forwards nothing', async ({ path, init, status, code, message }) => {
+      const before = fake.requests().length
+      const { res, json } = await call(base, path, init)
+      expect(res.status).toBe(status)
+      expect(res.headers.get('content-type')).toMatch(/application\/json/)
+      expect(json.error.code).toBe(code)
+      expect(json.error.message).toMatch(message)
+      expect(fake.requests().length).toBe(before)
+      if (status === 405) expect(res.headers.get('allow')).toBe('POST, OPTIONS')
+    })
+
+    it('clamps max_tokens over the cap (and writes it when absent), saying so in a header', async () => {
+      const over = await call(base, '/ai/openai/chat/completions', post(openaiChat({ max_tokens: 100_000 })))
+      expect(over.res.status).toBe(200)
+      expect(over.res.headers.get('x-docpilot-max-tokens-clamped')).toBe(String(MAX_TOKENS))
+      expect((lastFor(fake, 'openai').body as any).max_tokens).toBe(MAX_TOKENS)
+
+      await call(base, '/ai/anthropic/messages', post({ model: 'claude-3-5-haiku-latest', max_tokens: 9999, stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+      expect((lastFor(fake, 'anthropic').body as any).max_tokens).toBe(MAX_TOKENS)
+
+      await call(base, '/ai/gemini/models/gemini-2.0-flash:streamGenerateContent?alt=sse', post({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }))
+      expect((lastFor(fake, 'gemini').body as any).generationConfig.maxOutputTokens).toBe(MAX_TOKENS)
+
+      const under = await call(base, '/ai/openai/chat/completions', post(openaiChat({ max_tokens: 100 })))
+      expect(under.res.headers.get('x-docpilot-max-tokens-clamped')).toBeNull()
+      expect((lastFor(fake, 'openai').body as any).max_tokens).toBe(100)
+    })
+
+    it('serves same-origin and listed origins, with CORS only for the listed one', async () => {
+      const same = await call(base, '/ai/openai/chat/completions', post(openaiChat(), { origin: base }))
+      expect(same.res.status).toBe(200)
+      expect(same.res.headers.get('access-control-allow-origin')).toBeNull()
+      const listed = await call(base, '/ai/openai/chat/completions', post(openaiChat(), { origin: ORIGIN_ALLOWED }))
+      expect(listed.res.status).toBe(200)
+      expect(listed.res.headers.get('access-control-allow-origin')).toBe(ORIGIN_ALLOWED)
+      const preflight = await call(base, '/ai/openai/chat/completions', { method: 'OPTIONS', headers: { origin: ORIGIN_ALLOWED, 'access-control-request-method': 'POST' } })
+      expect(preflight.res.status).toBe(204)
+      expect(preflight.res.headers.get('access-control-allow-methods')).toBe('POST')
+      const foreignPreflight = await call(base, '/ai/openai/chat/completions', { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })
+      expect(foreignPreflight.res.status).toBe(403)
+    })
+  })
+
+  describe('streaming', () => {
+    it('passes deltas through as they arrive, not when the upstream finishes', async () => {
+      fake.control({ member: 'openai', deltas: 5, paceMs: 400, times: 1 })
+      const started = Date.now()
+      const res = await fetch(`${base}/ai/openai/chat/completions`, post(openaiChat()))
+      expect(res.status).toBe(200)
+      const reader = res.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ''
+      let firstDeltaAt: number | undefined
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        text += decoder.decode(value, { stream: true })
+        if (firstDeltaAt === undefined && text.includes('"content"')) firstDeltaAt = Date.now()
+      }
+      const endedAt = Date.now()
+      received.push(text)
+      expect(text).toContain('data: [DONE]')
+      expect(firstDeltaAt).toBeDefined()
+      // Five deltas 400 ms apart: a buffering proxy would hand over the first with the last.
+      expect(endedAt - firstDeltaAt!).toBeGreaterThanOrEqual(1200)
+      expect(firstDeltaAt! - started).toBeLessThan(endedAt - started)
+    })
+
+    it('cancels the upstream request when the client goes away', async () => {
+      fake.control({ member: 'anthropic', deltas: 40, paceMs: 150, times: 1 })
+      const controller = new AbortController()
+      const res = await fetch(`${base}/ai/anthropic/messages`, {
+        ...post({ model: 'claude-3-5-haiku-latest', max_tokens: 200, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+        signal: controller.signal,
+      })
+      const reader = res.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ''
+      while (!text.includes('content_block_delta')) {
+        const { done, value } = await reader.read()
+        if (done) break
+        text += decoder.decode(value, { stream: true })
+      }
+      expect(text).toContain('content_block_delta')
+      controller.abort()
+      // 40 deltas at 150 ms is six seconds of stream; the upstream must be cut long before it ends.
+      const deadline = Date.now() + 4000
+      while (!fake.cutShort.some((p) => p.includes('/anthropic/v1/messages')) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(fake.cutShort.some((p) => p.includes('/anthropic/v1/messages'))).toBe(true)
+    })
+  })
+
+  describe('health and feedback', () => {
+    it('lists each member and whether its key is set, never the key', async () => {
+      const { res, json, text } = await call(base, '/ai/health', { method: 'GET' })
+      expect(res.status).toBe(200)
+      const openai = json.routes.find((r: any) => r.member === 'openai')
+      expect(openai).toMatchObject({ keyEnv: 'OPENAI_API_KEY', keySet: true, ok: true })
+      expect(openai.paths).toEqual(['/ai/openai/chat/completions', '/ai/openai/embeddings'])
+      expect(json.routes.find((r: any) => r.member === 'ollama')).toMatchObject({ keyEnv: null, keySet: null, ok: true })
+      expect(text).not.toContain('test-key-')
+      const wrong = await call(base, '/ai/health', { method: 'POST' })
+      expect(wrong.res.status).toBe(405)
+    })
+
+    it('stores a rating with its receipt and ladder but without text, and refuses oversize or malformed feedback', async () => {
+      const feedback = {
+        rating: 'down',
+        receipt: { outcome: 'answered', attempts: [{ member: 'openai', model: 'gpt-4o-mini', class: 'ok', status: 200, latencyMs: 12 }], question: 'secret question text' },
+        ladder: { provider: 'openai', index: 0, freePool: false },
+        question: 'secret question text',
+        answer: 'secret answer text',
+      }
+      const ok = await call(base, '/ai/feedback', post(feedback))
+      expect(ok.res.status).toBe(201)
+      const id = ok.json.id as string
+
+      const big = await call(base, '/ai/feedback', post({ rating: 'up', comment: 'x'.repeat(2000) }))
+      expect(big.res.status).toBe(413)
+      expect(big.json.error.code).toBe('body_too_large')
+      const bad = await call(base, '/ai/feedback', post({ rating: 'meh' }))
+      expect(bad.res.status).toBe(400)
+      expect(bad.json.error.message).toMatch(/rating/)
+
+      let rows: Record<string, unknown>[]
+      if (runtime === 'node') {
+        const state = new SqliteState(mainState)
+        rows = state.feedbackRows() as unknown as Record<string, unknown>[]
+        state.close()
+      } else {
+        const worker = proxy as RunningWorker
+        const out = await wranglerCli(worker.configDir, ['d1', 'execute', 'docpilot-feedback', '--local', '--persist-to', mainState, '--json', '--command', 'SELECT * FROM feedback'])
+        expect(out.code, out.stderr).toBe(0)
+        rows = (JSON.parse(out.stdout) as { results: Record<string, unknown>[] }[])[0]!.results
+      }
+      const row = rows.find((r) => r.id === id)
+      expect(row).toBeDefined()
+      expect(row!.rating).toBe('down')
+      expect(JSON.parse(row!.ladder as string)).toEqual({ provider: 'openai', index: 0, freePool: false })
+      expect(JSON.parse(row!.receipt as string).attempts[0].member).toBe('openai')
+      expect(JSON.stringify(row)).not.toContain('secret')
+    })
+  })
+
+  describe('no key reaches the browser', () => {
+    it('an upstream error that quotes the credential comes back redacted', async () => {
+      const { res, text } = await call(base, '/ai/deepseek/chat/completions', post({ model: 'deepseek-chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+      expect(res.status).toBe(401)
+      expect(text).not.toContain(WRONG_DEEPSEEK_KEY)
+    })
+
+    it('finds no configured key in any byte the proxy sent in this suite', () => {
+      const keys = Object.entries(fake.env()).filter(([k]) => /_KEY$/.test(k)).map(([, v]) => v)
+      expect(keys.length).toBeGreaterThan(5)
+      expect(received.length).toBeGreaterThan(20)
+      const all = received.join('\n')
+      for (const key of keys) expect(all.includes(key), `key ${key.slice(0, 6)}… leaked`).toBe(false)
+    })
+  })
+})
+
+describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
+  let fake: Fake
+  const running: RunningProxy[] = []
+  const start = async (settings: ProxySettingsInput, statePath: string) => {
+    const p = await startProxy(runtime, { settings, env: fake.env(), statePath })
+    running.push(p)
+    return p
+  }
+  const stop = async (p: RunningProxy) => {
+    await p.stop()
+    running.splice(running.indexOf(p), 1)
+  }
+  const newState = () => (runtime === 'node' ? join(tmp('docpilot-proxy-'), 'state.sqlite') : tmp('docpilot-persist-'))
+  const chatOnce = (p: RunningProxy) => call(p.url, '/ai/openai/chat/completions', post(openaiChat({ stream: false })))
+
+  beforeAll(async () => {
+    fake = await startFake()
+  })
+  afterAll(async () => {
+    for (const p of [...running]) await p.stop()
+    await fake?.close()
+  })
+
+  it('a client over its token bucket gets 429 rate_limited with Retry-After', async () => {
+    const settings = { ...mainSettings(), proxy: { ...mainSettings().proxy, rateLimit: { perMinute: 1, burst: 3 } } }
+    const p = await start(settings, newState())
+    const statuses: number[] = []
+    for (let i = 0; i < 3; i++) statuses.push((await chatOnce(p)).res.status)
+    expect(statuses).toEqual([200, 200, 200])
+    const before = fake.requests().length
+    const over = await chatOnce(p)
+    expect(over.res.status).toBe(429)
+    expect(over.json.error.code).toBe('rate_limited')
+    expect(Number(over.res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(fake.requests().length).toBe(before)
+    await stop(p)
+  }, 120_000)
+
+  it('the daily ceiling holds across instances sharing state and across a restart', async () => {
+    const settings = { ...mainSettings(), budget: { dailyLimit: 3 } }
+    const state = newState()
+    const a = await start(settings, state)
+    expect((await chatOnce(a)).res.status).toBe(200)
+    expect((await chatOnce(a)).res.status).toBe(200)
+    // The last request of the day, raced for: exactly one of six concurrent requests may take it.
+    let others: RunningProxy[] = [a]
+    if (runtime === 'node') {
+      // A second instance on the same SQLite file spends from the same day.
+      others = [a, await start(settings, state)]
+    }
+    const race = await Promise.all(Array.from({ length: 6 }, (_, i) => chatOnce(others[i % others.length]!)))
+    expect(race.map((r) => r.res.status).sort()).toEqual([200, 429, 429, 429, 429, 429])
+    if (others[1]) {
+      expect((await chatOnce(others[1])).res.status).toBe(429)
+      await stop(others[1])
+    }
+    const over = await chatOnce(a)
+    expect(over.res.status).toBe(429)
+    expect(over.json.error.code).toBe('daily_quota')
+    expect(over.json.error.message).toMatch(/daily limit of 3/)
+    expect(over.res.headers.get('x-docpilot-quota')).toBe('daily')
+    const reset = Number(over.res.headers.get('x-ratelimit-reset')) * 1000
+    expect(reset).toBeGreaterThan(Date.now())
+    expect(reset).toBeLessThanOrEqual(Date.now() + 24 * 3600 * 1000)
+    expect(new Date(reset).getUTCHours()).toBe(0)
+    expect(Number(over.res.headers.get('retry-after'))).toBeGreaterThan(0)
+    // Embeddings are not chat requests: the daily ceiling does not block them.
+    const embed = await call(a.url, '/ai/openai/embeddings', post({ model: 'text-embedding-3-small', input: 'x' }))
+    expect(embed.res.status).toBe(200)
+
+    await stop(a)
+    const restarted = await start(settings, state)
+    const afterRestart = await chatOnce(restarted)
+    expect(afterRestart.res.status).toBe(429)
+    expect(afterRestart.json.error.code).toBe('daily_quota')
+    await stop(restarted)
+  }, 180_000)
+})
