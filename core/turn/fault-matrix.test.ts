@@ -1,0 +1,155 @@
+/**
+ * The fault matrix: every failure class, at the first, a middle and the last
+ * member of a three-member chain, before and after the first delta, against
+ * the fake providers over HTTP. Each case checks the rung the turn settles on,
+ * the attempts in the receipt, which members were asked, and the order the
+ * next turn walks (cooling members at the back, in place again once cooled).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startFakeProviders, type FakeProviders, type FaultRule } from '../../fixtures/providers/index.ts'
+import { cooldownKey, ManualClock, MemoryCooldownStore, orderForTurn } from '../ladder/cooldown.ts'
+import { stepsAside, type FailureClass } from '../ladder/failure.ts'
+import type { MemberId } from '../providers/table.ts'
+import { runTurn } from './run.ts'
+import { fakeChain, searchResult } from './test-helpers.ts'
+import type { TurnState } from './types.ts'
+
+let fake: FakeProviders
+beforeAll(async () => {
+  fake = await startFakeProviders()
+})
+afterAll(() => fake.close())
+
+interface Case {
+  cls: FailureClass
+  /** The member that can produce this class in its own wire shape. */
+  member: MemberId
+  rule: Omit<FaultRule, 'member'>
+  afterDelta: boolean
+}
+
+const DAY_AHEAD = () => Date.now() + 6 * 3600_000
+
+const CASES: Case[] = [
+  // Before the first delta: the status faults and transport failures.
+  { cls: 'rate_limited', member: 'openai', rule: { fault: 'rate-limit' }, afterDelta: false },
+  { cls: 'daily_quota', member: 'anthropic', rule: { fault: 'daily-quota' }, afterDelta: false },
+  { cls: 'overloaded', member: 'anthropic', rule: { fault: 'overloaded' }, afterDelta: false },
+  { cls: 'server_error', member: 'gemini', rule: { fault: 'server-error' }, afterDelta: false },
+  { cls: 'auth', member: 'openai', rule: { fault: 'unauthorized' }, afterDelta: false },
+  { cls: 'payment', member: 'openrouter', rule: { fault: 'payment-required' }, afterDelta: false },
+  { cls: 'not_found', member: 'anthropic', rule: { fault: 'model-not-found' }, afterDelta: false },
+  { cls: 'network', member: 'openai', rule: { fault: 'reset' }, afterDelta: false },
+  { cls: 'timeout', member: 'gemini', rule: { fault: 'hang' }, afterDelta: false },
+  { cls: 'request_rejected', member: 'anthropic', rule: { fault: 'bad-request' }, afterDelta: false },
+  { cls: 'unknown', member: 'gemini', rule: { fault: 'server-error', status: 418 }, afterDelta: false },
+  // An error inside a 200 stream before any delta is classified like its status twin.
+  { cls: 'overloaded', member: 'anthropic', rule: { fault: 'stream-error', afterDeltas: 0 }, afterDelta: false },
+  // A 200 head whose socket dies before any delta is a network failure: nothing began, so it rotates.
+  { cls: 'network', member: 'openai', rule: { fault: 'stream-break', afterDeltas: 0 }, afterDelta: false },
+  // After the first delta: everything the wire can still do once the 200 head is out.
+  { cls: 'stream_broken', member: 'anthropic', rule: { fault: 'stream-break', afterDeltas: 1 }, afterDelta: true },
+  { cls: 'timeout', member: 'openai', rule: { fault: 'hang', afterDeltas: 1 }, afterDelta: true },
+  { cls: 'server_error', member: 'openrouter', rule: { fault: 'stream-error', afterDeltas: 1 }, afterDelta: true },
+  { cls: 'overloaded', member: 'anthropic', rule: { fault: 'stream-error', afterDeltas: 1 }, afterDelta: true },
+  { cls: 'unknown', member: 'ollama', rule: { fault: 'stream-error', afterDeltas: 1 }, afterDelta: true },
+]
+
+const FILLERS: MemberId[] = ['groq', 'mistral', 'deepseek', 'together']
+const POSITIONS = ['first', 'middle', 'last'] as const
+
+function chainFor(c: Case, position: (typeof POSITIONS)[number]): MemberId[] {
+  const others = FILLERS.filter((m) => m !== c.member).slice(0, 2)
+  const at = POSITIONS.indexOf(position)
+  return [...others.slice(0, at), c.member, ...others.slice(at)]
+}
+
+function expectedState(c: Case, last: boolean): TurnState {
+  if (c.afterDelta) return 'partial'
+  if (!stepsAside(c.cls)) return 'hybrid'
+  if (last) return c.cls === 'daily_quota' ? 'rate-limited' : 'hybrid'
+  return 'answered'
+}
+
+describe('fault matrix', () => {
+  for (const c of CASES) {
+    for (const position of POSITIONS) {
+      const label = `${c.cls} ${c.afterDelta ? 'after' : 'before'} the first delta at the ${position} member (${c.member})`
+      it(label, async () => {
+        await fake.reset()
+        const members = chainFor(c, position)
+        const at = members.indexOf(c.member)
+        const last = at === members.length - 1
+        const { chain, transport } = fakeChain(fake.env(), members)
+        const cooldowns = new MemoryCooldownStore()
+        const clock = new ManualClock()
+        // Members ahead of the faulted one fail with a 5xx, so the walk reaches it.
+        const rules: FaultRule[] = members.slice(0, at).map((m) => ({ member: m, fault: 'server-error', times: 1 }))
+        const extra = c.rule.fault === 'daily-quota' ? { resetAt: DAY_AHEAD() } : {}
+        rules.push({ member: c.member, ...c.rule, ...extra, times: 1 })
+        await fake.control(rules)
+
+        const r = await runTurn({
+          question: 'How do I read a value?',
+          retrieve: async () => searchResult(),
+          chain,
+          transport,
+          cooldowns,
+          clock,
+          options: { timeouts: { firstByteMs: 250, idleMs: 250 } },
+        })
+
+        // The rung the turn settles on.
+        const state = expectedState(c, last)
+        expect(r.state).toBe(state)
+        expect(r.passages).toHaveLength(3)
+        if (state === 'partial') {
+          expect(r.cutOff).toBe(true)
+          expect(r.text.length).toBeGreaterThan(0)
+        }
+        if (state === 'rate-limited') expect(r.resetAt).toBeGreaterThan(clock.now() + 3600_000)
+
+        // The attempts, in order: 5xx for those ahead, the class under test, then the answer if the walk went on.
+        const expectedAttempts: [MemberId, string][] = [
+          ...members.slice(0, at).map((m) => [m, 'server_error'] as [MemberId, string]),
+          [c.member, c.cls],
+        ]
+        if (state === 'answered') expectedAttempts.push([members[at + 1]!, 'ok'])
+        expect(r.receipt.attempts.map((a) => [a.member, a.class])).toEqual(expectedAttempts)
+        expect(r.receipt.outcome).toBe(state)
+
+        // Each member asked at most once, nobody after the stop.
+        const asked = (await fake.requests()).filter((q) => q.endpoint === 'chat').map((q) => q.member)
+        expect(asked).toEqual(expectedAttempts.map(([m]) => m))
+
+        // The next turn's order: members that stepped aside wait at the back.
+        const cooled = new Set(members.slice(0, at))
+        if (stepsAside(c.cls)) cooled.add(c.member)
+        const nextOrder = [...members.filter((m) => !cooled.has(m)), ...members.filter((m) => cooled.has(m))]
+        const order = () => orderForTurn(chain, (m) => cooldownKey(m.provider), cooldowns, clock.now()).map((m) => m.provider)
+        expect(order()).toEqual(nextOrder)
+
+        // ...and receive no request on the next turn while the others answer.
+        await fake.reset()
+        const next = await runTurn({
+          question: 'And another?',
+          retrieve: async () => searchResult(),
+          chain,
+          transport,
+          cooldowns,
+          clock,
+        })
+        expect(next.state).toBe('answered')
+        expect(next.ladder?.provider).toBe(nextOrder[0])
+
+        // Once the cooldowns end (60 s; a daily quota waits for its reset), the configured order is back.
+        clock.advance(60_001)
+        if (c.cls === 'daily_quota' && cooled.has(c.member)) {
+          expect(order().at(-1)).toBe(c.member)
+          clock.advance(7 * 3600_000)
+        }
+        expect(order()).toEqual(members)
+      })
+    }
+  }
+})
