@@ -1,0 +1,159 @@
+/**
+ * The ladder as the reader sees it (spec 002): rotation is silent, the free
+ * pool rotates inside its member, own servers answer last, nothing rotates
+ * once a delta is on screen, and when nobody answers the passages stay.
+ */
+import { expect, test, type Page } from '@playwright/test'
+import type { RecordedRequest } from '../fixtures/providers/index.ts'
+import { HYBRID_NOTICE } from '../core/turn/copy.ts'
+import { ask, dialog, expectAccessible, keepScreenshot, openPanel, settled, startSite, type Site } from './harness.ts'
+import { COVERED } from './paths.ts'
+
+const chats = async (site: Site): Promise<RecordedRequest[]> => (await site.fakes.requests()).filter((r) => r.endpoint === 'chat')
+const who = (rs: RecordedRequest[]) => rs.map((r) => `${r.member}:${r.status}`)
+
+/** Words a rotation notice would need; none may appear in a correctly answered turn. */
+const NOTICE_WORDS = /openai|gemini|rate|limit|fallback|switched|unavailable|instead/i
+
+async function fresh(site: Site, page: Page) {
+  await site.fakes.reset()
+  await site.fakes.control({ echo: true })
+  await page.goto(site.url)
+  await openPanel(page)
+}
+
+test.describe('billed members, first one rate-limited', () => {
+  let site: Site
+  test.beforeAll(async () => {
+    site = await startSite({ members: ['openai', 'gemini'] })
+  })
+  test.afterAll(async () => site?.close())
+
+  test('429 from the first member: the second answers, silently; the cooling member is untouched next turn', async ({ page }, info) => {
+    await fresh(site, page)
+    await site.fakes.control({ member: 'openai', fault: 'rate-limit', times: 1 })
+    const turn = await ask(page, COVERED)
+    const body = await settled(turn, 'answered')
+    expect(who(await chats(site))).toEqual(['openai:429', 'gemini:200'])
+    // Silent: the turn is the answer, its sources and the thumbs, and nothing that names the rotation.
+    const parts = await body.evaluate((el) => [...el.children].map((c) => c.className))
+    expect(parts).toEqual(['dp-answer', 'dp-sources', 'dp-feedback'])
+    const answer = (await body.locator('.dp-answer').innerText()).replace(/\([^)]*\)/g, '')
+    expect(answer).not.toMatch(NOTICE_WORDS)
+    await expect(turn.locator('.dp-sources')).not.toContainText(NOTICE_WORDS)
+    await keepScreenshot(page, info, 'rotated-silently')
+    await expectAccessible(page, info, 'answered-after-rotation')
+
+    // Next turn, and after a reload (cooldowns persist in IndexedDB): openai is cooling and never asked.
+    const second = await ask(page, COVERED)
+    await settled(second, 'answered')
+    await page.reload()
+    await openPanel(page)
+    await settled(await ask(page, COVERED), 'answered')
+    expect(who(await chats(site))).toEqual(['openai:429', 'gemini:200', 'gemini:200', 'gemini:200'])
+  })
+
+  test('a stream cut after its first delta: no rotation, the partial answer is marked, Retry', async ({ page }, info) => {
+    await fresh(site, page)
+    await site.fakes.control({ member: 'openai', fault: 'stream-break', afterDeltas: 1, echo: true, deltas: 4 })
+    const turn = await ask(page, COVERED)
+    const body = await settled(turn, 'partial')
+    await expect(body.locator('.dp-answer')).toContainText('According to')
+    await expect(body.locator('.dp-cut')).toHaveText('The answer was cut off before it finished.')
+    await expect(body.getByRole('button', { name: 'Retry' })).toBeVisible()
+    // Nothing rotates once a delta is on screen.
+    expect((await chats(site)).map((r) => r.member)).toEqual(['openai'])
+    await keepScreenshot(page, info, 'partial')
+    await expectAccessible(page, info, 'partial')
+  })
+
+  test('every member down: the hybrid answer with the exact sentence, rows, Retry and Search the docs', async ({ page }, info) => {
+    await fresh(site, page)
+    await site.fakes.control([
+      { member: 'openai', fault: 'server-error', status: 503 },
+      { member: 'gemini', fault: 'server-error', status: 500 },
+    ])
+    const turn = await ask(page, COVERED)
+    const body = await settled(turn, 'hybrid')
+    await expect(body.locator('.dp-lead')).toHaveText(HYBRID_NOTICE)
+    const rows = body.locator('.dp-row')
+    expect(await rows.count()).toBeGreaterThan(0)
+    await expect(rows.first().locator('a')).toHaveAttribute('href', /^\/.*#.+/)
+    await expect(rows.first().locator('blockquote')).not.toBeEmpty()
+    const actions = body.locator('.dp-actions button')
+    await expect(actions).toHaveText(['Retry', 'Search the docs'])
+    await keepScreenshot(page, info, 'hybrid')
+    await expectAccessible(page, info, 'hybrid')
+
+    // Search the docs: a results view of the passages (the demo site has no search page).
+    await body.getByRole('button', { name: 'Search the docs' }).click()
+    const search = dialog(page).locator('article.dp-turn').last().locator('[data-state="search"]')
+    await expect(search.locator('.dp-row').first()).toBeVisible()
+    // Retry asks the same question again.
+    await body.getByRole('button', { name: 'Retry' }).click()
+    const retried = dialog(page).locator('article.dp-turn').last()
+    await expect(retried.locator('.dp-question')).toHaveText(COVERED)
+    await settled(retried, 'hybrid')
+  })
+})
+
+test.describe('no provider keys at all', () => {
+  let site: Site
+  test.beforeAll(async () => {
+    site = await startSite({ members: [] })
+  })
+  test.afterAll(async () => site?.close())
+
+  test('every turn is a search answer', async ({ page }, info) => {
+    await page.goto(site.url)
+    await openPanel(page)
+    const body = await settled(await ask(page, COVERED), 'hybrid')
+    await expect(body.locator('.dp-lead')).toHaveText(HYBRID_NOTICE)
+    await keepScreenshot(page, info, 'hybrid-no-keys')
+  })
+})
+
+test.describe('free pool', () => {
+  let site: Site
+  test.beforeAll(async () => {
+    site = await startSite({ members: ['openrouter'], config: { chat: { provider: 'openrouter', model: 'free' } } })
+  })
+  test.afterAll(async () => site?.close())
+
+  test("one free id's 429 moves to the next id inside the member", async ({ page }, info) => {
+    await site.fakes.reset()
+    await site.fakes.control([{ echo: true }, { member: 'openrouter', model: 'openrouter/free', fault: 'rate-limit' }])
+    const ladders: string[] = []
+    page.on('console', (m) => m.text().startsWith('turn.ladder') && ladders.push(m.text()))
+    await page.goto(`${site.url}/?dpdebug=1`)
+    await openPanel(page)
+    await settled(await ask(page, COVERED), 'answered')
+    const models = (await chats(site)).map((r) => `${r.model}:${r.status}`)
+    expect(models[0]).toBe('openrouter/free:429')
+    expect(models[1]).toMatch(/:free:200$/)
+    expect(models).toHaveLength(2)
+    expect(ladders).toHaveLength(1)
+    const ladder = JSON.parse(ladders[0]!.replace(/^turn\.ladder = /, ''))
+    expect(ladder).toMatchObject({ provider: 'openrouter', index: 0, freePool: { index: 1 } })
+    await keepScreenshot(page, info, 'free-pool')
+  })
+})
+
+test.describe('a server of your own', () => {
+  let site: Site
+  test.beforeAll(async () => {
+    site = await startSite({ members: ['ollama', 'openrouter', 'openai'] })
+  })
+  test.afterAll(async () => site?.close())
+
+  test('answers last: billed, then the free pool, then ollama', async ({ page }, info) => {
+    await fresh(site, page)
+    await site.fakes.control([
+      { member: 'openai', fault: 'server-error' },
+      { member: 'openrouter', fault: 'server-error' },
+    ])
+    await settled(await ask(page, COVERED), 'answered')
+    expect((await chats(site)).map((r) => `${r.member}:${r.status! >= 500 ? '5xx' : r.status}`)).toEqual(['openai:5xx', 'openrouter:5xx', 'ollama:200'])
+    await keepScreenshot(page, info, 'own-server-last')
+  })
+})
