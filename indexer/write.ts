@@ -13,7 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { FORMAT_VERSION, type ChunkRecord, type EmbedderIdentity, type Manifest } from '../core/index-format.ts'
 import { buildLexicalIndex, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
-import type { MetaPart, TextShard } from '../core/retrieval/parts.ts'
+import { encodeMeta, type TextShard } from '../core/retrieval/parts.ts'
 
 /** Chunks per text shard: a result fetches one shard of about this many neighbours. */
 export const DEFAULT_SHARD_SIZE = 8
@@ -81,22 +81,6 @@ function jsonPart(kind: string, value: unknown): PendingPart {
   return { name: `${kind}.${digest(json).slice(0, 16)}.json.gz`, bytes: gzip(json), raw: Buffer.byteLength(json) }
 }
 
-function metaPart(chunks: readonly ChunkRecord[], shardSize: number): MetaPart {
-  const pages: MetaPart['pages'] = []
-  const pageOf = new Map<string, number>()
-  const rows: MetaPart['chunks'] = chunks.map((c) => {
-    const key = JSON.stringify([c.path, c.url, c.title])
-    let page = pageOf.get(key)
-    if (page === undefined) {
-      page = pages.length
-      pages.push([c.path, c.url, c.title])
-      pageOf.set(key, page)
-    }
-    return [c.id, page, c.anchor, c.trail]
-  })
-  return { pages, chunks: rows, shardSize }
-}
-
 /** The corpus digest identifies what was indexed: every chunk field, in order. */
 export function corpusDigest(chunks: readonly ChunkRecord[]): string {
   return digest(JSON.stringify(chunks.map((c) => [c.id, c.path, c.url, c.anchor, c.title, c.trail, c.text])))
@@ -128,7 +112,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const chunks = input.chunks
 
   const lexical = jsonPart('lexical', buildLexicalIndex(chunks, settings).toJSON())
-  const meta = jsonPart('meta', metaPart(chunks, shardSize))
+  const meta = jsonPart('meta', encodeMeta(chunks, shardSize))
   const shards: PendingPart[] = []
   for (let i = 0; i < chunks.length; i += shardSize) {
     const texts: TextShard = chunks.slice(i, i + shardSize).map((c) => c.text)

@@ -83,7 +83,7 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
         [
           `Indexed ${result.files.length} files into ${result.chunks} chunks in ${(result.ms / 1000).toFixed(1)} s` +
             (result.warnings.length ? ` (${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'})` : ''),
-          `  ${shown}: ${result.parts.length} files, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
+          `  ${shown}: ${result.parts.length} parts, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
           ...upFront.map((p) => `    ${p.name.padEnd(36)} ${kb(p.raw).padStart(10)} raw ${kb(p.gzip).padStart(10)} gzip`),
           `    ${`texts.*.json.gz (${shards.length} shards)`.padEnd(36)} ${kb(shards.reduce((s, p) => s + p.raw, 0)).padStart(10)} raw ${kb(shards.reduce((s, p) => s + p.gzip, 0)).padStart(10)} gzip`,
           `  Before the first result a reader fetches ${kb(upFrontGzip)} gzip, then about ${kb(Math.round(avgShard))} per text shard.`,

@@ -140,7 +140,92 @@ export interface LexicalIndex {
   search(query: string, limit: number): LexicalHit[]
   /** Distinct query terms after tokenizing, stop words and stemming. */
   queryTerms(query: string): string[]
-  toJSON(): AsPlainObject
+  /** The compact stored form (see LexicalPart). */
+  toJSON(): LexicalPart
+}
+
+/**
+ * The stored lexical index: minisearch's own JSON, re-encoded about half
+ * the size (after gzip). Documents are numbered 0..n-1 (chunk order), so
+ * document id maps disappear; each term lists, per field, the ascending
+ * document numbers as gaps, and their term frequencies only when some
+ * frequency is not 1. A field the term does not occur in is 0.
+ */
+export interface LexicalPart {
+  encoding: 'docpilot-postings-v1'
+  averageFieldLength: number[]
+  /** Per document, the length of each field in terms. */
+  fieldLength: number[][]
+  terms: string[]
+  postings: Array<Array<0 | number[] | [gaps: number[], freqs: number[]]>>
+}
+
+function encodePart(js: AsPlainObject): LexicalPart {
+  const n = js.documentCount
+  const fieldLength: number[][] = []
+  for (let i = 0; i < n; i++) {
+    if (js.documentIds[i] !== i) throw new Error('lexical index documents must be numbered 0..n-1 in order')
+    fieldLength.push(js.fieldLength[i]!)
+  }
+  const fields = Object.keys(js.fieldIds).length
+  const terms: string[] = []
+  const postings: LexicalPart['postings'] = []
+  for (const [term, byField] of js.index) {
+    terms.push(term)
+    const row: LexicalPart['postings'][number] = []
+    for (let f = 0; f < fields; f++) {
+      const docs = byField[f] as Record<string, number> | undefined
+      if (!docs) {
+        row.push(0)
+        continue
+      }
+      const ids = Object.keys(docs).map(Number).sort((a, b) => a - b)
+      const gaps = ids.map((id, i) => id - (i ? ids[i - 1]! : 0))
+      const freqs = ids.map((id) => docs[id]!)
+      row.push(freqs.every((x) => x === 1) ? gaps : [gaps, freqs])
+    }
+    while (row.at(-1) === 0) row.pop()
+    postings.push(row)
+  }
+  return { encoding: 'docpilot-postings-v1', averageFieldLength: js.averageFieldLength, fieldLength, terms, postings }
+}
+
+function decodePart(part: LexicalPart, fields: readonly string[]): AsPlainObject {
+  if (part.encoding !== 'docpilot-postings-v1') throw new Error(`unknown lexical index encoding "${String(part.encoding)}"`)
+  const n = part.fieldLength.length
+  const documentIds: Record<string, number> = {}
+  const fieldLength: Record<string, number[]> = {}
+  for (let i = 0; i < n; i++) {
+    documentIds[i] = i
+    fieldLength[i] = part.fieldLength[i]!
+  }
+  const index: AsPlainObject['index'] = part.terms.map((term, t) => {
+    const byField: Record<string, Record<string, number>> = {}
+    part.postings[t]!.forEach((entry, f) => {
+      if (entry === 0) return
+      const [gaps, freqs] = Array.isArray(entry[0]) ? (entry as [number[], number[]]) : [entry as number[], undefined]
+      const docs: Record<string, number> = {}
+      let id = 0
+      gaps.forEach((gap, i) => {
+        id += gap
+        docs[id] = freqs ? freqs[i]! : 1
+      })
+      byField[f] = docs
+    })
+    return [term, byField]
+  })
+  return {
+    documentCount: n,
+    nextId: n,
+    documentIds,
+    fieldIds: Object.fromEntries(fields.map((f, i) => [f, i])),
+    fieldLength,
+    averageFieldLength: part.averageFieldLength,
+    storedFields: {},
+    dirtCount: 0,
+    index,
+    serializationVersion: 2,
+  }
 }
 
 function wrap(mini: MiniSearch<{ id: number }>, settings: LexicalSettings): LexicalIndex {
@@ -149,7 +234,7 @@ function wrap(mini: MiniSearch<{ id: number }>, settings: LexicalSettings): Lexi
   return {
     settings,
     queryTerms,
-    toJSON: () => mini.toJSON(),
+    toJSON: () => encodePart(mini.toJSON()),
     search(query, limit) {
       const terms = queryTerms(query)
       if (!terms.length) return []
@@ -180,8 +265,8 @@ export function buildLexicalIndex(chunks: readonly ChunkRecord[], settings: Lexi
   return wrap(mini, settings)
 }
 
-/** Loads an index serialized by `toJSON`, with the settings recorded beside it. */
-export function loadLexicalIndex(json: AsPlainObject, settings: LexicalSettings): LexicalIndex {
-  const mini = MiniSearch.loadJS<{ id: number }>(json, miniSearchOptions(settings))
+/** Loads an index stored by `toJSON`, with the settings recorded beside it. */
+export function loadLexicalIndex(part: LexicalPart, settings: LexicalSettings): LexicalIndex {
+  const mini = MiniSearch.loadJS<{ id: number }>(decodePart(part, settings.fields), miniSearchOptions(settings))
   return wrap(mini, settings)
 }

@@ -4,6 +4,7 @@
  * Search code only ever sees this interface.
  */
 import { gunzipSync } from 'fflate'
+import type { ChunkRecord } from '../index-format.ts'
 
 export interface PartLoader {
   /** A part parsed as JSON (used for the uncompressed manifest.json). */
@@ -42,15 +43,42 @@ export async function readJsonPart<T>(loader: PartLoader, name: string): Promise
 
 /**
  * The small metadata part: everything a result row shows except the chunk
- * text, fetched once when the index opens. Pages are listed once and chunks
- * point at them, so the path, URL and title are not repeated per chunk.
+ * text, fetched once when the index opens. It is written compactly because
+ * every reader downloads it before the first result: pages are listed once
+ * and chunks point at them; a trail that starts with the page title stores
+ * 0 in its place; a chunk id is stored only when it is not `path#anchor`.
  */
 export interface MetaPart {
   pages: Array<[path: string, url: string, title: string]>
-  chunks: Array<[id: string, page: number, anchor: string, trail: string[]]>
+  chunks: Array<[page: number, anchor: string, trail: Array<string | 0>, id?: string]>
   /** Chunk texts are stored in shards of this many consecutive chunks (parts.texts[i]). */
   shardSize: number
 }
 
 /** One text shard: the texts of chunks `i * shardSize ...` in index order. */
 export type TextShard = string[]
+
+export type ChunkMeta = Omit<ChunkRecord, 'text'>
+
+export function encodeMeta(chunks: readonly ChunkMeta[], shardSize: number): MetaPart {
+  const pages: MetaPart['pages'] = []
+  const pageOf = new Map<string, number>()
+  const rows = chunks.map((c): MetaPart['chunks'][number] => {
+    const key = JSON.stringify([c.path, c.url, c.title])
+    let page = pageOf.get(key)
+    if (page === undefined) {
+      page = pages.length
+      pages.push([c.path, c.url, c.title])
+      pageOf.set(key, page)
+    }
+    const trail = c.trail[0] === c.title ? [0 as const, ...c.trail.slice(1)] : c.trail
+    return c.id === `${c.path}#${c.anchor}` ? [page, c.anchor, trail] : [page, c.anchor, trail, c.id]
+  })
+  return { pages, chunks: rows, shardSize }
+}
+
+export function decodeMeta(meta: MetaPart, ordinal: number): ChunkMeta {
+  const [page, anchor, trail, id] = meta.chunks[ordinal]!
+  const [path, url, title] = meta.pages[page]!
+  return { id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail: trail.map((t) => (t === 0 ? title : t)) }
+}

@@ -5,8 +5,8 @@
  * the winning chunks' texts loaded (a shard at a time, cached).
  */
 import { FORMAT_VERSION, type ChunkRecord, type Manifest } from '../index-format.ts'
-import { loadLexicalIndex, type LexicalHit, type LexicalIndex, type LexicalSettings } from './lexical.ts'
-import { readJsonPart, type MetaPart, type PartLoader, type TextShard } from './parts.ts'
+import { loadLexicalIndex, type LexicalHit, type LexicalIndex, type LexicalPart, type LexicalSettings } from './lexical.ts'
+import { decodeMeta, readJsonPart, type MetaPart, type PartLoader, type TextShard } from './parts.ts'
 
 export interface SearchOptions {
   /** How many passages to return (default 8). */
@@ -79,7 +79,7 @@ export async function openIndex(loader: PartLoader): Promise<DocIndex> {
   const manifest = checkManifest(await loader.json<unknown>('manifest.json'))
   const [meta, lexicalJson] = await Promise.all([
     readJsonPart<MetaPart>(loader, partName(manifest, 'meta')),
-    readJsonPart<Parameters<typeof loadLexicalIndex>[0]>(loader, partName(manifest, 'lexical')),
+    readJsonPart<LexicalPart>(loader, partName(manifest, 'lexical')),
   ])
   const lexical: LexicalIndex = loadLexicalIndex(lexicalJson, manifest.lexical as unknown as LexicalSettings)
   const shardNames = manifest.parts.texts
@@ -99,11 +99,7 @@ export async function openIndex(loader: PartLoader): Promise<DocIndex> {
 
   async function chunks(ordinals: number[]): Promise<ChunkRecord[]> {
     const texts = await Promise.all(ordinals.map((o) => shard(Math.floor(o / meta.shardSize))))
-    return ordinals.map((o, i) => {
-      const [id, page, anchor, trail] = meta.chunks[o]!
-      const [path, url, title] = meta.pages[page]!
-      return { id, path, url, anchor, title, trail, text: texts[i]![o % meta.shardSize]! }
-    })
+    return ordinals.map((o, i) => ({ ...decodeMeta(meta, o), text: texts[i]![o % meta.shardSize]! }))
   }
 
   return {

@@ -1,0 +1,197 @@
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { main } from './main.ts'
+
+const BIN = resolve(import.meta.dirname, '../bin/docpilot.js')
+
+let dir: string
+let docs: string
+
+const PAGES: Record<string, string> = {
+  'guide/cookies.md': '# Cookie Helper\n\nHelpers for cookies.\n\n## Signed cookies\n\nUse `setSignedCookie` with a secret so nobody can tamper with the value.\n\n## Deleting cookies\n\nCall `deleteCookie` to remove one.\n',
+  'guide/bun.md': '# Bun\n\n## Change port number\n\nExport `port` to change which port the Bun server listens on.\n',
+  'api/routing.mdx': '---\ntitle: Routing\n---\nimport X from "./x"\n\n## Path parameters\n\nRead a path parameter with <code>c.req.param()</code>.\n',
+}
+
+async function writeDocs(root: string, pages: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(pages)) {
+    await mkdir(join(root, path, '..'), { recursive: true })
+    await writeFile(join(root, path), text)
+  }
+}
+
+/** Runs main in-process with captured output. */
+async function run(argv: string[], cwd = dir, env: Record<string, string | undefined> = {}) {
+  let stdout = ''
+  let stderr = ''
+  const code = await main(argv, { cwd, env, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stderrIsTTY: false })
+  return { code, stdout, stderr }
+}
+
+/** Runs the real bin as a child process. */
+async function spawn(argv: string[], cwd = dir) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...argv], { cwd })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'docpilot-cli-'))
+  docs = join(dir, 'docs')
+  await writeDocs(docs, PAGES)
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+describe.concurrent('docpilot (real process)', () => {
+  it('exits 0 for --help and shows examples', async () => {
+    const r = await spawn(['index', '--help'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('Examples:')
+    expect(r.stdout).toContain('--include')
+  })
+
+  it('exits 2 on an unknown option', async () => {
+    const r = await spawn(['query', '--bogus'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain("unknown option '--bogus'")
+  })
+
+  it('exits 1 with one clear line for a missing docs folder', async () => {
+    const r = await spawn(['index', 'no-such-docs'])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim()).toMatch(/no-such-docs does not exist/)
+    expect(r.stderr).not.toContain('    at ')
+  })
+})
+
+describe('docpilot index', () => {
+  it('writes an index and a summary with files, chunks, bytes and time', async () => {
+    const r = await run(['index', 'docs', '--out', 'idx'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/Indexed 3 files into \d+ chunks in [\d.]+ s/)
+    expect(r.stdout).toMatch(/KB raw, [\d.]+ KB gzip/)
+    expect(await readdir(join(dir, 'idx'))).toContain('manifest.json')
+  })
+
+  it('writes byte-identical output for the same docs', async () => {
+    await run(['index', 'docs', '--out', 'det-a'])
+    await run(['index', 'docs', '--out', 'det-b'])
+    const a = (await readdir(join(dir, 'det-a'))).sort()
+    expect((await readdir(join(dir, 'det-b'))).sort()).toEqual(a)
+    for (const name of a) expect(await readFile(join(dir, 'det-b', name))).toEqual(await readFile(join(dir, 'det-a', name)))
+  })
+
+  it('honours SOURCE_DATE_EPOCH for createdAt', async () => {
+    await run(['index', 'docs', '--out', 'dated'], dir, { SOURCE_DATE_EPOCH: '1700000000' })
+    const manifest = JSON.parse(await readFile(join(dir, 'dated', 'manifest.json'), 'utf8'))
+    expect(manifest.createdAt).toBe('2023-11-14T22:13:20.000Z')
+  })
+
+  it('keeps paths relative to the folder named, narrowing with --include', async () => {
+    const r = await run(['index', '.', '--include', 'docs/guide/**/*.md', '--out', 'narrow'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/Indexed 2 files/)
+    const q = await run(['query', '--index', 'narrow', '--json', 'signed', 'cookies'])
+    expect(JSON.parse(q.stdout).results[0].path).toBe('docs/guide/cookies.md')
+  })
+
+  it('fails on an empty docs folder and on a folder with no pages', async () => {
+    await mkdir(join(dir, 'empty'))
+    const empty = await run(['index', 'empty', '--out', 'x1'])
+    expect(empty.code).toBe(1)
+    expect(empty.stderr).toMatch(/is empty/)
+    await writeDocs(join(dir, 'nopages'), { 'notes.txt': 'hello' })
+    const none = await run(['index', 'nopages', '--out', 'x2'])
+    expect(none.code).toBe(1)
+    expect(none.stderr).toMatch(/No files in .* match include/)
+  })
+
+  it('warns about a malformed file by name and indexes the rest', async () => {
+    await writeDocs(join(dir, 'broken'), { ...PAGES, 'bad.mdx': '# Bad\n\n<div>\n\n{oops\n' })
+    const r = await run(['index', 'broken', '--out', 'broken-idx'])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/warning: bad\.mdx: /)
+    expect(r.stdout).toMatch(/Indexed \d+ files/)
+  })
+
+  it('rejects an invalid config before doing anything', async () => {
+    const cfgDir = join(dir, 'with-config')
+    await writeDocs(cfgDir, { 'docpilot.config.json': JSON.stringify({ anchors: { slugger: 'gh' }, chat: { chian: 'auto' } }) })
+    const r = await run(['index', docs, '--out', join(cfgDir, 'idx')], cfgDir)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`Invalid config docpilot.config.json: anchors.slugger must be one of 'github', 'vitepress', 'starlight' or 'docusaurus' (got "gh")`)
+    expect(r.stderr).toContain('Invalid config docpilot.config.json: chat.chian is not a known setting; did you mean chat.chain?')
+    expect(await readdir(cfgDir)).toEqual(['docpilot.config.json'])
+  })
+
+  it('asks for a folder when none is given (usage error)', async () => {
+    const r = await run(['index'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/name the docs folder/)
+  })
+})
+
+describe('docpilot query and eval', () => {
+  beforeAll(async () => {
+    await run(['index', 'docs', '--out', 'qidx'])
+    await writeFile(
+      join(dir, 'q.jsonl'),
+      [
+        { id: 'a', q: 'How can I stop users from editing cookie values?', kind: 'paraphrase', gold: [{ path: 'guide/cookies.md', trail: ['Cookie Helper', 'Signed cookies'] }] },
+        { id: 'b', q: 'c.req.param', kind: 'keyword', gold: [{ path: 'api/routing.mdx', trail: ['Routing'] }] },
+        { id: 'c', q: 'sourdough bread recipe', kind: 'off-topic', gold: [] },
+      ]
+        .map((x) => JSON.stringify(x))
+        .join('\n'),
+    )
+  })
+
+  it('writes one contract line per question', async () => {
+    const r = await run(['query', '--index', 'qidx', '--questions', 'q.jsonl', '--k', '2'])
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(lines.map((l) => l.id)).toEqual(['a', 'b', 'c'])
+    expect(Object.keys(lines[0])).toEqual(['id', 'mode', 'gate', 'results'])
+    expect(Object.keys(lines[0].gate)).toEqual(['pass', 'score'])
+    expect(Object.keys(lines[0].results[0])).toEqual(['path', 'anchor', 'url', 'title', 'trail', 'score'])
+    expect(lines[0].results[0]).toMatchObject({ path: 'guide/cookies.md', anchor: 'signed-cookies', url: '/guide/cookies#signed-cookies', trail: ['Cookie Helper', 'Signed cookies'] })
+    expect(lines[0].results.length).toBeLessThanOrEqual(2)
+    expect(lines[2].gate.pass).toBe(false)
+  })
+
+  it('prints a readable answer for one question', async () => {
+    const r = await run(['query', '--index', 'qidx', 'change', 'the', 'bun', 'port'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/1\. Bun › Change port number/)
+    expect(r.stdout).toContain('/guide/bun#change-port-number')
+  })
+
+  it('scores a question set: recall by kind and the gate', async () => {
+    const r = await run(['eval', '--index', 'qidx', '--questions', 'q.jsonl'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/keyword\s+1\s+1\.00\s+1\.00\s+1\.00\s+1\.00/)
+    expect(r.stdout).toMatch(/paraphrase\s+1\s+1\.00/)
+    expect(r.stdout).toMatch(/gate: off-topic refused 1\.00 \(1\/1\)/)
+  })
+
+  it('exits 2 for a bad --k and 1 for an index of another format version', async () => {
+    expect((await run(['query', '--index', 'qidx', '--k', '0', 'x'])).code).toBe(2)
+    const old = join(dir, 'old-idx')
+    await mkdir(old)
+    await writeFile(join(old, 'manifest.json'), JSON.stringify({ format: 0, docpilot: '0.0.1' }))
+    const r = await run(['query', '--index', 'old-idx', 'cookies'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('This index has format version 0 (written by docpilot 0.0.1); this docpilot reads format version 1. Rebuild it with `docpilot index`.')
+    const missing = await run(['eval', '--index', 'nowhere', '--questions', 'q.jsonl'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/No index at .*nowhere \(manifest.json is missing\)/)
+  })
+})

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest'
+import { closestKey, ConfigError, editDistance, validateConfig } from './validate.ts'
+
+function problems(input: unknown): string[] {
+  try {
+    validateConfig(input, 'docpilot.config.ts')
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError)
+    return (err as Error).message.split('\n')
+  }
+  throw new Error('expected the config to be rejected')
+}
+
+describe('validateConfig', () => {
+  it('fills defaults for an empty config', () => {
+    const c = validateConfig({}, 'docpilot.config.ts')
+    expect(c.chat.chain).toBe(false)
+    expect(c.out).toBe('.docpilot/index')
+  })
+
+  it('names file, field path and what the field must be', () => {
+    expect(problems({ chat: { chain: 'yes' } })).toEqual([
+      `Invalid config docpilot.config.ts: chat.chain must be false, 'auto' or an array of providers (got "yes")`,
+    ])
+  })
+
+  it('turns an unknown key into "did you mean" when a known key is close', () => {
+    expect(problems({ chat: { chian: 'auto' } })).toEqual(['Invalid config docpilot.config.ts: chat.chian is not a known setting; did you mean chat.chain?'])
+    expect(problems({ docz: {} })).toEqual(['Invalid config docpilot.config.ts: docz is not a known setting; did you mean docs?'])
+  })
+
+  it('lists the known keys when nothing is close', () => {
+    const [line] = problems({ zzzzzz: 1 })
+    expect(line).toMatch(/zzzzzz is not a known setting; remove it \(top-level settings are: docs, out, anchors/)
+  })
+
+  it('reaches into a union branch for the field that is actually wrong', () => {
+    expect(problems({ chat: { chain: [{ provider: 'openai', modle: 'gpt' }] } })).toEqual([
+      'Invalid config docpilot.config.ts: chat.chain[0].modle is not a known setting; did you mean chat.chain[0].model?',
+    ])
+    expect(problems({ chat: { chain: [{ provider: 'openai', baseURL: 'nope' }] } })[0]).toContain('chat.chain[0].baseURL must be a full URL')
+  })
+
+  it('explains enums, ranges, whole numbers, empty strings and wrong types', () => {
+    const lines = problems({
+      anchors: { slugger: 'gh' },
+      chunks: { maxWords: 10 },
+      chat: { maxTokens: 1.5 },
+      docs: { include: [''] },
+      urls: { base: 3 },
+    })
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        `Invalid config docpilot.config.ts: anchors.slugger must be one of 'github', 'vitepress', 'starlight' or 'docusaurus' (got "gh")`,
+        'Invalid config docpilot.config.ts: chunks.maxWords must be at least 50 (got 10)',
+        'Invalid config docpilot.config.ts: chat.maxTokens must be a whole number (got 1.5)',
+        'Invalid config docpilot.config.ts: docs.include[0] must not be empty (got "")',
+        'Invalid config docpilot.config.ts: urls.base must be a string (got 3)',
+      ]),
+    )
+    expect(lines).toHaveLength(5)
+  })
+
+  it('rejects a file that exports something other than an object', () => {
+    expect(problems(5)).toEqual(['Invalid config docpilot.config.ts: the file must export a config object (got 5)'])
+  })
+})
+
+describe('did-you-mean distance', () => {
+  it('counts a swap of neighbours as one edit', () => {
+    expect(editDistance('chian', 'chain')).toBe(1)
+    expect(editDistance('kitten', 'sitting')).toBe(3)
+  })
+  it('suggests only close keys', () => {
+    expect(closestKey('prxy', ['proxy', 'docs'])).toBe('proxy')
+    expect(closestKey('Docs', ['proxy', 'docs'])).toBe('docs')
+    expect(closestKey('banana', ['proxy', 'docs'])).toBeUndefined()
+  })
+})

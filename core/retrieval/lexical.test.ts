@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import type { ChunkRecord } from '../index-format.ts'
+import { buildLexicalIndex, DEFAULT_LEXICAL_SETTINGS, loadLexicalIndex } from './lexical.ts'
+
+const doc = (path: string, title: string, heading: string, text: string): ChunkRecord => ({
+  id: `${path}#${heading}`,
+  path,
+  url: `/${path}`,
+  anchor: heading.toLowerCase().replace(/\W+/g, '-'),
+  title,
+  trail: [title, heading],
+  text,
+})
+
+const CHUNKS = [
+  doc('docs/helpers/cookie.md', 'Cookie Helper', 'Signed cookies', 'Call getSignedCookie(c, secret) to read a cookie that cannot be tampered with.'),
+  doc('docs/api/context.md', 'Context', 'set() / get()', 'Store a value for the rest of the request with c.set and read it with c.get.'),
+  doc('docs/getting-started/bun.md', 'Bun', 'Change port number', 'Export a port property to change the port.'),
+  doc('docs/guides/deploy.md', 'Deploying', 'Documentation builds', 'Do it in a documented way: docs are generated at build time.'),
+]
+
+describe('lexical index', () => {
+  const index = buildLexicalIndex(CHUNKS)
+
+  it('splits identifiers into their words and stems them', () => {
+    expect(index.queryTerms('getSignedCookie')).toEqual(['getsignedcooki', 'sign', 'cooki'])
+    // "how do I" carries no topic: stop words never reach the index.
+    expect(index.queryTerms('How do I change ports?')).toEqual(['chang', 'port'])
+  })
+
+  it('finds a passage by the plain words of an API name it contains', () => {
+    expect(index.search('signed cookies', 3)[0]!.ordinal).toBe(0)
+    expect(index.search('getSignedCookie', 3)[0]!.ordinal).toBe(0)
+  })
+
+  it('searches headings (trail) and paths, not only text', () => {
+    expect(index.search('context', 3)[0]!.ordinal).toBe(1)
+    expect(index.search('getting started', 3)[0]!.ordinal).toBe(2)
+  })
+
+  it('does not prefix-match short query terms', () => {
+    // "cook" is short: it must not prefix-match "cookie" (short prefixes match most of a corpus).
+    expect(index.queryTerms('cook')).toEqual(['cook'])
+    expect(index.search('cook', 8)).toEqual([])
+    // A long term still matches longer words by prefix.
+    expect(index.search('documen', 8).map((h) => h.ordinal)).toEqual([3])
+  })
+
+  it('reports how much of the question the passage covers', () => {
+    const [top] = index.search('signed cookie bananas', 3)
+    expect(top!.coverage).toBeCloseTo(2 / 3)
+  })
+
+  it('searches identically after the compact round trip', () => {
+    const stored = JSON.parse(JSON.stringify(index.toJSON()))
+    const loaded = loadLexicalIndex(stored, JSON.parse(JSON.stringify(DEFAULT_LEXICAL_SETTINGS)))
+    for (const q of ['signed cookies', 'port number bun', 'context get set', 'documentation']) {
+      expect(loaded.search(q, 8)).toEqual(index.search(q, 8))
+    }
+  })
+
+  it('refuses settings written for another tokenizer', () => {
+    expect(() => loadLexicalIndex(index.toJSON(), { ...DEFAULT_LEXICAL_SETTINGS, tokenizer: 'other' as never })).toThrow(/tokenizer "other"/)
+  })
+})

@@ -1,0 +1,130 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { FORMAT_VERSION, type ChunkRecord } from '../core/index-format.ts'
+import { IndexFormatError, openIndex } from '../core/retrieval/search.ts'
+import { fsPartLoader } from './fs-parts.ts'
+import { OutDirError, writeIndex, type WriteIndexInput } from './write.ts'
+
+function chunk(path: string, title: string, heading: string, text: string, n = 0): ChunkRecord {
+  const anchor = heading.toLowerCase().replace(/[^a-z0-9]+/g, '-')
+  return { id: n ? `${path}#${anchor}~${n}` : `${path}#${anchor}`, path, url: `/${path.replace(/\.md$/, '')}`, anchor, title, trail: [title, heading], text }
+}
+
+const CHUNKS: ChunkRecord[] = [
+  chunk('docs/cookie.md', 'Cookie Helper', 'Signed cookies', 'Use setSignedCookie with a secret so the value cannot be tampered with.'),
+  chunk('docs/cookie.md', 'Cookie Helper', 'Regular cookies', 'getCookie reads a cookie; setCookie writes one with options such as maxAge.'),
+  chunk('docs/cors.md', 'CORS Middleware', 'Options', 'origin, allowMethods and credentials control cross-origin requests.', 2),
+  chunk('docs/bun.md', 'Bun', 'Change port number', 'Export an object with a port property to change the port Bun listens on.'),
+  { ...chunk('docs/bun.md', 'Bun', 'Intro', 'Bun is a fast JavaScript runtime.'), anchor: '', id: 'docs/bun.md#', trail: ['Bun'] },
+]
+
+let dir: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'docpilot-write-'))
+})
+afterEach(() => rm(dir, { recursive: true, force: true }))
+
+const input = (out: string, extra: Partial<WriteIndexInput> = {}): WriteIndexInput => ({
+  chunks: CHUNKS,
+  files: 3,
+  out,
+  docpilotVersion: '0.0.0-test',
+  createdAt: new Date(0).toISOString(),
+  shardSize: 2,
+  ...extra,
+})
+
+async function snapshot(folder: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {}
+  for (const name of (await readdir(folder)).sort()) out[name] = (await readFile(join(folder, name))).toString('base64')
+  return out
+}
+
+describe('writeIndex', () => {
+  it('writes byte-identical folders for the same input', async () => {
+    await writeIndex(input(join(dir, 'a')))
+    await writeIndex(input(join(dir, 'b')))
+    const [a, b] = [await snapshot(join(dir, 'a')), await snapshot(join(dir, 'b'))]
+    expect(Object.keys(a)).toContain('manifest.json')
+    expect(a).toEqual(b)
+  })
+
+  it('names parts by their content and shards texts', async () => {
+    const { manifest } = await writeIndex(input(join(dir, 'idx')))
+    expect(manifest.format).toBe(FORMAT_VERSION)
+    expect(manifest.corpus).toMatchObject({ files: 3, chunks: 5 })
+    expect(manifest.parts.texts).toHaveLength(3)
+    expect(String(manifest.parts.lexical)).toMatch(/^lexical\.[0-9a-f]{16}\.json\.gz$/)
+    const changed = await writeIndex(input(join(dir, 'idx2'), { chunks: [...CHUNKS.slice(0, 4), { ...CHUNKS[4]!, text: 'changed' }] }))
+    // Only the shard holding the changed chunk (and what indexes it) gets a new name.
+    expect((changed.manifest.parts.texts as string[]).slice(0, 2)).toEqual((manifest.parts.texts as string[]).slice(0, 2))
+    expect(changed.manifest.parts.texts).not.toEqual(manifest.parts.texts)
+  })
+
+  it('round-trips every chunk field through the parts', async () => {
+    await writeIndex(input(join(dir, 'idx')))
+    const index = await openIndex(fsPartLoader(join(dir, 'idx')))
+    expect(await index.chunks([0, 1, 2, 3, 4])).toEqual(CHUNKS)
+  })
+
+  it('leaves the previous index intact when a write fails midway, and no temp folder behind', async () => {
+    const out = join(dir, 'idx')
+    await writeIndex(input(out))
+    const before = await snapshot(out)
+    let parts = 0
+    const failing = writeIndex(
+      input(out, {
+        chunks: CHUNKS.map((c) => ({ ...c, text: `${c.text} v2` })),
+        onPart: () => {
+          if (++parts === 2) throw new Error('disk full')
+        },
+      }),
+    )
+    await expect(failing).rejects.toThrow('disk full')
+    expect(await snapshot(out)).toEqual(before)
+    expect(await readdir(dir)).toEqual(['idx'])
+  })
+
+  it('replaces an old index with a new one', async () => {
+    const out = join(dir, 'idx')
+    await writeIndex(input(out))
+    const { manifest } = await writeIndex(input(out, { chunks: CHUNKS.slice(0, 2) }))
+    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'))).toEqual(manifest)
+    expect((await readdir(out)).length).toBe(1 + 2 + 1)
+    expect(await readdir(dir)).toEqual(['idx'])
+  })
+
+  it('refuses to replace a folder that is not an index', async () => {
+    const out = join(dir, 'site')
+    await mkdir(out)
+    await writeFile(join(out, 'index.html'), '<h1>mine</h1>')
+    await expect(writeIndex(input(out))).rejects.toThrow(OutDirError)
+    expect(await readdir(out)).toEqual(['index.html'])
+  })
+})
+
+describe('openIndex', () => {
+  it('refuses an index of another format version with one clear message', async () => {
+    const out = join(dir, 'idx')
+    await writeIndex(input(out))
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'))
+    await writeFile(join(out, 'manifest.json'), JSON.stringify({ ...manifest, format: FORMAT_VERSION + 1, docpilot: '9.0.0' }))
+    const opening = openIndex(fsPartLoader(out))
+    await expect(opening).rejects.toThrow(IndexFormatError)
+    await expect(opening).rejects.toThrow(`This index has format version ${FORMAT_VERSION + 1} (written by docpilot 9.0.0); this docpilot reads format version ${FORMAT_VERSION}. Rebuild it with \`docpilot index\`.`)
+  })
+
+  it('searches with the lexical gate and returns passages with their text', async () => {
+    await writeIndex(input(join(dir, 'idx')))
+    const index = await openIndex(fsPartLoader(join(dir, 'idx')))
+    const hit = await index.search('signed cookie secret')
+    expect(hit.mode).toBe('lexical')
+    expect(hit.gate.pass).toBe(true)
+    expect(hit.results[0]).toMatchObject({ path: 'docs/cookie.md', anchor: 'signed-cookies', text: CHUNKS[0]!.text })
+    const miss = await index.search('bake sourdough bread')
+    expect(miss.gate.pass).toBe(false)
+    expect(miss.results).toEqual([])
+  })
+})
