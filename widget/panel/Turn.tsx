@@ -33,9 +33,11 @@ function PassageRows({ passages }: { passages: PassageView[] }) {
 
 /** Links only, for states where the passages are a pointer rather than the answer. */
 function PassageLinks({ passages }: { passages: PassageView[] }) {
+  // Several chunks of one section share a link: list it once.
+  const unique = passages.filter((p, i) => passages.findIndex((q) => passageHref(q) === passageHref(p)) === i)
   return (
     <ul class="dp-links">
-      {passages.map((p) => (
+      {unique.map((p) => (
         <li key={p.id}>
           <a href={passageHref(p)}>{passageLabel(p)}</a>
         </li>
