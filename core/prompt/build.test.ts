@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { passage } from '../turn/test-helpers.ts'
+import { buildPrompt, estimateTokens, packPassages, SYSTEM_PROMPT } from './build.ts'
+
+describe('prompt', () => {
+  it('numbers the passages, keeps their links for citations, and asks for [n] citations from them only', () => {
+    const { messages, citations } = buildPrompt('How do I share values?', [passage(0), passage(1)])
+    expect(messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT })
+    expect(SYSTEM_PROMPT).toMatch(/only the numbered passages/)
+    expect(SYSTEM_PROMPT).toMatch(/\[1\]/)
+    const user = messages.at(-1)!.content
+    expect(user).toContain('[1] Page 0 › Heading 0 (/docs/api/p0#h0)\nUse c.set()')
+    expect(user).toContain('[2] Page 1 › Heading 1 (/docs/api/p1#h1)')
+    expect(user.endsWith('Question: How do I share values?')).toBe(true)
+    expect(citations.map((c) => [c.n, c.href])).toEqual([[1, '/docs/api/p0#h0'], [2, '/docs/api/p1#h1']])
+  })
+
+  it('packs passages best-first into the token budget, cutting the first rather than dropping it', () => {
+    const long = { ...passage(0), text: 'word '.repeat(2000) }
+    const { blocks, citations } = packPassages([long, passage(1)], 200)
+    expect(blocks).toHaveLength(1)
+    expect(citations).toHaveLength(1)
+    expect(estimateTokens(blocks[0]!)).toBeLessThanOrEqual(200)
+    const fits = packPassages([passage(0), passage(1), passage(2)], 10_000)
+    expect(fits.blocks).toHaveLength(3)
+  })
+
+  it('keeps a short follow-up history, with long earlier answers trimmed', () => {
+    const history = [1, 2, 3].map((i) => ({ question: `q${i}`, answer: `a${i} `.repeat(400) }))
+    const { messages } = buildPrompt('and then?', [passage(0)], history)
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user'])
+    expect(messages[1]!.content).toBe('q2')
+    expect(messages[2]!.content.length).toBeLessThanOrEqual(601)
+  })
+})
