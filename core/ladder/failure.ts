@@ -50,26 +50,15 @@ export const FIX_HINTS: Record<FailureClass, string> = {
 }
 
 /**
- * Classes that cost a member its turn: the walk moves to the next member
+ * Every class but these two costs a member its turn and the walk moves on
  * (429 · 5xx · 401/403 · network · timeout, plus the account-level 402/404).
- * Everything else ends the walk: a refused body would be refused again, and an
- * unknown error is never retried blind.
+ * These two end the walk: a refused body would be refused again by the next
+ * member, and an unknown error is never retried blind.
  */
-const STEPS_ASIDE: ReadonlySet<FailureClass> = new Set<FailureClass>([
-  'rate_limited',
-  'daily_quota',
-  'overloaded',
-  'server_error',
-  'auth',
-  'payment',
-  'not_found',
-  'network',
-  'timeout',
-  'stream_broken',
-])
+const ENDS_WALK: ReadonlySet<FailureClass> = new Set<FailureClass>(['request_rejected', 'unknown'])
 
 export function stepsAside(c: FailureClass): boolean {
-  return STEPS_ASIDE.has(c)
+  return !ENDS_WALK.has(c)
 }
 
 export function sanitizeCode(code: unknown): string | undefined {

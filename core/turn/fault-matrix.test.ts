@@ -96,7 +96,8 @@ describe('fault matrix', () => {
           transport,
           cooldowns,
           clock,
-          options: { timeouts: { firstByteMs: 250, idleMs: 250 } },
+          // Short limits only where a stall is the fault under test; generous ones elsewhere so load never fakes a timeout.
+          options: { timeouts: c.rule.fault === 'hang' ? { firstByteMs: 250, idleMs: 250 } : { firstByteMs: 5000, idleMs: 5000 } },
         })
 
         // The rung the turn settles on.
