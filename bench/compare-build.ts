@@ -1,0 +1,151 @@
+/**
+ * Index build time and output bytes, side by side. Each round builds the
+ * corpus with docpilot (sources -> index folder), Pagefind (its CLI over the
+ * same chunks rendered to HTML) and Orama (insert the same chunks, save,
+ * serialize), alternating engines so machine noise hits all of them alike.
+ * Bytes: raw and gzip of what each engine serves as its index; docpilot's
+ * embedding model files and Pagefind's runtime are listed on their own lines.
+ */
+import { mkdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import {
+  buildDocpilot,
+  CORPORA,
+  measureDir,
+  prepareCorpus,
+  sumSizes,
+  writeOrama,
+  type FileSize,
+  type PreparedCorpus,
+} from './compare-corpora.ts'
+import { kb, median, ms, p95, ratio } from './compare-stats.ts'
+import { buildOrama } from './peers/orama.ts'
+import { buildPagefind, pagefindFileRole } from './peers/pagefind.ts'
+
+export interface BuildRow {
+  engine: string
+  times: number[]
+  medianMs: number
+  p95Ms: number
+  bytes: { raw: number; gzip: number }
+}
+
+export interface BuildResult {
+  corpus: string
+  chunks: number
+  pages: number
+  rows: BuildRow[]
+  /** Served alongside but not index: docpilot's model files, Pagefind's runtime. */
+  extras: Array<{ engine: string; what: string; raw: number; gzip: number }>
+}
+
+type Builder = { engine: string; build(round: number): Promise<number> }
+
+function builders(c: PreparedCorpus, scratch: string): Builder[] {
+  const list: Builder[] = [
+    { engine: 'docpilot', build: (r) => buildDocpilot(c.spec, join(scratch, `docpilot-${r}`)) },
+    { engine: 'Pagefind', build: (r) => buildPagefind(c.siteDir, join(scratch, `pagefind-${r}`)) },
+    {
+      engine: 'Orama BM25',
+      build: async (r) => {
+        const t0 = performance.now()
+        const { bundle } = await buildOrama(c.chunks)
+        await writeOrama(join(scratch, `orama-bm25-${r}.json`), bundle)
+        return performance.now() - t0
+      },
+    },
+  ]
+  if (c.vectors) {
+    const vectors = c.vectors
+    list.push({
+      engine: 'Orama hybrid',
+      build: async (r) => {
+        const t0 = performance.now()
+        const { bundle } = await buildOrama(c.chunks, vectors)
+        await writeOrama(join(scratch, `orama-hybrid-${r}.json`), bundle)
+        return performance.now() - t0
+      },
+    })
+  }
+  return list
+}
+
+async function docpilotBytes(c: PreparedCorpus): Promise<{ index: FileSize[]; model: FileSize[] }> {
+  const files = await measureDir(c.docpilotDir)
+  const modelFiles = new Set(Object.values(c.index.manifest.embedder.files ?? {}))
+  return { index: files.filter((f) => !modelFiles.has(f.file)), model: files.filter((f) => modelFiles.has(f.file)) }
+}
+
+export async function runBuild(opts: { rounds: number; corpora?: string[] }): Promise<BuildResult[]> {
+  const out: BuildResult[] = []
+  for (const spec of CORPORA.filter((c) => !opts.corpora || opts.corpora.includes(c.name))) {
+    const c = await prepareCorpus(spec)
+    const scratch = join(c.dir, 'build-rounds')
+    await rm(scratch, { recursive: true, force: true })
+    await mkdir(scratch, { recursive: true })
+    const list = builders(c, scratch)
+    const times = new Map(list.map((b) => [b.engine, [] as number[]]))
+    for (let round = 0; round < opts.rounds; round++) {
+      // Rotate the starting engine each round: no engine always runs first (cold caches) or last.
+      for (let i = 0; i < list.length; i++) {
+        const b = list[(i + round) % list.length]!
+        times.get(b.engine)!.push(await b.build(round))
+      }
+    }
+    await rm(scratch, { recursive: true, force: true })
+
+    const dp = await docpilotBytes(c)
+    const pf = await measureDir(c.pagefindDir)
+    const oramaFile = (name: string) => measureDir(c.oramaDir).then((fs) => fs.filter((f) => f.file === `${name}.json`))
+    const bytesOf: Record<string, { raw: number; gzip: number }> = {
+      docpilot: sumSizes(dp.index),
+      Pagefind: sumSizes(pf.filter((f) => pagefindFileRole(f.file) === 'index')),
+      'Orama BM25': sumSizes(await oramaFile('bm25')),
+      'Orama hybrid': sumSizes(await oramaFile('hybrid')),
+    }
+    const rows = list.map((b) => {
+      const t = times.get(b.engine)!
+      return { engine: b.engine, times: t, medianMs: median(t), p95Ms: p95(t), bytes: bytesOf[b.engine]! }
+    })
+    const extras: BuildResult['extras'] = []
+    if (dp.model.length) extras.push({ engine: 'docpilot', what: 'embedding model files', ...sumSizes(dp.model) })
+    extras.push({
+      engine: 'Pagefind',
+      what: 'runtime (pagefind.js, worker, wasm)',
+      ...sumSizes(pf.filter((f) => pagefindFileRole(f.file) === 'runtime')),
+    })
+    out.push({
+      corpus: spec.name,
+      chunks: c.chunks.length,
+      pages: new Set(c.chunks.map((ch) => ch.path)).size,
+      rows,
+      extras,
+    })
+  }
+  return out
+}
+
+export function formatBuild(results: BuildResult[]): string {
+  const lines: string[] = []
+  for (const r of results) {
+    const dp = r.rows.find((x) => x.engine === 'docpilot')!
+    lines.push(`build: ${r.corpus} (${r.pages} pages, ${r.chunks} chunks; ${dp.times.length} rounds)`)
+    lines.push(
+      `  ${'engine'.padEnd(14)}${'median'.padStart(10)}${'p95'.padStart(10)}${'dp/peer'.padStart(9)}` +
+        `${'raw'.padStart(12)}${'gzip'.padStart(12)}${'dp/peer gz'.padStart(12)}`,
+    )
+    for (const row of r.rows) {
+      const self = row === dp
+      lines.push(
+        `  ${row.engine.padEnd(14)}${ms(row.medianMs).padStart(10)}${ms(row.p95Ms).padStart(10)}` +
+          `${(self ? '' : ratio(dp.medianMs, row.medianMs)).padStart(9)}` +
+          `${kb(row.bytes.raw).padStart(12)}${kb(row.bytes.gzip).padStart(12)}` +
+          `${(self ? '' : ratio(dp.bytes.gzip, row.bytes.gzip)).padStart(12)}`,
+      )
+    }
+    for (const e of r.extras) lines.push(`  + ${e.engine} ${e.what}: ${kb(e.raw)} raw, ${kb(e.gzip)} gzip`)
+    lines.push('')
+  }
+  return lines.join('\n')
+}
+

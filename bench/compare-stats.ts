@@ -1,0 +1,23 @@
+/** Order statistics for bench samples (nearest-rank, so a p95 is a value that was measured). */
+export function quantile(samples: readonly number[], q: number): number {
+  if (!samples.length) return NaN
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
+}
+
+export const median = (s: readonly number[]) => quantile(s, 0.5)
+export const p95 = (s: readonly number[]) => quantile(s, 0.95)
+
+/** "0.42x" style docpilot/peer ratio; lower is better for time and bytes. */
+export function ratio(docpilot: number, peer: number): string {
+  if (!Number.isFinite(docpilot) || !Number.isFinite(peer) || peer === 0) return '—'
+  return `${(docpilot / peer).toFixed(2)}x`
+}
+
+export function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`
+}
+
+export function ms(n: number): string {
+  return n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(2)} ms`
+}
