@@ -57,6 +57,7 @@ export const DEFAULT_INCLUDE: Record<CollectOptions['mode'], string[]> = {
   source: ['**/*.md', '**/*.mdx'],
   site: ['**/*.html'],
 }
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 /** Never content: dependencies and dot-dirs (.git, .vitepress, .astro ...). */
 const ALWAYS_EXCLUDED = ['**/node_modules/**', '**/.*/**']
 
@@ -77,11 +78,18 @@ export async function collectChunks(
   const seenIds = new Set<string>()
   for (const [i, file] of files.entries()) {
     onProgress?.(i, files.length, file)
-    let source: string
+    let bytes: Uint8Array
     try {
-      source = await readFile(resolve(root, file), 'utf8')
+      bytes = await readFile(resolve(root, file))
     } catch (error) {
       warnings.push({ file, message: `could not be read (${(error as Error).message}); skipped` })
+      continue
+    }
+    let source: string
+    try {
+      source = strictUtf8.decode(bytes)
+    } catch {
+      warnings.push({ file, message: 'is not UTF-8 text (binary or another encoding); skipped' })
       continue
     }
     let page: ParsedPage

@@ -17,6 +17,8 @@ export interface Section {
 export interface PageSections {
   title: string
   sections: Section[]
+  /** Every heading id on the page, in order (split or not): what in-page links can target. */
+  anchors: string[]
 }
 
 const SPLIT_MIN = 2
@@ -29,6 +31,7 @@ export function toSections(page: ParsedPage, slugger: SluggerName, fallbackTitle
   const title = (h1?.type === 'heading' && h1.text) || page.metaTitle || fallbackTitle
 
   const sections: Section[] = []
+  const anchors: string[] = []
   let current: Section = { anchor: '', trail: [title], text: '' }
   const parts: string[] = []
   // Open headings by level (index = depth), so a new h3 under an h2 keeps the h2.
@@ -47,6 +50,7 @@ export function toSections(page: ParsedPage, slugger: SluggerName, fallbackTitle
     }
     // Every heading takes part in id de-duplication, split or not, as on the site.
     const anchor = slugs.slug(node.text, node.id)
+    anchors.push(anchor)
     if (i === firstH1) return
     // A second h1 is treated as a top-level section of the page.
     const depth = node.depth === 1 ? SPLIT_MIN : node.depth
@@ -62,5 +66,5 @@ export function toSections(page: ParsedPage, slugger: SluggerName, fallbackTitle
     current = { anchor, trail, text: '' }
   })
   flush()
-  return { title, sections }
+  return { title, sections, anchors }
 }

@@ -3,7 +3,7 @@
  * lands on the heading it was cut from. Each preset mirrors one generator's
  * slug function and its duplicate rule (a repeated id gets `-1`, `-2`, ...).
  */
-import GithubSlugger, { slug as githubSlug } from 'github-slugger'
+import GithubSlugger from 'github-slugger'
 import type { SluggerName } from '../../core/config/schema.ts'
 
 /** One page's slugger: remembers the ids already used on that page. */
@@ -30,11 +30,6 @@ export function vitepressSlugify(text: string): string {
     .toLowerCase()
 }
 
-// Astro (rehype-heading-ids, used by Starlight): github-slugger, then runs of
-// '-' collapsed and trimmed; non-breaking spaces count as spaces.
-const NBSP = /[\u00A0\u2007\u202F]/g
-const EXTRA_HYPHENS = /^-+|(?<=-)-+|-+$/g
-
 /** `## Title {#custom-id}`: the explicit id and the text without it. */
 export function parseExplicitId(text: string): { text: string; id?: string } {
   const match = /\s*\{#([^{}]+)\}\s*$/.exec(text)
@@ -56,31 +51,13 @@ export function createPageSlugger(preset: SluggerName): PageSlugger {
       const seen = new Set<string>()
       return { slug: (text, explicitId) => uniqueAgainst(seen, explicitId ?? vitepressSlugify(text)) }
     }
-    case 'starlight': {
-      const slugger = new GithubSlugger()
-      const seen = new Set<string>()
-      return {
-        slug(text, explicitId) {
-          if (explicitId) return uniqueAgainst(seen, explicitId)
-          const id = slugger.slug(text.replace(NBSP, ' ')).replace(EXTRA_HYPHENS, '')
-          seen.add(id)
-          return id
-        },
-      }
-    }
     case 'github':
+    case 'starlight':
     case 'docusaurus': {
-      // Docusaurus wraps github-slugger; an explicit id is kept as written
-      // (maintainCase) but still counted against duplicates.
+      // Starlight (Astro's heading ids) and Docusaurus both use github-slugger
+      // on the heading's plain text; an explicit id is taken as written.
       const slugger = new GithubSlugger()
-      return { slug: (text, explicitId) => (explicitId ? slugger.slug(explicitId, true) : slugger.slug(text)) }
+      return { slug: (text, explicitId) => explicitId ?? slugger.slug(text) }
     }
   }
-}
-
-/** Stateless slug of one heading text (no duplicate tracking). */
-export function slugOnce(preset: SluggerName, text: string): string {
-  if (preset === 'vitepress') return vitepressSlugify(text)
-  if (preset === 'starlight') return githubSlug(text.replace(NBSP, ' ')).replace(EXTRA_HYPHENS, '')
-  return githubSlug(text)
 }

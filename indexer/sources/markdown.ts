@@ -24,7 +24,6 @@ interface AnyNode {
   alt?: string | null
   name?: string | null
   children?: AnyNode[]
-  data?: { directiveLabel?: boolean }
 }
 
 /**
@@ -51,8 +50,15 @@ export function parseMarkdown(source: string, opts: { mdx: boolean }): ParsedPag
     try {
       tree = strictMdx.parse(source)
     } catch (error) {
-      fallback = `not valid MDX (${firstLine(error)}); parsed as plain Markdown`
-      tree = plainMarkdown.parse(source)
+      try {
+        // `## Title {#id}` is an invalid expression to MDX; Docusaurus escapes it before compiling, so do we.
+        const escaped = escapeHeadingIds(source)
+        if (escaped === source) throw error
+        tree = strictMdx.parse(escaped)
+      } catch {
+        fallback = `not valid MDX (${firstLine(error)}); parsed as plain Markdown`
+        tree = plainMarkdown.parse(source)
+      }
     }
   } else {
     tree = plainMarkdown.parse(source)
@@ -66,6 +72,12 @@ export function parseMarkdown(source: string, opts: { mdx: boolean }): ParsedPag
   }
   delete page.frontmatterText
   return page
+}
+
+const HEADING_ID_LINE = /^(\s{0,3}#{1,6}\s.*?)\{#([^{}\s]+)\}(\s*)$/gm
+
+function escapeHeadingIds(source: string): string {
+  return source.replace(HEADING_ID_LINE, '$1\\{#$2\\}$3')
 }
 
 function firstLine(error: unknown): string {
@@ -161,7 +173,6 @@ function inlineText(node: AnyNode): string {
     case 'footnoteReference':
       return ''
     default:
-      if (node.data?.directiveLabel) return ''
       return (node.children ?? []).map(inlineText).join('')
   }
 }

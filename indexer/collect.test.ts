@@ -1,0 +1,189 @@
+import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CollectError, collectChunks, type CollectOptions } from './collect.ts'
+
+const SNIPPETS = new URL('../fixtures/snippets/', import.meta.url).pathname
+const base: Omit<CollectOptions, 'root'> = {
+  mode: 'source',
+  slugger: 'vitepress',
+  urls: { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false },
+  chunks: { maxWords: 220, overlapWords: 40 },
+}
+
+const temps: string[] = []
+function tempDocs(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docpilot-collect-'))
+  temps.push(dir)
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  return dir
+}
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+async function collectError(opts: CollectOptions): Promise<CollectError> {
+  const error = await collectChunks(opts).then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(CollectError)
+  return error as CollectError
+}
+
+describe('bad input that stops a run', () => {
+  it('missing folder: names the path and the fix', async () => {
+    const root = join(tmpdir(), 'docpilot-does-not-exist-42')
+    const e = await collectError({ ...base, root })
+    expect(e.code).toBe('missing_dir')
+    expect(e.message).toContain(root)
+    expect(e.message).toMatch(/docs\.dir/)
+  })
+
+  it('a file instead of a folder', async () => {
+    const dir = tempDocs({ 'a.md': '# A\n\ntext' })
+    const e = await collectError({ ...base, root: join(dir, 'a.md') })
+    expect(e.code).toBe('missing_dir')
+    expect(e.message).toMatch(/is a file, not a folder/)
+  })
+
+  it('empty folder', async () => {
+    const e = await collectError({ ...base, root: tempDocs({}) })
+    expect(e.code).toBe('empty_dir')
+    expect(e.message).toMatch(/is empty/)
+  })
+
+  it('no file matches include/exclude: says which globs and how to fix', async () => {
+    const root = tempDocs({ 'notes.txt': 'hello', 'guide/a.md': '# A\n\ntext' })
+    const e = await collectError({ ...base, root, exclude: ['guide/**'] })
+    expect(e.code).toBe('no_matches')
+    expect(e.message).toContain('"**/*.md"')
+    expect(e.message).toContain('guide/**')
+    expect(e.message).toMatch(/docs\.include/)
+  })
+})
+
+describe('per-file problems are warnings', () => {
+  it('unreadable, non-UTF-8 and malformed-frontmatter files are named; the rest is indexed', async () => {
+    const root = tempDocs({
+      'good.md': '# Good\n\nGood text.',
+      'bad-yaml.md': '---\ntitle: [x\n---\n# Bad YAML\n\nStill indexed.',
+      'vanishes.md': '# Gone\n\nremoved before it is read',
+    })
+    writeFileSync(join(root, 'latin1.md'), Buffer.from([0x23, 0x20, 0x43, 0x61, 0x66, 0xe9, 0x0a]))
+    const progress: string[] = []
+    // Deleting the file as its turn comes makes it unreadable even for root.
+    const { chunks, files, warnings } = await collectChunks({ ...base, root }, (_d, _t, f) => {
+      progress.push(f)
+      if (f === 'vanishes.md') rmSync(join(root, f))
+    })
+    expect(files).toEqual(['bad-yaml.md', 'good.md', 'latin1.md', 'vanishes.md'])
+    expect(warnings.map((w) => w.file)).toEqual(['bad-yaml.md', 'latin1.md', 'vanishes.md'])
+    expect(warnings[0]!.message).toMatch(/frontmatter is not valid YAML/)
+    expect(warnings[1]!.message).toMatch(/is not UTF-8 text/)
+    expect(warnings[2]!.message).toMatch(/could not be read \(ENOENT/)
+    expect(chunks.map((c) => c.text)).toEqual(['Still indexed.', 'Good text.'])
+    expect(progress).toEqual(['bad-yaml.md', 'good.md', 'latin1.md', 'vanishes.md', ''])
+  })
+
+  it('a page with no text is skipped with a warning', async () => {
+    const root = tempDocs({ 'empty.md': '# Only a title\n', 'b.md': '# B\n\nbody' })
+    const { chunks, warnings } = await collectChunks({ ...base, root })
+    expect(chunks).toHaveLength(1)
+    expect(warnings).toEqual([{ file: 'empty.md', message: 'has no text to index; skipped' }])
+  })
+
+  it('counts MDX fallbacks as warnings naming the file, without dropping it', async () => {
+    const root = tempDocs({})
+    cpSync(join(SNIPPETS, 'broken'), root, { recursive: true })
+    const { chunks, warnings } = await collectChunks({ ...base, root, slugger: 'starlight' })
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.file).toBe('stray-brace.mdx')
+    expect(warnings[0]!.message).toMatch(/not valid MDX .*parsed as plain Markdown/)
+    expect(chunks.map((c) => c.trail)).toEqual([['Stray braces'], ['Stray braces', 'Options']])
+  })
+})
+
+describe('files, ids and order', () => {
+  it('sorted files, stable unique ids, duplicate anchors suffixed, deterministic across runs', async () => {
+    const page = '# Page\n\nintro\n\n## Usage\n\none\n\n## Usage\n\ntwo\n'
+    const root = tempDocs({ 'b/z.md': page, 'a.md': page, 'B.md': page })
+    const first = await collectChunks({ ...base, root })
+    const second = await collectChunks({ ...base, root })
+    expect(second).toEqual(first)
+    expect(first.files).toEqual(['B.md', 'a.md', 'b/z.md'])
+    expect(first.chunks.filter((c) => c.path === 'a.md').map((c) => [c.id, c.anchor, c.url])).toEqual([
+      ['a.md#', '', '/a'],
+      ['a.md#usage', 'usage', '/a'],
+      ['a.md#usage-1', 'usage-1', '/a'],
+    ])
+    expect(new Set(first.chunks.map((c) => c.id)).size).toBe(first.chunks.length)
+  })
+
+  it('skips node_modules and dot-dirs; include/exclude select files', async () => {
+    const root = tempDocs({
+      'guide/a.md': '# A\n\na',
+      'guide/b.mdx': '# B\n\nb',
+      'node_modules/pkg/readme.md': '# Pkg\n\nx',
+      '.vitepress/theme/x.md': '# X\n\nx',
+      'drafts/c.md': '# C\n\nc',
+    })
+    expect((await collectChunks({ ...base, root })).files).toEqual(['drafts/c.md', 'guide/a.md', 'guide/b.mdx'])
+    expect((await collectChunks({ ...base, root, exclude: ['drafts/**'] })).files).toEqual(['guide/a.md', 'guide/b.mdx'])
+    expect((await collectChunks({ ...base, root, include: ['guide/*.mdx'] })).files).toEqual(['guide/b.mdx'])
+  })
+
+  it('splits a long section into overlapping windows that keep trail and anchor', async () => {
+    const words = Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ')
+    const root = tempDocs({ 'long.md': `# Long\n\n## Big part\n\n${words}\n` })
+    const { chunks } = await collectChunks({ ...base, root, chunks: { maxWords: 200, overlapWords: 50 } })
+    expect(chunks.map((c) => c.id)).toEqual(['long.md#big-part~0', 'long.md#big-part~1', 'long.md#big-part~2'])
+    for (const c of chunks) {
+      expect(c.trail).toEqual(['Long', 'Big part'])
+      expect(c.anchor).toBe('big-part')
+      expect(c.text.split(' ').length).toBeLessThanOrEqual(200)
+    }
+    expect(chunks[0]!.text.startsWith('w0 ')).toBe(true)
+    expect(chunks[1]!.text.startsWith('w150 ')).toBe(true) // 50 words of overlap
+    expect(chunks[2]!.text.endsWith(' w499')).toBe(true)
+  })
+})
+
+describe('built HTML site (mode: site)', () => {
+  const site = { ...base, root: join(SNIPPETS, 'site'), mode: 'site' as const }
+
+  it('reads the main region with real heading ids and the page title', async () => {
+    const { files, chunks, warnings } = await collectChunks(site)
+    expect(warnings).toEqual([])
+    expect(files).toEqual(['guide/index.html', 'index.html'])
+    const home = chunks.filter((c) => c.path === 'index.html')
+    expect(home.map((c) => [c.anchor, c.trail])).toEqual([
+      ['', ['Welcome']],
+      ['install-it', ['Welcome', 'Install it']],
+      ['custom-id', ['Welcome', 'Configure & run']],
+      ['options', ['Welcome', 'Configure & run', 'Options']],
+      ['install-it-1', ['Welcome', 'Install it']],
+    ])
+    expect(home[0]!.url).toBe('/')
+    expect(home[1]!.text).toBe('Run the installer:\n\nnpm install example\nnpx example init')
+    const all = home.map((c) => c.text).join('\n')
+    expect(all).not.toMatch(/Navigation text|Footer text|analytics|#/)
+    const guide = chunks.filter((c) => c.path === 'guide/index.html')
+    expect(guide.map((c) => [c.url, c.title, c.anchor])).toEqual([
+      ['/guide', 'Guide', ''],
+      ['/guide', 'Guide', 'first-steps'],
+    ])
+    expect(guide.map((c) => c.text).join('\n')).not.toMatch(/Site header|Sidebar|Edit this page/)
+  })
+
+  it('a contentSelector that matches nothing is a warning naming the file', async () => {
+    const { chunks, warnings } = await collectChunks({ ...site, contentSelector: '#docs-content' })
+    expect(chunks).toEqual([])
+    expect(warnings.map((w) => w.file)).toEqual(['guide/index.html', 'index.html'])
+    expect(warnings[0]!.message).toMatch(/content selector "#docs-content" matched nothing/)
+  })
+})

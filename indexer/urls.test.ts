@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import { pathToUrl } from './urls.ts'
+
+const defaults = { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false }
+const url = (path: string, over: Partial<typeof defaults> = {}) => pathToUrl(path, { ...defaults, ...over })
+
+describe('pathToUrl', () => {
+  it('drops the extension and maps index pages to their folder', () => {
+    expect(url('docs/api/context.md')).toBe('/docs/api/context')
+    expect(url('docs/index.md')).toBe('/docs')
+    expect(url('index.md')).toBe('/')
+    expect(url('guide/index.html')).toBe('/guide')
+  })
+
+  it('strips a source prefix and applies a base (Starlight layout)', () => {
+    const starlight = { stripPrefix: 'src/content/docs/', trailingSlash: true }
+    expect(url('src/content/docs/en/guides/routing.mdx', starlight)).toBe('/en/guides/routing/')
+    expect(url('src/content/docs/en/guides/cms/index.mdx', starlight)).toBe('/en/guides/cms/')
+    expect(url('api/context.md', { base: '/docs' })).toBe('/docs/api/context')
+    expect(url('index.md', { base: '/docs/' })).toBe('/docs/')
+    expect(url('api/context.md', { base: 'https://example.com/docs/' })).toBe('https://example.com/docs/api/context')
+  })
+
+  it('keeps extensions and index files when told to', () => {
+    expect(url('guide/intro.html', { stripExtension: false })).toBe('/guide/intro.html')
+    expect(url('guide/index.md', { collapseIndex: false })).toBe('/guide/index')
+    expect(url('guide/index.html', { collapseIndex: false, stripExtension: false })).toBe('/guide/index.html')
+  })
+
+  it('adds a trailing slash to pages only when the site uses them', () => {
+    expect(url('guide/intro.md', { trailingSlash: true })).toBe('/guide/intro/')
+    expect(url('guide/index.md', { trailingSlash: true })).toBe('/guide/')
+    expect(url('guide/intro.md')).toBe('/guide/intro')
+  })
+
+  it('normalises Windows separators and ./ prefixes', () => {
+    expect(url('guide\\intro.md')).toBe('/guide/intro')
+    expect(url('./guide/intro.md')).toBe('/guide/intro')
+  })
+})
