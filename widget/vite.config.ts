@@ -21,7 +21,16 @@ const shared = (outDir: string, minify: boolean): InlineConfig => ({
   publicDir: false,
   define: { 'process.env.NODE_ENV': '"production"' },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
-  build: { outDir, emptyOutDir: false, minify, sourcemap: false, target: 'es2022', reportCompressedSize: false },
+  build: {
+    outDir,
+    emptyOutDir: false,
+    minify,
+    sourcemap: false,
+    target: 'es2022',
+    reportCompressedSize: false,
+    // Build-speed notes are noise in `docpilot dev` and test output.
+    rolldownOptions: { checks: { pluginTimings: false } },
+  },
 })
 
 export function panelConfig(outDir = DEFAULT_OUT_DIR, minify = true): InlineConfig {
@@ -39,7 +48,7 @@ export function panelConfig(outDir = DEFAULT_OUT_DIR, minify = true): InlineConf
         formats: ['es'],
         fileName: (_format, name) => `${name}.js`,
       },
-      rolldownOptions: { output: { chunkFileNames: 'docpilot-[name]-[hash].js' } },
+      rolldownOptions: { ...base.build?.rolldownOptions, output: { chunkFileNames: 'docpilot-[name]-[hash].js' } },
     },
   }
 }

@@ -220,7 +220,18 @@ export function Turn({ turn, actions, debug }: { turn: TurnView; actions: TurnAc
       {debug && turn.phase === 'settled' && turn.receipt !== undefined ? (
         <details class="dp-debug" data-testid="dp-debug">
           <summary>{COPY.debugTitle}</summary>
-          <pre>{JSON.stringify({ ladder: turn.ladder, receipt: turn.receipt }, null, 2)}</pre>
+          <pre tabIndex={0} aria-label={COPY.debugTitle}>
+            {JSON.stringify(
+              {
+                ladder: turn.ladder ?? null,
+                receipt: turn.receipt,
+                cooldowns: turn.cooldowns ?? {},
+                scores: turn.passages.map((p) => ({ id: p.id, score: p.score, channels: p.channels ?? null })),
+              },
+              null,
+              2,
+            )}
+          </pre>
         </details>
       ) : null}
     </article>

@@ -15,7 +15,16 @@ import { loadCooldowns } from '../cooldowns.ts'
 import type { PassageView, TurnView } from './view.ts'
 
 export function toPassageView(p: Passage): PassageView {
-  return { id: p.id, url: p.url, anchor: p.anchor, title: p.title, trail: p.trail, text: p.text, score: p.score }
+  return {
+    id: p.id,
+    url: p.url,
+    anchor: p.anchor,
+    title: p.title,
+    trail: p.trail,
+    text: p.text,
+    score: p.score,
+    ...(p.channels ? { channels: p.channels } : {}),
+  }
 }
 
 export class Engine {
@@ -92,6 +101,13 @@ export class Engine {
       ...(result.resetAt !== undefined ? { resetAt: result.resetAt } : {}),
       ...(result.ladder ? { ladder: result.ladder } : {}),
       receipt: result.receipt,
+      ...(this.options.debug
+        ? {
+            cooldowns: Object.fromEntries(
+              cooldowns.entries().map(([key, c]) => [key, { until: new Date(c.until).toISOString(), class: c.class }]),
+            ),
+          }
+        : {}),
     })
   }
 

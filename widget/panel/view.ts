@@ -11,6 +11,7 @@ export interface PassageView extends CitationTarget {
   id: string
   text: string
   score: number
+  channels?: { lexical?: number; dense?: number }
 }
 
 export type { TurnLadder as LadderView } from '../../core/ladder/receipt.ts'
@@ -32,6 +33,8 @@ export interface TurnView {
   resetAt?: number
   ladder?: LadderView
   receipt?: TurnReceipt
+  /** ?dpdebug=1 only: the cooldowns after the turn (key -> until, class). */
+  cooldowns?: Record<string, { until: string; class: string }>
   feedback?: 'up' | 'down'
   feedbackError?: boolean
   /** A results view of the passages ("Search the docs" when the site has no search page). */

@@ -1,0 +1,70 @@
+/** Keyboard only: open with Ctrl+K or "/", ask, reach the citations, close with Esc, focus comes back. */
+import { expect, test } from '@playwright/test'
+import { dialog, expectAccessible, keepScreenshot, settled, startSite, type Site } from './harness.ts'
+import { COVERED } from './paths.ts'
+
+let site: Site
+test.beforeAll(async () => {
+  site = await startSite({ members: ['openai'] })
+  await site.fakes.control({ echo: true })
+})
+test.afterAll(async () => site?.close())
+
+test('the whole turn without a pointer', async ({ page }, info) => {
+  await page.goto(site.url)
+  // Focus something on the page first, so we can see focus return to it.
+  await page.keyboard.press('Tab')
+  const before = await page.evaluate(() => document.activeElement?.textContent)
+
+  await page.keyboard.press('Control+k')
+  const d = dialog(page)
+  await expect(d).toBeVisible()
+  const input = d.getByRole('textbox')
+  await expect(input).toBeFocused()
+  await page.keyboard.type(COVERED)
+  await page.keyboard.press('Enter')
+  const turn = d.locator('article.dp-turn').first()
+  const body = await settled(turn, 'answered')
+  await expect(input).toBeFocused()
+
+  // Tab stays inside the dialog and reaches the first citation.
+  const cite = body.locator('a.dp-cite').first()
+  for (let i = 0; i < 12; i++) {
+    await page.keyboard.press('Shift+Tab')
+    if (await cite.evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el)) break
+  }
+  await expect(cite).toBeFocused()
+  await keepScreenshot(page, info, 'keyboard-citation-focused')
+  await expectAccessible(page, info, 'keyboard')
+
+  await page.keyboard.press('Escape')
+  await expect(d).toBeHidden()
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(before)
+
+  // "/" opens it again, and the conversation is still there.
+  await page.keyboard.press('/')
+  await expect(d).toBeVisible()
+  await expect(d.locator('article.dp-turn')).toHaveCount(1)
+  await expect(d.getByRole('textbox')).toBeFocused()
+  // "/" typed inside the panel's box is just a character.
+  await page.keyboard.type('a/b')
+  await expect(d.getByRole('textbox')).toHaveValue('a/b')
+})
+
+test('dark theme and the mobile layout', async ({ browser }, info) => {
+  const context = await browser.newContext({ colorScheme: 'dark', viewport: { width: 390, height: 780 }, isMobile: true, hasTouch: true })
+  const page = await context.newPage()
+  await page.goto(site.url)
+  await page.getByRole('button', { name: /Ask the docs/ }).first().tap()
+  const d = dialog(page)
+  await expect(d).toBeVisible()
+  await expect(page.locator('[data-docpilot-panel]')).toHaveAttribute('data-theme', 'dark')
+  const box = (await d.boundingBox())!
+  expect(box.width).toBeGreaterThanOrEqual(388)
+  await d.getByRole('textbox').fill(COVERED)
+  await d.getByRole('textbox').press('Enter')
+  await settled(d.locator('article.dp-turn').first(), 'answered')
+  await keepScreenshot(page, info, 'mobile-dark')
+  await expectAccessible(page, info, 'mobile-dark')
+  await context.close()
+})
