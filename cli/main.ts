@@ -10,10 +10,12 @@ import { defineIndexCommand } from './commands/index.ts'
 import { defineQueryCommand } from './commands/query.ts'
 import { defineEvalCommand } from './commands/eval.ts'
 import { defineDevCommand } from './commands/dev.ts'
+import { defineDoctorCommand } from './commands/doctor.ts'
+import { defineProxyCommand } from './commands/proxy.ts'
 
 type DefineCommand = (program: Command, ctx: CliContext) => void
 
-const COMMANDS: DefineCommand[] = [defineIndexCommand, defineQueryCommand, defineEvalCommand, defineDevCommand]
+const COMMANDS: DefineCommand[] = [defineIndexCommand, defineQueryCommand, defineEvalCommand, defineDevCommand, defineDoctorCommand, defineProxyCommand]
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 

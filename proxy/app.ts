@@ -16,6 +16,10 @@
  *   503 key_not_set          the member's key variable is missing on the proxy
  *   502 upstream_unreachable the upstream could not be reached
  *
+ * `GET /ai/health` lists each route and whether its key variable is set (never
+ * the value); `?probe=1` also GETs each upstream's model list with the key,
+ * which checks reachability and auth without spending tokens or the ceiling.
+ *
  * An output-token ceiling over proxy.maxTokens is clamped, not refused (and
  * written when absent): an honest panel never sends more, a misconfigured one
  * still gets answers, and nobody gets more than the cap. The response says so
@@ -25,7 +29,7 @@ import { Hono, type Context } from 'hono'
 import { isMemberId, providerSpec, type ProviderSpec } from '../core/providers/table.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
 import type { LimitStore } from './limits.ts'
-import { attachCredential, clampMaxTokens, filterQuery, matchPath, protocolPaths, requestModels } from './protocol.ts'
+import { attachCredential, clampMaxTokens, filterQuery, listPath, matchPath, protocolPaths, requestModels } from './protocol.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
 
 export type ProxyEnv = Record<string, string | undefined>
@@ -54,6 +58,7 @@ const PASS_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
 const EXPOSE = 'Retry-After, X-RateLimit-Reset, X-Docpilot-Quota, X-Docpilot-Max-Tokens-Clamped'
 /** Error bodies are read whole (to redact) up to this size; larger ones are cut. */
 const ERROR_BODY_CAP = 64 * 1024
+const PROBE_TIMEOUT_MS = 5000
 
 function refuse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ error: { code, message } }), {
@@ -225,15 +230,33 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     return { cors }
   }
 
+  /** One GET of the upstream's model list with the proxy's key: reachability and auth, no tokens spent. */
+  async function probe(spec: ProviderSpec, base: string | undefined, key: string | undefined): Promise<{ status: number | null; result: 'ok' | 'auth' | 'unreachable' | 'error' }> {
+    if (!base) return { status: null, result: 'unreachable' }
+    const headers = new Headers({ 'accept-encoding': 'identity' })
+    attachCredential(headers, spec.auth, spec.protocol, key)
+    try {
+      const res = await doFetch(`${base}/${listPath(spec.protocol)}`, { headers, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+      await res.body?.cancel().catch(() => {})
+      if (res.ok) return { status: res.status, result: 'ok' }
+      return { status: res.status, result: res.status === 401 || res.status === 403 ? 'auth' : 'error' }
+    } catch {
+      return { status: null, result: 'unreachable' }
+    }
+  }
+
   app.all('/ai/health', async (c) => {
     const rt = await options.runtime(c)
     const gate = await admit(c, rt, ['GET'])
     if (gate.res) return gate.res
-    const routes = rt.settings.routes.map((route) => {
+    const probing = c.req.query('probe') === '1'
+    const routes = await Promise.all(rt.settings.routes.map(async (route) => {
       const spec = providerSpec(route.member)
       const kinds = [...(route.chatModels.length ? (['chat'] as const) : []), ...(route.embedModels.length ? (['embed'] as const) : [])]
       const keySet = spec.keyEnv ? Boolean(keyOf(spec, rt.env)) : null
-      const upstreamConfigured = Boolean(upstreamBase(spec, route, rt.env))
+      const base = upstreamBase(spec, route, rt.env)
+      const upstreamConfigured = Boolean(base)
+      const probed = probing ? { probe: await probe(spec, base, keyOf(spec, rt.env)) } : {}
       return {
         member: route.member,
         protocol: spec.protocol,
@@ -241,10 +264,11 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         keyRequired: keyRequired(spec),
         keySet,
         upstreamConfigured,
-        ok: upstreamConfigured && (!keyRequired(spec) || keySet === true),
+        ok: upstreamConfigured && (!keyRequired(spec) || keySet === true) && (!probing || probed.probe?.result === 'ok'),
         paths: kinds.flatMap((k) => protocolPaths(spec.protocol, [k], k === 'chat' ? route.chatModels[0] : route.embedModels[0])).map((p) => `/ai/${route.member}/${p}`),
+        ...probed,
       }
-    })
+    }))
     const body = {
       ok: routes.every((r) => r.ok),
       routes,

@@ -87,6 +87,14 @@ export function protocolPaths(protocol: WireProtocol, kinds: RouteKind[], model 
   return out
 }
 
+/**
+ * The service's model-list endpoint: a GET that proves reachability and the
+ * key without spending tokens or the site's daily ceiling (used by the health probe).
+ */
+export function listPath(protocol: WireProtocol): string {
+  return protocol === 'ollama' ? 'api/tags' : 'models'
+}
+
 export function filterQuery(protocol: WireProtocol, search: URLSearchParams): string {
   const kept = new URLSearchParams()
   for (const name of QUERY_ALLOWED[protocol]) {

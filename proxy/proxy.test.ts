@@ -345,6 +345,16 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
       expect(openai.paths).toEqual(['/ai/openai/chat/completions', '/ai/openai/embeddings'])
       expect(json.routes.find((r: any) => r.member === 'ollama')).toMatchObject({ keyEnv: null, keySet: null, ok: true })
       expect(text).not.toContain('test-key-')
+      const before = fake.requests().filter((r) => r.endpoint === 'chat' || r.endpoint === 'embed').length
+      const probed = await call(base, '/ai/health?probe=1', { method: 'GET' })
+      const probeOf = (m: string) => probed.json.routes.find((r: any) => r.member === m).probe
+      expect(probeOf('openai')).toEqual({ status: 200, result: 'ok' })
+      expect(probeOf('gemini')).toEqual({ status: 200, result: 'ok' })
+      expect(probeOf('ollama')).toEqual({ status: 200, result: 'ok' })
+      expect(probeOf('deepseek')).toEqual({ status: 401, result: 'auth' })
+      expect(probed.json.ok).toBe(false)
+      // The probe lists models; it never spends a chat or embedding request.
+      expect(fake.requests().filter((r) => r.endpoint === 'chat' || r.endpoint === 'embed').length).toBe(before)
       const wrong = await call(base, '/ai/health', { method: 'POST' })
       expect(wrong.res.status).toBe(405)
     })

@@ -1,0 +1,146 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MIXED_CHAIN_NOTE } from '../../core/chain/rationing.ts'
+import { validateConfig } from '../../core/config/validate.ts'
+import { startFakeProviders, type FakeProviders } from '../../fixtures/providers/index.ts'
+import { serveProxy, type ServedProxy } from '../../proxy/node.ts'
+import { parseProxySettings } from '../../proxy/settings.ts'
+import { main } from '../main.ts'
+import { proxyPlan, renderProxyPlan, runDoctorProxy } from './doctor.ts'
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'docpilot-doctor-'))
+
+describe('doctor --proxy (printing)', () => {
+  const env = { OPENAI_API_KEY: 'sk-doctor-openai-4b1d', OPENROUTER_API_KEY: 'sk-or-doctor-77aa' }
+  const config = validateConfig({ chat: { chain: 'auto' } }, 'test')
+
+  it('prints one route per member and protocol path, the key variable and whether it is set, never its value', () => {
+    const text = renderProxyPlan(proxyPlan(config, env))
+    expect(text).toMatch(/\/ai\/openai\/chat\/completions\s+openai\s+https:\/\/api\.openai\.com\/v1\/chat\/completions\s+OPENAI_API_KEY set/)
+    // embed: 'auto' follows the head (openai), so the embeddings route is needed too.
+    expect(text).toMatch(/\/ai\/openai\/embeddings\s+openai/)
+    expect(text).toMatch(/\/ai\/openrouter\/chat\/completions\s+openrouter\s+https:\/\/openrouter\.ai\/api\/v1\/chat\/completions\s+OPENROUTER_API_KEY set/)
+    for (const value of Object.values(env)) expect(text).not.toContain(value)
+  })
+
+  it('prints the mixed-chain rationing warning only when it applies', () => {
+    expect(renderProxyPlan(proxyPlan(config, env))).toContain(MIXED_CHAIN_NOTE)
+    const withCeiling = validateConfig({ chat: { chain: 'auto' }, budget: { dailyLimit: 200 } }, 'test')
+    expect(renderProxyPlan(proxyPlan(withCeiling, env))).not.toContain(MIXED_CHAIN_NOTE)
+    expect(renderProxyPlan(proxyPlan(config, { OPENAI_API_KEY: 'x' }))).not.toContain(MIXED_CHAIN_NOTE)
+  })
+
+  it('prints the wrangler secret commands, a DOCPILOT_PROXY value the Worker accepts, and nginx and Caddy snippets', () => {
+    const text = renderProxyPlan(proxyPlan(config, env))
+    expect(text).toContain('npx wrangler secret put OPENAI_API_KEY -c proxy/wrangler.toml')
+    expect(text).toContain('npx wrangler secret put OPENROUTER_API_KEY -c proxy/wrangler.toml')
+    const value = /DOCPILOT_PROXY = '(.*)'$/m.exec(text)?.[1]
+    const settings = parseProxySettings(value!)
+    expect(settings.routes.map((r) => r.member)).toEqual(['openai', 'openrouter'])
+    expect(settings.routes[1]!.chatModels).toEqual(['openrouter/free'])
+    expect(text).toContain('location = /ai/openai/chat/completions {')
+    expect(text).toContain('proxy_set_header Authorization "Bearer ${OPENAI_API_KEY}";')
+    expect(text).toContain('handle /ai/openrouter/chat/completions {')
+    expect(text).toContain('header_up Authorization "Bearer {env.OPENROUTER_API_KEY}"')
+  })
+
+  it('says which required key is not set here', () => {
+    const named = validateConfig({ chat: { provider: 'anthropic' } }, 'test')
+    const text = renderProxyPlan(proxyPlan(named, {}))
+    expect(text).toMatch(/\/ai\/anthropic\/messages\s+anthropic\s+.*ANTHROPIC_API_KEY NOT SET/)
+    expect(text).toContain('Not set in this environment: ANTHROPIC_API_KEY')
+  })
+})
+
+describe('doctor --proxy --url (checking a running proxy)', () => {
+  let fakes: FakeProviders
+  const running: ServedProxy[] = []
+  const config = validateConfig({ chat: { chain: 'auto' }, embed: 'auto' }, 'test')
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    fakes = await startFakeProviders()
+    const all = fakes.env()
+    env = { OPENAI_API_KEY: all.OPENAI_API_KEY!, OPENAI_BASE_URL: all.OPENAI_BASE_URL!, GEMINI_API_KEY: all.GEMINI_API_KEY!, GEMINI_BASE_URL: all.GEMINI_BASE_URL! }
+  })
+  afterAll(async () => {
+    for (const p of running) p.close()
+    await fakes?.close()
+  })
+
+  /** A proxy deployed with the routes `cfg` needs in the full environment, running with `proxyEnv`. */
+  const serve = async (proxyEnv: Record<string, string>, cfg = config) => {
+    const plan = proxyPlan(cfg, env)
+    const p = await serveProxy({ settings: plan.settings, env: proxyEnv, dbPath: ':memory:' })
+    running.push(p)
+    return p
+  }
+
+  const run = async (url: string, checkEnv = env) => {
+    let out = ''
+    const code = await runDoctorProxy({ config, env: checkEnv, url, stdout: (t) => (out += t) })
+    return { code, out }
+  }
+
+  it('passes route by route against a proxy that has every key, without spending a chat or embedding request', async () => {
+    const p = await serve(env)
+    await fakes.reset()
+    const { code, out } = await run(p.url)
+    expect(out).toContain('All routes ok.')
+    expect(out).toMatch(/ok {3}\/ai\/openai\/chat\/completions/)
+    expect(out).toMatch(/ok {3}\/ai\/gemini\/models\/gemini-2\.0-flash:streamGenerateContent/)
+    expect(code).toBe(0)
+    const spent = (await fakes.requests()).filter((r) => r.endpoint === 'chat' || r.endpoint === 'embed')
+    expect(spent).toEqual([])
+    expect(out).not.toContain(env.OPENAI_API_KEY)
+  })
+
+  it('fails naming the variable when the proxy lacks a key, and when the upstream refuses one', async () => {
+    const { GEMINI_API_KEY: _, ...noGemini } = env
+    const missing = await serve(noGemini)
+    const a = await run(missing.url)
+    expect(a.code).toBe(1)
+    expect(a.out).toContain('FAIL gemini: GEMINI_API_KEY is not set on the proxy')
+
+    const wrong = await serve({ ...env, OPENAI_API_KEY: 'sk-wrong-doctor-key' })
+    const b = await run(wrong.url)
+    expect(b.code).toBe(1)
+    expect(b.out).toMatch(/FAIL openai: the upstream refused OPENAI_API_KEY \(401\)/)
+    expect(b.out).not.toContain('sk-wrong-doctor-key')
+  })
+
+  it('fails when the running proxy does not serve a route the config needs', async () => {
+    const onlyOpenai = validateConfig({ chat: { provider: 'openai' } }, 'test')
+    const p = await serve(env, onlyOpenai)
+    const { code, out } = await run(p.url)
+    expect(code).toBe(1)
+    expect(out).toContain('FAIL gemini: the running proxy has no route for it')
+    expect(out).toMatch(/FAIL \/ai\/gemini\/models\/gemini-2\.0-flash:streamGenerateContent: 404 unknown_member/)
+  })
+
+  it('fails when nothing answers at the URL', async () => {
+    const { code, out } = await run('http://127.0.0.1:9')
+    expect(code).toBe(1)
+    expect(out).toMatch(/FAIL http:\/\/127\.0\.0\.1:9\/ai\/health is unreachable/)
+  })
+
+  it('runs as `docpilot doctor --proxy` with exit codes 0, 1 and 2', async () => {
+    const dir = tmp()
+    writeFileSync(join(dir, 'docpilot.config.json'), JSON.stringify({ chat: { chain: 'auto' } }))
+    const p = await serve(env)
+    const io = () => {
+      const o = { out: '', err: '' }
+      return { o, ctx: { cwd: dir, env, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false } }
+    }
+    const ok = io()
+    expect(await main(['doctor', '--proxy', '--url', p.url], ok.ctx)).toBe(0)
+    expect(ok.o.out).toContain('All routes ok.')
+    const failing = io()
+    expect(await main(['doctor', '--proxy', '--url', 'http://127.0.0.1:9'], failing.ctx)).toBe(1)
+    const usage = io()
+    expect(await main(['doctor'], usage.ctx)).toBe(2)
+    expect(usage.o.err).toContain('docpilot doctor --proxy')
+  })
+})

@@ -1,0 +1,387 @@
+/**
+ * `docpilot doctor --proxy`: the proxy routes the current config and
+ * environment need, how to deploy them (Workers secrets, or nginx / Caddy),
+ * and with --url a route-by-route check of a running proxy. Key variables are
+ * named and reported set or not set; a value is never printed.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Command } from 'commander'
+import type { DocpilotConfig } from '../../core/config/schema.ts'
+import type { Manifest } from '../../core/index-format.ts'
+import { providerSpec, type MemberId } from '../../core/providers/table.ts'
+import { keyRequired, upstreamBase } from '../../proxy/app.ts'
+import { proxySettingsFromConfig, type ConfigProxySettings, type HostedEmbedder } from '../../proxy/from-config.ts'
+import { protocolPaths, type RouteKind } from '../../proxy/protocol.ts'
+import type { ProxyRoute } from '../../proxy/settings.ts'
+import { indexDirFor, loadConfigFor, UsageError, type CliContext } from '../context.ts'
+
+type Env = Record<string, string | undefined>
+
+export interface RouteLine {
+  member: MemberId
+  kind: RouteKind
+  /** Same-origin path the panel posts to (Gemini's first declared model filled in). */
+  path: string
+  /** Protocol path below the member's base URL. */
+  upstreamPath: string
+  upstream: string | null
+  keyEnv: string | null
+  keyRequired: boolean
+  keySet: boolean | null
+  baseUrlEnv: string
+}
+
+export interface ProxyPlan extends ConfigProxySettings {
+  lines: RouteLine[]
+}
+
+export function proxyPlan(config: DocpilotConfig, env: Env, manifestEmbedder?: HostedEmbedder): ProxyPlan {
+  const planned = proxySettingsFromConfig(config, env, manifestEmbedder)
+  const lines: RouteLine[] = []
+  for (const route of planned.settings.routes) {
+    const spec = providerSpec(route.member)
+    const base = upstreamBase(spec, route, env) ?? null
+    for (const kind of ['chat', 'embed'] as const) {
+      const models = kind === 'chat' ? route.chatModels : route.embedModels
+      if (!models.length) continue
+      for (const upstreamPath of protocolPaths(spec.protocol, [kind], models[0])) {
+        lines.push({
+          member: route.member,
+          kind,
+          path: `/ai/${route.member}/${upstreamPath}`,
+          upstreamPath,
+          upstream: base ? `${base}/${upstreamPath}` : null,
+          keyEnv: spec.keyEnv ?? null,
+          keyRequired: keyRequired(spec),
+          keySet: spec.keyEnv ? Boolean(env[spec.keyEnv]?.trim()) : null,
+          baseUrlEnv: spec.baseUrlEnv,
+        })
+      }
+    }
+  }
+  return { ...planned, lines }
+}
+
+const pad = (s: string, n: number) => (s.length >= n ? `${s}  ` : s + ' '.repeat(n - s.length))
+
+function keyState(l: Pick<RouteLine, 'keyEnv' | 'keySet' | 'keyRequired'>): string {
+  if (!l.keyEnv) return 'no key needed'
+  if (l.keySet) return `${l.keyEnv} set`
+  return l.keyRequired ? `${l.keyEnv} NOT SET` : `${l.keyEnv} not set (optional)`
+}
+
+function tomlValue(json: string): string {
+  return json.includes("'") ? JSON.stringify(json) : `'${json}'`
+}
+
+function hostOf(url: string): string {
+  return new URL(url).host
+}
+
+function authHeader(member: MemberId, style: 'nginx' | 'caddy'): string | undefined {
+  const spec = providerSpec(member)
+  if (!spec.keyEnv || spec.auth === 'none') return undefined
+  const ref = style === 'nginx' ? `\${${spec.keyEnv}}` : `{env.${spec.keyEnv}}`
+  switch (spec.auth) {
+    case 'bearer':
+      return `Authorization "Bearer ${ref}"`
+    case 'x-api-key':
+      return `X-Api-Key "${ref}"`
+    case 'x-goog-api-key':
+      return `X-Goog-Api-Key "${ref}"`
+  }
+}
+
+const CREDENTIAL_HEADERS = ['Authorization', 'X-Api-Key', 'X-Goog-Api-Key', 'Cookie']
+
+function nginxSnippet(plan: ProxyPlan): string {
+  const body = plan.settings.proxy.maxBodyBytes
+  const out = [
+    '# Recommended: run the docpilot proxy (`docpilot proxy --trust-proxy`: it checks models,',
+    '# clamps max_tokens, keeps the daily ceiling) and put nginx in front of it:',
+    'location /ai/ {',
+    '    proxy_pass http://127.0.0.1:8787;',
+    '    proxy_set_header Host $host;',
+    '    proxy_set_header X-Forwarded-For $remote_addr;   # run it with --trust-proxy',
+    '    proxy_buffering off;            # stream deltas as they arrive',
+    '    proxy_read_timeout 120s;',
+    '}',
+    '',
+    '# Or nginx alone (it attaches keys and allows only these paths, but cannot check',
+    '# models, clamp max_tokens or keep a daily ceiling). Render with envsubst so keys',
+    '# come from the environment, e.g. the nginx image\'s /etc/nginx/templates/*.template:',
+  ]
+  for (const l of plan.lines) {
+    if (!l.upstream) {
+      out.push(`# ${l.path}: no upstream known; set ${l.baseUrlEnv}`)
+      continue
+    }
+    const upstream = new URL(l.upstream)
+    const auth = authHeader(l.member, 'nginx')
+    const spec = providerSpec(l.member)
+    out.push(`location = ${l.path} {`)
+    out.push('    limit_except POST { deny all; }')
+    out.push(`    client_max_body_size ${Math.ceil(body / 1024)}k;`)
+    if (spec.protocol === 'gemini' && l.kind === 'chat') out.push('    set $args "alt=sse";')
+    else out.push('    set $args "";')
+    out.push(`    proxy_pass ${upstream.origin}${upstream.pathname};`)
+    if (upstream.protocol === 'https:') out.push('    proxy_ssl_server_name on;')
+    out.push(`    proxy_set_header Host ${hostOf(l.upstream)};`)
+    for (const h of CREDENTIAL_HEADERS) if (!auth?.startsWith(`${h} `)) out.push(`    proxy_set_header ${h} "";`)
+    if (auth) out.push(`    proxy_set_header ${auth};`)
+    if (spec.protocol === 'anthropic') out.push('    proxy_set_header Anthropic-Version "2023-06-01";')
+    out.push('    proxy_buffering off;')
+    out.push('}')
+  }
+  return out.join('\n')
+}
+
+function caddySnippet(plan: ProxyPlan): string {
+  const out = [
+    '# Recommended: in front of the docpilot proxy (`docpilot proxy --trust-proxy`)',
+    'handle /ai/* {',
+    '    reverse_proxy 127.0.0.1:8787 {',
+    '        flush_interval -1',
+    '    }',
+    '}',
+    '',
+    '# Or Caddy alone (keys from the environment; no model, max_tokens or daily checks):',
+  ]
+  for (const l of plan.lines) {
+    if (!l.upstream) {
+      out.push(`# ${l.path}: no upstream known; set ${l.baseUrlEnv}`)
+      continue
+    }
+    const upstream = new URL(l.upstream)
+    const auth = authHeader(l.member, 'caddy')
+    const spec = providerSpec(l.member)
+    const query = spec.protocol === 'gemini' && l.kind === 'chat' ? '?alt=sse' : ''
+    out.push(`handle ${l.path} {`)
+    out.push('    @notpost not method POST')
+    out.push('    respond @notpost 405')
+    out.push(`    request_body { max_size ${plan.settings.proxy.maxBodyBytes}B }`)
+    out.push(`    rewrite * ${upstream.pathname}${query}`)
+    out.push(`    reverse_proxy ${upstream.origin} {`)
+    out.push('        header_up Host {upstream_hostport}')
+    for (const h of CREDENTIAL_HEADERS) if (!auth?.startsWith(`${h} `)) out.push(`        header_up -${h}`)
+    if (auth) out.push(`        header_up ${auth}`)
+    if (spec.protocol === 'anthropic') out.push('        header_up Anthropic-Version "2023-06-01"')
+    out.push('        flush_interval -1')
+    out.push('    }')
+    out.push('}')
+  }
+  return out.join('\n')
+}
+
+/** Everything `doctor --proxy` prints without --url. */
+export function renderProxyPlan(plan: ProxyPlan): string {
+  const out: string[] = []
+  const members = plan.resolved.members.map((m) => m.provider)
+  out.push(`Proxy routes for this config (chat chain: ${members.join(' -> ') || 'empty'}${plan.embedder ? `; hosted embedder: ${plan.embedder.provider} ${plan.embedder.model}` : ''})`)
+  out.push('')
+  const w = Math.max(...plan.lines.map((l) => l.path.length), 10) + 2
+  const wu = Math.max(...plan.lines.map((l) => (l.upstream ?? '').length), 10) + 2
+  out.push(`  ${pad('route', w)}${pad('member', 12)}${pad('upstream', wu)}key`)
+  for (const l of plan.lines) {
+    out.push(`  ${pad(l.path, w)}${pad(l.member, 12)}${pad(l.upstream ?? `(set ${l.baseUrlEnv})`, wu)}${keyState(l)}`)
+  }
+  out.push('')
+  out.push(`Models allowed: ${plan.settings.routes.map((r) => `${r.member}: ${[...r.chatModels, ...r.embedModels].join(', ')}`).join('; ')}`)
+  const { maxBodyBytes, maxTokens, rateLimit, allowedOrigins } = plan.settings.proxy
+  out.push(
+    `Limits: body ${maxBodyBytes} B, max_tokens clamped to ${maxTokens}, ${rateLimit.perMinute}/min per client (burst ${rateLimit.burst}), ` +
+      `daily ceiling ${plan.settings.budget.dailyLimit ?? 'none'}, origins: same-origin${allowedOrigins.length ? ` + ${allowedOrigins.join(', ')}` : ' only'}`,
+  )
+  if (plan.resolved.rationing.note) {
+    out.push('')
+    out.push(`Warning: ${plan.resolved.rationing.note}`)
+  }
+  const missing = [...new Set(plan.lines.filter((l) => l.keyRequired && !l.keySet).map((l) => l.keyEnv!))]
+  if (missing.length) {
+    out.push('')
+    out.push(`Not set in this environment: ${missing.join(', ')}. The proxy needs them where it runs (a Worker's secrets, or the Node process's environment).`)
+  }
+
+  const keyVars = [...new Set(plan.lines.filter((l) => l.keyEnv).map((l) => l.keyEnv!))]
+  const urlVars = [...new Set(plan.lines.filter((l) => providerSpec(l.member).ownServer).map((l) => l.baseUrlEnv))]
+  out.push('')
+  out.push('Cloudflare Workers (proxy/wrangler.toml). Keys are secrets, never vars:')
+  for (const k of keyVars) out.push(`  npx wrangler secret put ${k} -c proxy/wrangler.toml`)
+  for (const u of urlVars) out.push(`  npx wrangler secret put ${u} -c proxy/wrangler.toml    # your own server's URL`)
+  out.push('Then, in wrangler.toml under [vars] (routes, models and limits, bundled with the Worker):')
+  out.push(`  DOCPILOT_PROXY = ${tomlValue(JSON.stringify(plan.settings))}`)
+  out.push('and deploy: npx wrangler deploy -c proxy/wrangler.toml')
+  out.push('')
+  out.push('nginx:')
+  out.push(nginxSnippet(plan).replace(/^/gm, '  '))
+  out.push('')
+  out.push('Caddy:')
+  out.push(caddySnippet(plan).replace(/^/gm, '  '))
+  return out.join('\n') + '\n'
+}
+
+export interface CheckResult {
+  ok: boolean
+  text: string
+}
+
+interface HealthRoute {
+  member: string
+  keyEnv: string | null
+  keyRequired: boolean
+  keySet: boolean | null
+  upstreamConfigured: boolean
+  probe?: { status: number | null; result: string }
+}
+
+/** Checks a running proxy route by route, spending no provider tokens and no daily quota. */
+export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: typeof fetch = fetch): Promise<CheckResult> {
+  const base = url.replace(/\/+$/, '')
+  const out: string[] = [`Checking the proxy at ${base}`]
+  let ok = true
+  const fail = (line: string) => {
+    ok = false
+    out.push(`  FAIL ${line}`)
+  }
+  let health: { routes: HealthRoute[] } | undefined
+  try {
+    const res = await doFetch(`${base}/ai/health?probe=1`, { signal: AbortSignal.timeout(20_000) })
+    const body = (await res.json().catch(() => undefined)) as { routes?: HealthRoute[]; error?: { code: string; message: string } } | undefined
+    if (res.status === 200 && Array.isArray(body?.routes)) {
+      health = { routes: body.routes }
+      out.push(`  ok   ${base}/ai/health answers`)
+    } else {
+      fail(`${base}/ai/health answered ${res.status}${body?.error ? ` ${body.error.code}: ${body.error.message}` : ''}; is this a docpilot proxy (and is /ai/ routed to it)?`)
+    }
+  } catch (err) {
+    fail(`${base}/ai/health is unreachable (${(err as Error).message}); is the proxy running at this URL?`)
+  }
+  if (!health) return { ok, text: out.join('\n') + '\n' }
+
+  for (const route of plan.settings.routes) {
+    const h = health.routes.find((r) => r.member === route.member)
+    const spec = providerSpec(route.member)
+    if (!h) {
+      fail(`${route.member}: the running proxy has no route for it; redeploy with the DOCPILOT_PROXY value printed by \`docpilot doctor --proxy\``)
+      continue
+    }
+    if (h.keyRequired && !h.keySet) fail(`${route.member}: ${h.keyEnv} is not set on the proxy; set it (wrangler secret put ${h.keyEnv}, or the Node process's environment)`)
+    else if (!h.upstreamConfigured) fail(`${route.member}: no upstream URL on the proxy; set ${spec.baseUrlEnv}`)
+    else if (h.probe?.result === 'auth') fail(`${route.member}: the upstream refused ${h.keyEnv ?? 'the request'} (${h.probe.status}); check the key's value`)
+    else if (h.probe?.result === 'unreachable') fail(`${route.member}: the proxy cannot reach its upstream; check ${spec.baseUrlEnv} and the network`)
+    else if (h.probe && h.probe.result !== 'ok') fail(`${route.member}: the upstream's model list answered ${h.probe.status}`)
+    else out.push(`  ok   ${route.member}: ${h.keyEnv ? `${h.keyEnv} set, ` : ''}upstream answered (${h.probe?.status ?? 'not probed'})`)
+  }
+
+  // Each route: a body that cannot be JSON is refused by the proxy itself (400) only once the
+  // member and path are known to it, so nothing reaches the upstream and nothing is spent.
+  for (const l of plan.lines) {
+    try {
+      const res = await doFetch(`${base}${l.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'doctor', signal: AbortSignal.timeout(10_000) })
+      const body = (await res.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined
+      const code = body?.error?.code
+      if (res.status === 400 && code === 'invalid_body') out.push(`  ok   ${l.path}`)
+      else if (res.status === 429) fail(`${l.path}: the proxy rate-limited the check (${code}); run doctor again in ${res.headers.get('retry-after') ?? 'a few'} s`)
+      else fail(`${l.path}: ${res.status}${code ? ` ${code}: ${body?.error?.message}` : ''}`)
+    } catch (err) {
+      fail(`${l.path}: ${(err as Error).message}`)
+    }
+  }
+  out.push(ok ? 'All routes ok.' : 'Some routes failed; see FAIL lines above.')
+  return { ok, text: out.join('\n') + '\n' }
+}
+
+/** The hosted embedder the built index is bound to, when an index exists. */
+export function manifestEmbedder(indexDir: string): HostedEmbedder | undefined {
+  const file = join(indexDir, 'manifest.json')
+  if (!existsSync(file)) return undefined
+  try {
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest
+    const e = manifest.embedder
+    return e?.kind === 'hosted' && e.provider ? { kind: 'hosted', provider: e.provider, model: e.model } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+interface DoctorFlags {
+  proxy?: boolean
+  url?: string
+  config?: string
+  index?: string
+}
+
+export function defineDoctorCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('doctor')
+    .summary('check your setup: the proxy routes your chain needs')
+    .description(
+      'With --proxy: print the same-origin /ai/... routes the current config and environment need (one per chain member,\n' +
+        'plus the hosted embedder), the upstream each maps to, the key variable each needs and whether it is set here\n' +
+        '(never its value); the wrangler secret commands and DOCPILOT_PROXY value for Cloudflare Workers; nginx and Caddy\n' +
+        'equivalents. With --url, also check a running proxy route by route; any failure exits 1.',
+    )
+    .option('--proxy', 'check the proxy setup')
+    .option('--url <url>', 'a running proxy (the docs site origin, or the Node proxy) to check route by route')
+    .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
+    .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ docpilot doctor --proxy
+  $ docpilot doctor --proxy --url https://docs.example.com
+  $ docpilot doctor --proxy --url http://127.0.0.1:8787
+
+The check uses GET /ai/health?probe=1 (each upstream's model list: no tokens, no daily quota)
+and one deliberately malformed POST per route, which the proxy refuses before any upstream call.`,
+    )
+    .action(async (flags: DoctorFlags) => {
+      if (!flags.proxy) throw new UsageError('say what to check: `docpilot doctor --proxy` (add --url URL to check a running proxy)')
+      const loaded = await loadConfigFor(ctx, flags.config)
+      const code = await runDoctorProxy({
+        config: loaded.config,
+        env: ctx.env,
+        ...(flags.url ? { url: flags.url } : {}),
+        embedder: manifestEmbedder(indexDirFor(ctx, loaded, flags.index)),
+        stdout: ctx.stdout,
+      })
+      // main() turns a thrown error into exit code 1.
+      if (code !== 0) throw new Error(flags.url ? 'doctor: the proxy check failed (FAIL lines above).' : 'doctor: nothing to check.')
+    })
+}
+
+export interface DoctorProxyOptions {
+  config: DocpilotConfig
+  env: Env
+  url?: string
+  embedder?: HostedEmbedder | undefined
+  stdout: (text: string) => void
+  fetch?: typeof fetch
+}
+
+/** Prints the plan (and, with a URL, the check); returns the exit code. */
+export async function runDoctorProxy(opts: DoctorProxyOptions): Promise<number> {
+  const plan = proxyPlan(opts.config, opts.env, opts.embedder)
+  if (plan.lines.length === 0) {
+    opts.stdout(
+      'No proxy routes: the chat chain is empty in this environment. Set a provider key (e.g. OPENAI_API_KEY) or name one with chat.provider, then run this again.\n',
+    )
+    return 1
+  }
+  opts.stdout(renderProxyPlan(plan))
+  if (!opts.url) return 0
+  let url: URL
+  try {
+    url = new URL(opts.url)
+  } catch {
+    throw new UsageError(`--url must be an absolute URL such as https://docs.example.com (got "${opts.url}")`)
+  }
+  opts.stdout('\n')
+  const result = await checkRunningProxy(url.toString(), plan, opts.fetch)
+  opts.stdout(result.text)
+  return result.ok ? 0 : 1
+}
+
+export type { ProxyRoute }

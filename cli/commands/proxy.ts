@@ -1,0 +1,54 @@
+/** `docpilot proxy`: the Node proxy on its own, for self-hosters behind nginx or Caddy. */
+import { resolve } from 'node:path'
+import type { Command } from 'commander'
+import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
+import { DEFAULT_DB_PATH, serveProxy } from '../../proxy/node.ts'
+import { indexDirFor, loadConfigFor, positiveInt, type CliContext } from '../context.ts'
+import { manifestEmbedder } from './doctor.ts'
+
+interface ProxyFlags {
+  port: number
+  host: string
+  db?: string
+  trustProxy?: boolean
+  config?: string
+  index?: string
+}
+
+export function defineProxyCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('proxy')
+    .summary('serve the key-holding /ai/... proxy with Node')
+    .description(
+      'Serve the same-origin /ai/... routes your chain needs, attaching keys from this process\'s environment.\n' +
+        'Put it behind your site\'s reverse proxy (`docpilot doctor --proxy` prints nginx and Caddy snippets).\n' +
+        'The daily ceiling and feedback live in a SQLite file; several processes may share it.',
+    )
+    .option('--port <n>', 'port to listen on', positiveInt('--port'), 8787)
+    .option('--host <addr>', 'address to bind', '127.0.0.1')
+    .option('--db <file>', `SQLite file for the daily counter and feedback (default: ${DEFAULT_DB_PATH})`)
+    .option('--trust-proxy', 'take the client address from X-Forwarded-For (only behind your own reverse proxy)')
+    .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
+    .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
+    .action(async (flags: ProxyFlags) => {
+      const loaded = await loadConfigFor(ctx, flags.config)
+      const { settings } = proxySettingsFromConfig(loaded.config, ctx.env, manifestEmbedder(indexDirFor(ctx, loaded, flags.index)))
+      const served = await serveProxy({
+        settings,
+        env: ctx.env,
+        dbPath: resolve(ctx.cwd, flags.db ?? DEFAULT_DB_PATH),
+        trustProxy: Boolean(flags.trustProxy),
+        port: flags.port,
+        hostname: flags.host,
+      })
+      ctx.stdout(`docpilot proxy on ${served.url}/ai/ (${settings.routes.map((r) => r.member).join(', ') || 'no routes: set a provider key'})\n`)
+      await new Promise<void>((done) => {
+        const stop = () => {
+          served.close()
+          done()
+        }
+        process.once('SIGINT', stop)
+        process.once('SIGTERM', stop)
+      })
+    })
+}
