@@ -14,7 +14,7 @@ import type { EvalQuestion } from '../core/eval/score.ts'
 import { prepareCorpus, type PreparedCorpus } from './compare-corpora.ts'
 import { serveCorpus, type EngineId, type EnginePage } from './compare-pages.ts'
 import { engineLabel } from './compare-quality.ts'
-import { loadQuestionSets } from './compare-questions.ts'
+import { compareQuestions, loadQuestionSets, type CompareOptions } from './compare-questions.ts'
 import { kb, median, ms, p95, ratio } from './compare-stats.ts'
 import { firstResultTransfers, launchChromium, openEnginePage, searchAll, type Transfer } from './peers/chromium.ts'
 import { embedQueries } from './peers/docpilot-vectors.ts'
@@ -165,4 +165,15 @@ export function formatBrowser(results: BrowserResult[]): string {
     lines.push('')
   }
   return lines.join('\n')
+}
+
+/** Harness entry (`--only compare-browser`): fresh loads and timed passes scale with `--rounds`. */
+export async function run(opts: CompareOptions): Promise<BrowserResult[]> {
+  const results = await runBrowser({
+    questions: compareQuestions(opts),
+    loads: opts.smoke ? 1 : Math.max(3, opts.rounds),
+    passes: opts.smoke ? 1 : Math.max(5, opts.rounds),
+  })
+  opts.log(formatBrowser(results))
+  return results
 }

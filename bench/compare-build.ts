@@ -18,6 +18,7 @@ import {
   type FileSize,
   type PreparedCorpus,
 } from './compare-corpora.ts'
+import type { CompareOptions } from './compare-questions.ts'
 import { kb, median, ms, p95, ratio } from './compare-stats.ts'
 import { buildOrama } from './peers/orama.ts'
 import { buildPagefind, pagefindFileRole } from './peers/pagefind.ts'
@@ -149,3 +150,10 @@ export function formatBuild(results: BuildResult[]): string {
   return lines.join('\n')
 }
 
+
+/** Harness entry (`--only compare-build`): `--rounds N` rounds; `--smoke` one round on hono. */
+export async function run(opts: CompareOptions): Promise<BuildResult[]> {
+  const results = await runBuild(opts.smoke ? { rounds: 1, corpora: ['hono'] } : { rounds: opts.rounds })
+  opts.log(formatBuild(results))
+  return results
+}

@@ -11,7 +11,7 @@ import type { Browser } from '@playwright/test'
 import { scoreRun, type EvalReport, type EvalQuestion, type QueryOutput } from '../core/eval/score.ts'
 import { prepareCorpus, type PreparedCorpus } from './compare-corpora.ts'
 import { serveCorpus, type EngineId } from './compare-pages.ts'
-import { loadQuestionSets, type QuestionSet } from './compare-questions.ts'
+import { compareQuestions, loadQuestionSets, type CompareOptions, type QuestionSet } from './compare-questions.ts'
 import { sectionKeyOfHref, sectionsByUrl } from './render-html.ts'
 import { launchChromium, openEnginePage, searchAll } from './peers/chromium.ts'
 import { embedQueries } from './peers/docpilot-vectors.ts'
@@ -182,3 +182,10 @@ export function formatQuality(results: QualityResult[]): string {
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`
+
+/** Harness entry (`--only quality`): `--questions FILE` (repeatable) or both dev sets; `--smoke` runs hono only. */
+export async function run(opts: CompareOptions): Promise<QualityResult[]> {
+  const results = await runQuality({ questions: compareQuestions(opts) })
+  opts.log(formatQuality(results))
+  return results
+}

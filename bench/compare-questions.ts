@@ -7,6 +7,21 @@ import { existsSync, readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { parseQuestions, type EvalQuestion } from '../core/eval/score.ts'
 import { CORPORA, type CorpusSpec } from './compare-corpora.ts'
+import type { BenchOptions } from './run.ts'
+
+/** What the comparison benchmarks read from the harness's command line. */
+export interface CompareOptions extends BenchOptions {
+  /** `--questions FILE`, repeatable: question sets in the shared JSONL format. */
+  questions?: string[]
+  /** `--smoke`: the smallest run that proves the harness and every engine start (hono only, one round). */
+  smoke?: boolean
+}
+
+/** The question files a run uses: the ones given, else the dev sets (hono only in a smoke run). */
+export function compareQuestions(opts: CompareOptions): string[] | undefined {
+  if (opts.questions?.length) return opts.questions
+  return opts.smoke ? [CORPORA[0]!.questions] : undefined
+}
 
 export interface QuestionSet {
   file: string

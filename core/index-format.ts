@@ -65,7 +65,8 @@ export interface Manifest {
   lexical: Record<string, unknown>
   retrieval: {
     fusion: Record<string, unknown>
-    gate: { threshold: number; lexicalThreshold: number }
+    /** weights: how the hybrid gate score mixes the lexical and dense signals. */
+    gate: { threshold: number; lexicalThreshold: number; weights?: { lexical: number; dense: number } }
   }
   chat: {
     chain: PublicChainMember[]

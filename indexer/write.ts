@@ -14,13 +14,16 @@ import { gzipSync } from 'node:zlib'
 import { FORMAT_VERSION, type ChunkRecord, type EmbedderIdentity, type Manifest } from '../core/index-format.ts'
 import { buildLexicalIndex, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { encodeMeta, type TextShard } from '../core/retrieval/parts.ts'
+import { DEFAULT_FUSION } from '../core/retrieval/fusion.ts'
+import { DEFAULT_GATE } from '../core/retrieval/gate.ts'
+import type { DenseParts } from './embed.ts'
 
 /** Chunks per text shard: a result fetches one shard of about this many neighbours. */
 export const DEFAULT_SHARD_SIZE = 8
 
 /** Lexical gate threshold when the config names none (share of query terms the best passage covers). */
-export const DEFAULT_LEXICAL_THRESHOLD = 0.5
-export const DEFAULT_GATE_THRESHOLD = 0.5
+export const DEFAULT_LEXICAL_THRESHOLD = DEFAULT_GATE.lexicalThreshold
+export const DEFAULT_GATE_THRESHOLD = DEFAULT_GATE.threshold
 
 export const NO_EMBEDDER: EmbedderIdentity = { id: 'none', kind: 'none', model: '', dims: 0, quantization: 'none' }
 
@@ -33,6 +36,8 @@ export interface WriteIndexInput {
   createdAt: string
   gate?: { threshold?: number; lexicalThreshold?: number }
   embedder?: EmbedderIdentity
+  /** The dense channel's parts (vectors, model files) and the embedder identity naming them. */
+  dense?: DenseParts
   chat?: Manifest['chat']
   lexicalSettings?: LexicalSettings
   shardSize?: number
@@ -124,20 +129,28 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     docpilot: input.docpilotVersion,
     createdAt: input.createdAt,
     corpus: { digest: corpusDigest(chunks), files: input.files, chunks: chunks.length },
-    embedder: input.embedder ?? NO_EMBEDDER,
-    parts: { meta: meta.name, lexical: lexical.name, texts: shards.map((s) => s.name) },
+    embedder: input.dense?.identity ?? input.embedder ?? NO_EMBEDDER,
+    parts: {
+      meta: meta.name,
+      lexical: lexical.name,
+      texts: shards.map((s) => s.name),
+      ...(input.dense ? { vectors: input.dense.vectorsPart } : {}),
+    },
     lexical: settings as unknown as Record<string, unknown>,
     retrieval: {
-      fusion: {},
+      fusion: input.dense ? { ...DEFAULT_FUSION } : {},
       gate: {
         threshold: input.gate?.threshold ?? DEFAULT_GATE_THRESHOLD,
         lexicalThreshold: input.gate?.lexicalThreshold ?? DEFAULT_LEXICAL_THRESHOLD,
+        ...(input.dense ? { weights: DEFAULT_GATE.weights } : {}),
       },
     },
     chat: input.chat ?? { chain: [] },
   }
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
-  const all: PendingPart[] = [meta, lexical, ...shards]
+  // Vectors and model files are binary and stored as they are (already compact, or served compressed).
+  const denseFiles: PendingPart[] = (input.dense?.files ?? []).map((f) => ({ name: f.name, bytes: f.bytes, raw: f.bytes.length }))
+  const all: PendingPart[] = [meta, lexical, ...shards, ...denseFiles]
 
   await mkdir(dirname(out), { recursive: true })
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)

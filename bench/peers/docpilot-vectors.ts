@@ -1,19 +1,36 @@
 /**
  * The vectors docpilot's index holds, for Orama's hybrid mode, and the query
- * vectors docpilot's own embedder gives, so Orama hybrid and docpilot hybrid
- * search the same vector space. Read through docpilot's own dense-channel
- * code; an index without a dense channel yields null (Orama then runs BM25 only).
+ * vectors docpilot's own dense channel computes, so Orama hybrid and docpilot
+ * hybrid search one vector space. Both go through docpilot's dense channel
+ * (core/retrieval/hybrid.ts); an index without one yields null, and Orama
+ * then runs BM25 only.
  */
+import { dequantizeRow } from '../../core/embed/quantize.ts'
+import { openDenseChannel } from '../../core/retrieval/hybrid.ts'
 import type { DocIndex } from '../../core/retrieval/search.ts'
+import { fsPartLoader } from '../../indexer/fs-parts.ts'
 
-export async function loadIndexVectors(_dir: string, index: DocIndex): Promise<Float32Array[] | null> {
-  if (index.manifest.embedder.kind === 'none' || !index.manifest.parts.vectors) return null
-  // The dense channel (issue 5) has not landed a vector reader yet.
-  return null
+function channel(dir: string, index: DocIndex) {
+  return openDenseChannel(index.manifest, fsPartLoader(dir))
 }
 
-/** Query vectors from the index's embedder, same order as the questions; null without a dense channel. */
-export async function embedQueries(_dir: string, index: DocIndex, _queries: string[]): Promise<Float32Array[] | null> {
-  if (index.manifest.embedder.kind === 'none') return null
-  return null
+/** Chunk vectors in index order (dequantized from the index's int8 rows). */
+export async function loadIndexVectors(dir: string, index: DocIndex): Promise<Float32Array[] | null> {
+  const dense = channel(dir, index)
+  if (!dense) return null
+  const rows = await dense.vectors()
+  return Array.from({ length: rows.count }, (_, i) => dequantizeRow(rows, i))
+}
+
+/** Query vectors from the index's embedder, same order as the questions. */
+export async function embedQueries(dir: string, index: DocIndex, queries: string[]): Promise<Float32Array[] | null> {
+  const dense = channel(dir, index)
+  if (!dense) return null
+  const out: Float32Array[] = []
+  for (const q of queries) {
+    const r = await dense.queryVector(q)
+    if ('reason' in r) throw new Error(`bench: docpilot's embedder failed on a question: ${r.reason}`)
+    out.push(r.vector)
+  }
+  return out
 }

@@ -20,6 +20,9 @@ export interface GateConfig {
 
 export const DEFAULT_GATE_WEIGHTS = { lexical: 0.5, dense: 0.5 }
 
+/** Defaults written into a new manifest when the config names none; chosen on the dev sets (see DESIGN/issue 5 note). */
+export const DEFAULT_GATE: Required<GateConfig> = { threshold: 0.5, lexicalThreshold: 0.5, weights: DEFAULT_GATE_WEIGHTS }
+
 export interface GateSignals {
   /** Best coverage among the top lexical passages, 0..1. */
   lexical: number

@@ -5,7 +5,8 @@
  * the winning chunks' texts loaded (a shard at a time, cached).
  */
 import { FORMAT_VERSION, type ChunkRecord, type Manifest } from '../index-format.ts'
-import { loadLexicalIndex, type LexicalHit, type LexicalIndex, type LexicalPart, type LexicalSettings } from './lexical.ts'
+import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseOptions } from './hybrid.ts'
+import { loadLexicalIndex, type LexicalIndex, type LexicalPart, type LexicalSettings } from './lexical.ts'
 import { decodeMeta, readJsonPart, type MetaPart, type PartLoader, type TextShard } from './parts.ts'
 
 export interface SearchOptions {
@@ -69,19 +70,16 @@ function partName(manifest: Manifest, key: string): string {
   return name
 }
 
-/** The lexical gate: how much of the question the best passage covers. */
-function lexicalGate(hits: LexicalHit[], threshold: number): { pass: boolean; score: number } {
-  const score = hits[0]?.coverage ?? 0
-  return { pass: score >= threshold, score }
-}
-
-export async function openIndex(loader: PartLoader): Promise<DocIndex> {
+/** `opts` reach the dense channel: the hosted embedder's transport, the embed time limit, the log. */
+export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Promise<DocIndex> {
   const manifest = checkManifest(await loader.json<unknown>('manifest.json'))
   const [meta, lexicalJson] = await Promise.all([
     readJsonPart<MetaPart>(loader, partName(manifest, 'meta')),
     readJsonPart<LexicalPart>(loader, partName(manifest, 'lexical')),
   ])
   const lexical: LexicalIndex = loadLexicalIndex(lexicalJson, manifest.lexical as unknown as LexicalSettings)
+  // The index's one embedder (null: declared lexical-only); an unknown one is an error here, not later.
+  const dense = openDenseChannel(manifest, loader, opts)
   const shardNames = manifest.parts.texts
   if (!Array.isArray(shardNames)) throw new IndexFormatError('manifest.json names no text shards. Rebuild the index with `docpilot index`.')
 
@@ -108,11 +106,12 @@ export async function openIndex(loader: PartLoader): Promise<DocIndex> {
     chunks,
     async search(question, opts = {}) {
       const k = opts.k ?? DEFAULT_K
-      const hits = lexical.search(question, k)
-      const gate = lexicalGate(hits, manifest.retrieval.gate.lexicalThreshold)
-      const records = await chunks(hits.map((h) => h.ordinal))
-      const results: Passage[] = records.map((r, i) => ({ ...r, score: hits[i]!.score, channels: { lexical: hits[i]!.score } }))
-      return { mode: 'lexical', degraded: false, gate, results }
+      const lexicalHits = lexical.search(question, Math.max(k, FUSION_CANDIDATES))
+      const ranked = await rankHybrid({ question, k, lexical: lexicalHits, dense, manifest, lexicalOnly: opts.lexicalOnly, queryVector: opts.queryVector })
+      const records = await chunks(ranked.hits.map((h) => h.ordinal))
+      const results: Passage[] = records.map((r, i) => ({ ...r, score: ranked.hits[i]!.score, channels: ranked.hits[i]!.channels }))
+      const { mode, degraded, degradedReason, gate } = ranked
+      return { mode, degraded, ...(degradedReason !== undefined ? { degradedReason } : {}), gate, results }
     },
   }
 }

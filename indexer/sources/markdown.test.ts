@@ -90,6 +90,15 @@ describe('edge cases', () => {
     expect(sections[0]!.text).toBe('Fast and small\nUltrafast: Really fast.')
   })
 
+  it('drops raw HTML tags, scripts, styles, comments and GitHub alert markers but keeps their text', () => {
+    const md = '# T\n\n<script setup>\nconst x = 1\n</script>\n\n<!-- hidden -->\n\n<div class="x">\n\nInner **md** text\n\n</div>\n\n> [!NOTE]\n> Alert body\n\nPress <kbd>Ctrl</kbd> now.\n'
+    expect(parseMarkdown(md, { mdx: false }).nodes.slice(1)).toEqual([
+      { type: 'text', text: 'Inner md text' },
+      { type: 'text', text: 'Alert body' },
+      { type: 'text', text: 'Press Ctrl now.' },
+    ])
+  })
+
   it('reports malformed frontmatter as a note and keeps the body', () => {
     const page = parseMarkdown('---\ntitle: [unclosed\n---\n\n# Page\n\nBody text.\n', { mdx: false })
     expect(page.notes?.[0]).toMatch(/frontmatter is not valid YAML/)

@@ -139,7 +139,7 @@ function walkBlocks(nodes: AnyNode[], out: PageNode[], lenient: boolean): void {
       pushText(out, rows.join('\n'))
     } else if (node.type === 'paragraph') {
       let text = cleanInline(inlineText(node), lenient)
-      text = dropContainerFences(text)
+      text = dropContainerFences(text).replace(GFM_ALERT, '')
       if (lenient) text = dropEsmLines(text)
       pushText(out, text)
     } else if (node.children) {
@@ -202,6 +202,9 @@ function dropContainerFences(text: string): string {
     .filter((line) => line.trim() !== '')
     .join('\n')
 }
+
+/** GitHub-style alert marker opening a blockquote (`> [!NOTE]`), which sites render as a styled box. */
+const GFM_ALERT = /^\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/i
 
 const ESM_LINE = /^(?:import\s+(?:[\w*{][^'"]*\sfrom\s+)?['"]|export\s+(?:const|let|var|default|function|\{))/
 

@@ -1,0 +1,177 @@
+/**
+ * The dense half of a search and the step that joins it to the lexical half:
+ * embed the question with the index's one embedder (retried once, bounded in
+ * time), take the dense top-k, fuse with the lexical list, and gate.
+ *
+ * Modes:
+ * - hybrid: both channels.
+ * - lexical, not degraded: the site declared lexical-only (embed: false) or
+ *   the caller asked for it. Nothing is logged.
+ * - lexical, degraded: the embedder failed twice for this question; the reason
+ *   goes to the log and into the result. The next question tries again.
+ * There is never a second embedder.
+ */
+import { openEmbedder, embedderRuntime, type OpenEmbedderDeps } from '../embed/open.ts'
+import { EmbedError, type Embedder } from '../embed/types.ts'
+import type { Manifest } from '../index-format.ts'
+import { decodeChunkVectors, denseScore, denseTopK, type ChunkVectors } from './dense.ts'
+import { DEFAULT_FUSION, fuse, type FusionConfig } from './fusion.ts'
+import { gate, lexicalSignal, type GateConfig, type GateVerdict } from './gate.ts'
+import type { PartLoader } from './parts.ts'
+
+export interface DenseOptions extends Partial<Pick<OpenEmbedderDeps, 'transport'>> {
+  /** Per-attempt limit on embedding a question (default 5 s); one retry follows a failure. */
+  embedTimeoutMs?: number
+  /** Where the degradation reason goes (default console.warn). */
+  log?: (message: string) => void
+  /** Use this embedder instead of building one from the manifest (a worker that already holds it). */
+  embedder?: Embedder
+}
+
+/** How many candidates each channel contributes to fusion. */
+export const FUSION_CANDIDATES = 50
+
+export interface DenseChannel {
+  /** The question's vector, or why there is none this time. */
+  queryVector(question: string, signal?: AbortSignal): Promise<{ vector: Float32Array } | { reason: string }>
+  vectors(): Promise<ChunkVectors>
+}
+
+/** null when the index declared lexical-only. Throws for an embedder this docpilot does not know. */
+export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: DenseOptions = {}): DenseChannel | null {
+  if (embedderRuntime(manifest.embedder) === 'none') return null
+  const identity = manifest.embedder
+  const vectorsPart = manifest.parts.vectors
+  if (typeof vectorsPart !== 'string') {
+    throw new EmbedError(`manifest.json names embedder "${identity.id}" but no "vectors" part. Rebuild the index with \`docpilot index\`.`, 'bad_model')
+  }
+  const timeoutMs = opts.embedTimeoutMs ?? 5000
+  let embedder: Promise<Embedder> | null = opts.embedder ? Promise.resolve(opts.embedder) : null
+  let vectors: Promise<ChunkVectors> | null = null
+
+  const getEmbedder = () => {
+    if (!embedder) {
+      embedder = openEmbedder(identity, { loader, transport: opts.transport }).then((e) => e!)
+      // A failed load is not remembered: the next question tries again.
+      embedder.catch(() => (embedder = null))
+    }
+    return embedder
+  }
+
+  async function attempt(question: string, outer?: AbortSignal): Promise<Float32Array> {
+    const ctrl = new AbortController()
+    const onAbort = () => ctrl.abort(outer?.reason)
+    outer?.addEventListener('abort', onAbort)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        ctrl.abort()
+        reject(new EmbedError(`embedding the question took longer than ${timeoutMs} ms`, 'timeout'))
+      }, timeoutMs)
+    })
+    try {
+      const work = getEmbedder().then((e) => e.embed([question], { purpose: 'query', signal: ctrl.signal }))
+      const [v] = await Promise.race([work, timeout])
+      if (!v || v.length !== identity.dims) throw new EmbedError(`the embedder returned ${v?.length ?? 0} dims; the index has ${identity.dims}`, 'bad_response')
+      return v
+    } finally {
+      clearTimeout(timer)
+      outer?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  return {
+    async queryVector(question, signal) {
+      let last: unknown
+      for (let i = 0; i < 2; i++) {
+        if (signal?.aborted) break
+        try {
+          return { vector: await attempt(question, signal) }
+        } catch (err) {
+          last = err
+        }
+      }
+      const reason = `embedder "${identity.id}" unavailable, searching lexical-only: ${last instanceof Error ? last.message : String(last)}`
+      ;(opts.log ?? ((m: string) => console.warn(`[docpilot] ${m}`)))(reason)
+      return { reason }
+    },
+    vectors() {
+      if (!vectors) {
+        vectors = loader.bytes(vectorsPart).then((b) => decodeChunkVectors(b, manifest.corpus.chunks, identity.dims))
+        vectors.catch(() => (vectors = null))
+      }
+      return vectors
+    },
+  }
+}
+
+export interface RankInput {
+  question: string
+  k: number
+  /** Lexical hits, best first (ordinal = chunk position). At least FUSION_CANDIDATES when available. */
+  lexical: { ordinal: number; score: number; coverage: number }[]
+  dense: DenseChannel | null
+  manifest: Manifest
+  lexicalOnly?: boolean
+  queryVector?: Float32Array
+  signal?: AbortSignal
+}
+
+export interface Ranked {
+  mode: 'hybrid' | 'lexical'
+  degraded: boolean
+  degradedReason?: string
+  gate: GateVerdict
+  hits: { ordinal: number; score: number; channels: { lexical?: number; dense?: number } }[]
+}
+
+export function gateConfig(manifest: Manifest): GateConfig {
+  return manifest.retrieval.gate as GateConfig
+}
+
+export function fusionConfig(manifest: Manifest): FusionConfig {
+  const f = manifest.retrieval.fusion as Partial<FusionConfig>
+  return f && (f.method === 'linear' || f.method === 'rrf') ? (f as FusionConfig) : DEFAULT_FUSION
+}
+
+function lexicalOnlyRank(input: RankInput, degradedReason?: string): Ranked {
+  return {
+    mode: 'lexical',
+    degraded: degradedReason !== undefined,
+    ...(degradedReason !== undefined ? { degradedReason } : {}),
+    gate: gate({ lexical: lexicalSignal(input.lexical) }, gateConfig(input.manifest)),
+    hits: input.lexical.slice(0, input.k).map((h) => ({ ordinal: h.ordinal, score: h.score, channels: { lexical: h.score } })),
+  }
+}
+
+export async function rankHybrid(input: RankInput): Promise<Ranked> {
+  if (!input.dense || input.lexicalOnly) return lexicalOnlyRank(input)
+  let vector = input.queryVector
+  if (!vector) {
+    const q = await input.dense.queryVector(input.question, input.signal)
+    if ('reason' in q) return lexicalOnlyRank(input, q.reason)
+    vector = q.vector
+  }
+  let vectors: ChunkVectors
+  try {
+    vectors = await input.dense.vectors()
+  } catch (err) {
+    const reason = `index vectors unavailable, searching lexical-only: ${err instanceof Error ? err.message : String(err)}`
+    console.warn(`[docpilot] ${reason}`)
+    return lexicalOnlyRank(input, reason)
+  }
+  const v = vector
+  const denseHits = denseTopK(vectors, v, FUSION_CANDIDATES)
+  const fused = fuse(
+    input.lexical.slice(0, FUSION_CANDIDATES).map((h) => ({ id: String(h.ordinal), score: h.score })),
+    denseHits.map((h) => ({ id: String(h.index), score: h.score })),
+    fusionConfig(input.manifest),
+    (id) => denseScore(vectors, v, Number(id)),
+  )
+  return {
+    mode: 'hybrid',
+    degraded: false,
+    gate: gate({ lexical: lexicalSignal(input.lexical), dense: denseHits[0]?.score ?? 0 }, gateConfig(input.manifest)),
+    hits: fused.slice(0, input.k).map((f) => ({ ordinal: Number(f.id), score: f.score, channels: f.channels })),
+  }
+}

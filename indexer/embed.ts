@@ -1,0 +1,247 @@
+/**
+ * Index-time embedding: pick the index's one embedder from `embed` in the
+ * config, embed every chunk (reusing cached vectors for unchanged text), and
+ * produce the parts the index carries for it: the int8 chunk vectors and, for
+ * a local embedder, its model files, all content-addressed.
+ *
+ *   embed: false              lexical-only, declared (no vectors, nothing logged later)
+ *   embed: 'default'          the offline static English model shipped with docpilot
+ *   embed: 'auto' (default)   the chat chain's head when it embeds and its key is set, else 'default'
+ *   embed: 'openai' | { provider, model? }   a provider's embeddings API, called directly with its key
+ *   embed: { model: '<dir>' } a local folder: a docpilot static model, or an HF-style ONNX folder
+ *   embed: 'hf:<org>/<name>'  an ONNX model from the hub, downloaded once into the cache
+ */
+import { createHash } from 'node:crypto'
+import { readFile, stat } from 'node:fs/promises'
+import { basename, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { autoEmbedMember } from '../core/chain/embed.ts'
+import { memberAvailable, resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
+import type { ChatConfig, EmbedConfig } from '../core/config/schema.ts'
+import { HostedEmbedder } from '../core/embed/hosted.ts'
+import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
+import { encodeQuantized, quantizeRows } from '../core/embed/quantize.ts'
+import { StaticEmbedder } from '../core/embed/static.ts'
+import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from '../core/embed/static-model.ts'
+import type { Embedder } from '../core/embed/types.ts'
+import type { ChunkRecord, EmbedderIdentity } from '../core/index-format.ts'
+import { directTransport } from '../core/ladder/transport.ts'
+import { providerSpec, type MemberId } from '../core/providers/table.ts'
+import { EmbeddingCache, textDigest } from './embed-cache.ts'
+import { ensureHubModel } from './embed-hf.ts'
+
+export interface EmbedContext {
+  env: Env
+  chat: ChatConfig
+  /** Relative `embed.model` folders resolve against this (the config file's folder). */
+  configDir: string
+  /** Embedding cache and hub downloads. */
+  cacheDir: string
+  fetch?: typeof fetch
+}
+
+export interface IndexEmbedder {
+  embedder: Embedder
+  /** Files the index must carry so readers can rebuild the embedder (local embedders only). */
+  modelFiles: { name: string; bytes: Uint8Array }[]
+  /** Why this embedder, in words, for the index summary. */
+  why: string
+}
+
+/** An `embed` setting that cannot be honoured; the message says what to change. */
+export class EmbedConfigError extends Error {
+  override name = 'EmbedConfigError'
+}
+
+export function defaultCacheDir(cwd: string, env: Env): string {
+  return env.DOCPILOT_CACHE_DIR ? resolve(cwd, env.DOCPILOT_CACHE_DIR) : join(cwd, '.docpilot', 'cache')
+}
+
+const isFile = (p: string) => stat(p).then((s) => s.isFile(), () => false)
+
+type ModelFile = IndexEmbedder['modelFiles'][number]
+
+async function staticFromDir(dir: string): Promise<[ModelFile, ModelFile, ModelFile]> {
+  const descBytes = await readFile(join(dir, 'model.json'))
+  const desc = JSON.parse(descBytes.toString('utf8')) as StaticModelDescriptor
+  return [
+    { name: 'model.json', bytes: descBytes },
+    { name: 'vocab.txt', bytes: await readFile(join(dir, desc.files.vocab)) },
+    { name: 'vectors.bin', bytes: await readFile(join(dir, desc.files.vectors)) },
+  ]
+}
+
+export async function loadStaticModel(dir: string, why: string): Promise<IndexEmbedder> {
+  const files = await staticFromDir(dir)
+  const desc = JSON.parse(new TextDecoder().decode(files[0].bytes)) as StaticModelDescriptor
+  const embedder = new StaticEmbedder(desc, new TextDecoder().decode(files[1].bytes), files[2].bytes)
+  return { embedder, modelFiles: files, why }
+}
+
+export const loadDefaultModel = () => loadStaticModel(fileURLToPath(DEFAULT_MODEL_DIR), 'the offline default model')
+
+async function loadOnnxFolder(dir: string, name: string, why: string): Promise<IndexEmbedder> {
+  const modelPath = (await isFile(join(dir, 'model.onnx'))) ? join(dir, 'model.onnx') : join(dir, 'onnx', 'model.onnx')
+  if (!(await isFile(modelPath)) || !(await isFile(join(dir, 'tokenizer.json')))) {
+    throw new EmbedConfigError(
+      `embed.model: ${dir} is not a model folder. It needs model.json (a docpilot static model) or model.onnx (or onnx/model.onnx) ` +
+        `with tokenizer.json, as in a Hugging Face sentence-transformers repo.`,
+    )
+  }
+  const files: IndexEmbedder['modelFiles'] = [
+    { name: 'model.onnx', bytes: await readFile(modelPath) },
+    { name: 'tokenizer.json', bytes: await readFile(join(dir, 'tokenizer.json')) },
+  ]
+  for (const opt of ['tokenizer_config.json', '1_Pooling/config.json']) {
+    if (await isFile(join(dir, opt))) files.push({ name: opt, bytes: await readFile(join(dir, opt)) })
+  }
+  const { OnnxEmbedder } = await import('../core/embed/onnx.ts')
+  const text = (n: string) => JSON.parse(new TextDecoder().decode(files.find((f) => f.name === n)!.bytes))
+  const has = (n: string) => files.some((f) => f.name === n)
+  const embedder = await OnnxEmbedder.create(
+    {
+      model: files[0]!.bytes,
+      tokenizer: text('tokenizer.json'),
+      ...(has('tokenizer_config.json') ? { tokenizerConfig: text('tokenizer_config.json') } : {}),
+      ...(has('1_Pooling/config.json') ? { pooling: text('1_Pooling/config.json') } : {}),
+    },
+    // dims are known after the first vector; 0 until then.
+    { id: name, model: `onnx:${name}`, dims: 0 },
+  )
+  return { embedder, modelFiles: files, why }
+}
+
+function hostedFor(provider: MemberId, model: string | undefined, ctx: EmbedContext, resolved?: ResolvedChain, why = ''): IndexEmbedder {
+  const spec = providerSpec(provider)
+  if (!spec.embeds) throw new EmbedConfigError(`embed: provider "${provider}" offers no embeddings API. Choose one of the embed-capable providers or embed: 'default'.`)
+  const chosen = model ?? spec.defaultEmbedModel
+  if (!chosen) throw new EmbedConfigError(`embed: provider "${provider}" has no default embedding model; name one with embed: { provider: '${provider}', model: '...' }`)
+  if (!memberAvailable(spec, ctx.env)) {
+    const need = spec.ownServer ? spec.baseUrlEnv : spec.keyEnv
+    throw new EmbedConfigError(`embed: "${provider}" needs ${need} in the environment at index time (it embeds every chunk).`)
+  }
+  const env = ctx.env
+  const chain: ResolvedChain = resolved ?? {
+    members: [
+      {
+        provider,
+        models: [chosen],
+        tier: 'billed',
+        freePool: false,
+        baseUrl: env[spec.baseUrlEnv]?.trim() || spec.defaultBaseUrl || null,
+        ...(spec.keyEnv ? { keyEnv: spec.keyEnv } : {}),
+        baseUrlEnv: spec.baseUrlEnv,
+      },
+    ],
+    head: provider,
+    rationing: { enabled: false } as ResolvedChain['rationing'],
+  }
+  const embedder = new HostedEmbedder({ provider, model: chosen, dims: 0 }, directTransport(chain, env, ctx.fetch ? { fetch: ctx.fetch } : {}))
+  return { embedder, modelFiles: [], why: why || `${provider} embeddings (${chosen})` }
+}
+
+/** The index's embedder for this config, or null for declared lexical-only. */
+export async function resolveIndexEmbedder(embed: EmbedConfig, ctx: EmbedContext): Promise<IndexEmbedder | null> {
+  if (embed === false) return null
+  if (embed === 'default') return loadDefaultModel()
+  if (embed === 'auto') {
+    let resolved: ResolvedChain | null = null
+    try {
+      resolved = resolveChain(ctx.chat, ctx.env)
+    } catch {
+      resolved = null
+    }
+    const head = resolved ? autoEmbedMember(resolved) : null
+    if (head && resolved && memberAvailable(providerSpec(head.provider), ctx.env)) {
+      return hostedFor(head.provider, head.model, ctx, resolved, `embed 'auto' follows the chat head: ${head.provider} embeddings (${head.model})`)
+    }
+    const d = await loadDefaultModel()
+    return { ...d, why: `embed 'auto': ${resolved?.head ? `the chat head (${resolved.head}) does not embed` : 'no chat provider key is set'}, so the offline default model` }
+  }
+  if (typeof embed === 'string' && embed.startsWith('hf:')) {
+    const repo = embed.slice(3)
+    const dir = await ensureHubModel(repo, { cacheDir: ctx.cacheDir, endpoint: ctx.env.HF_ENDPOINT, ...(ctx.fetch ? { fetch: ctx.fetch } : {}) })
+    return loadOnnxFolder(dir, embed, `${embed} (cached in ${dir})`)
+  }
+  if (typeof embed === 'string') return hostedFor(embed as MemberId, undefined, ctx)
+  if ('provider' in embed) return hostedFor(embed.provider, embed.model, ctx)
+  const dir = resolve(ctx.configDir, embed.model)
+  if (await isFile(join(dir, 'model.json'))) {
+    const desc = JSON.parse(await readFile(join(dir, 'model.json'), 'utf8')) as { format?: string }
+    if (desc.format === STATIC_MODEL_FORMAT) return loadStaticModel(dir, `the static model in ${dir}`)
+  }
+  return loadOnnxFolder(dir, `local:${basename(dir)}`, `the ONNX model in ${dir}`)
+}
+
+/** What is embedded for a chunk: its heading trail (page title first) and its text. */
+export function chunkEmbedText(c: Pick<ChunkRecord, 'trail' | 'title' | 'text'>): string {
+  const trail = c.trail.length ? c.trail : [c.title]
+  return `${trail.join(' / ')}\n${c.text}`
+}
+
+export interface EmbedRunResult {
+  identity: EmbedderIdentity
+  vectors: Float32Array[]
+  embedded: number
+  reused: number
+}
+
+const BATCH = 64
+
+export async function embedChunks(
+  ie: IndexEmbedder,
+  chunks: readonly ChunkRecord[],
+  opts: { cacheDir: string; onProgress?: (done: number, total: number) => void },
+): Promise<EmbedRunResult> {
+  const identity = ie.embedder.identity
+  const cache = await EmbeddingCache.open(opts.cacheDir, identity)
+  const texts = chunks.map(chunkEmbedText)
+  const digests = texts.map(textDigest)
+  const vectors: (Float32Array | undefined)[] = digests.map((d) => cache.get(d))
+  const todo = vectors.flatMap((v, i) => (v ? [] : [i]))
+  let done = chunks.length - todo.length
+  opts.onProgress?.(done, chunks.length)
+  try {
+    for (let b = 0; b < todo.length; b += BATCH) {
+      const idx = todo.slice(b, b + BATCH)
+      const out = await ie.embedder.embed(idx.map((i) => texts[i]!), { purpose: 'document' })
+      idx.forEach((i, j) => {
+        vectors[i] = out[j]!
+        cache.set(digests[i]!, out[j]!)
+      })
+      done += idx.length
+      opts.onProgress?.(done, chunks.length)
+    }
+  } finally {
+    // What was embedded before a failure is kept for the next run.
+    await cache.save()
+  }
+  const all = vectors as Float32Array[]
+  const dims = all[0]?.length ?? identity.dims
+  if (all.some((v) => v.length !== dims)) throw new Error(`embedder "${identity.id}" returned vectors of different lengths`)
+  return { identity: { ...identity, dims }, vectors: all, embedded: todo.length, reused: chunks.length - todo.length }
+}
+
+export interface DenseParts {
+  identity: EmbedderIdentity
+  /** Content-addressed part files to write next to the other parts. */
+  files: { name: string; bytes: Uint8Array }[]
+  vectorsPart: string
+}
+
+const digest16 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex').slice(0, 16)
+
+/** The vectors part and the model files, named by their content. */
+export function denseParts(ie: IndexEmbedder, run: EmbedRunResult): DenseParts {
+  const vectors = encodeQuantized(quantizeRows(run.vectors, run.identity.dims))
+  const vectorsPart = `vectors.${digest16(vectors)}.i8`
+  const files = [{ name: vectorsPart, bytes: vectors }]
+  const map: Record<string, string> = {}
+  for (const f of ie.modelFiles) {
+    const name = `embed.${digest16(f.bytes)}.${f.name.replace(/\//g, '-')}`
+    map[f.name] = name
+    files.push({ name, bytes: f.bytes })
+  }
+  const identity: EmbedderIdentity = { ...run.identity, quantization: 'int8', ...(ie.modelFiles.length ? { files: map } : {}) }
+  return { identity, files, vectorsPart }
+}
