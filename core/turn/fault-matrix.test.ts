@@ -5,10 +5,10 @@
  * the attempts in the receipt, which members were asked, and the order the
  * next turn walks (cooling members at the back, in place again once cooled).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, test } from 'vitest'
 import { startFakeProviders, type FakeProviders, type FaultRule } from '../../fixtures/providers/index.ts'
 import { cooldownKey, ManualClock, MemoryCooldownStore, orderForTurn } from '../ladder/cooldown.ts'
-import { stepsAside, type FailureClass } from '../ladder/failure.ts'
+import { FAILURE_CLASSES, stepsAside, type FailureClass } from '../ladder/failure.ts'
 import type { MemberId } from '../providers/table.ts'
 import { runTurn } from './run.ts'
 import { fakeChain, searchResult } from './test-helpers.ts'
@@ -53,7 +53,22 @@ const CASES: Case[] = [
   { cls: 'server_error', member: 'openrouter', rule: { fault: 'stream-error', afterDeltas: 1 }, afterDelta: true },
   { cls: 'overloaded', member: 'anthropic', rule: { fault: 'stream-error', afterDeltas: 1 }, afterDelta: true },
   { cls: 'unknown', member: 'ollama', rule: { fault: 'stream-error', afterDeltas: 1 }, afterDelta: true },
+  // OpenRouter's in-stream error carries a numeric code: every status class can also arrive after the first delta.
+  // (network has no after-delta form: a connection lost mid-answer is stream_broken by definition.)
+  { cls: 'rate_limited', member: 'openrouter', rule: { fault: 'stream-error', status: 429, afterDeltas: 1 }, afterDelta: true },
+  { cls: 'daily_quota', member: 'openrouter', rule: { fault: 'stream-error', status: 429, message: 'Rate limit exceeded: free-models-per-day', afterDeltas: 1 }, afterDelta: true },
+  { cls: 'auth', member: 'openrouter', rule: { fault: 'stream-error', status: 401, afterDeltas: 1 }, afterDelta: true },
+  { cls: 'payment', member: 'openrouter', rule: { fault: 'stream-error', status: 402, afterDeltas: 1 }, afterDelta: true },
+  { cls: 'not_found', member: 'openrouter', rule: { fault: 'stream-error', status: 404, afterDeltas: 1 }, afterDelta: true },
+  { cls: 'request_rejected', member: 'openrouter', rule: { fault: 'stream-error', status: 400, afterDeltas: 1 }, afterDelta: true },
 ]
+
+test('the matrix covers every failure class before the first delta, and every class after it but network', () => {
+  const before = new Set(CASES.filter((c) => !c.afterDelta).map((c) => c.cls))
+  const after = new Set(CASES.filter((c) => c.afterDelta).map((c) => c.cls))
+  expect([...before].sort()).toEqual(FAILURE_CLASSES.filter((c) => c !== 'stream_broken').sort())
+  expect([...after].sort()).toEqual(FAILURE_CLASSES.filter((c) => c !== 'network').sort())
+})
 
 const FILLERS: MemberId[] = ['groq', 'mistral', 'deepseek', 'together']
 const POSITIONS = ['first', 'middle', 'last'] as const
@@ -142,10 +157,11 @@ describe('fault matrix', () => {
         })
         expect(next.state).toBe('answered')
         expect(next.ladder?.provider).toBe(nextOrder[0])
+        expect((await fake.requests()).filter((q) => q.endpoint === 'chat').map((q) => q.member)).toEqual([nextOrder[0]])
 
         // Once the cooldowns end (60 s; a daily quota waits for its reset), the configured order is back.
         clock.advance(60_001)
-        if (c.cls === 'daily_quota' && cooled.has(c.member)) {
+        if (c.rule.fault === 'daily-quota' && cooled.has(c.member)) {
           expect(order().at(-1)).toBe(c.member)
           clock.advance(7 * 3600_000)
         }

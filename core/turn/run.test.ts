@@ -233,7 +233,8 @@ describe('runTurn: cooldowns', () => {
     for (let i = 0; i < 3; i++) {
       t.clock.advance(19_000)
       const r = await t.turn()
-      expect(r.ladder?.provider).toBe('groq') // no request to openai while it cools
+      // No request to openai while it cools; turn.ladder.index stays the configured position, not the turn's.
+      expect(r.ladder).toEqual({ provider: 'groq', index: 1, freePool: null })
     }
     expect(await requested()).toEqual(['groq', 'groq', 'groq'])
     t.clock.advance(3_001) // 60 s after it stepped aside
@@ -310,6 +311,17 @@ describe('runTurn: the free pool', () => {
     const r = await t.turn()
     expect(r.state).toBe('hybrid')
     expect(await requested()).toEqual(['openrouter'])
+  })
+
+  it('nothing rotates inside the pool once a delta is on screen: a broken stream settles partial', async () => {
+    const t = setup([{ provider: 'openrouter', model: 'free' }, 'groq'])
+    const pool = t.chain[0]!.models
+    await faults({ member: 'openrouter', model: pool[0], fault: 'stream-break', afterDeltas: 1, text: 'one two three', deltas: 3 })
+    const r = await t.turn()
+    expect(r.state).toBe('partial')
+    expect(r.text).toBe('one')
+    expect((await chatRequests()).map((q) => [q.member, q.model])).toEqual([['openrouter', pool[0]]])
+    expect(r.ladder).toEqual({ provider: 'openrouter', index: 0, freePool: { index: 0, model: pool[0] } })
   })
 
   it('a daily quota ends the pool and the member steps aside until the reset', async () => {
