@@ -5,7 +5,7 @@
  * a restart keeps the day's count.
  */
 import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import Database from 'better-sqlite3'
 import { serve, getRequestListener, type ServerType } from '@hono/node-server'
@@ -18,6 +18,18 @@ import type { ProxySettings } from './settings.ts'
 
 export const DEFAULT_DB_PATH = '.docpilot/proxy.sqlite'
 
+/** SQLite's name for a database that lives in memory and is never written to disk. */
+export const IN_MEMORY = ':memory:'
+
+/**
+ * A state path as given on a command line or in options, resolved against
+ * `cwd`, except ':memory:', which is a name and not a file: resolving it would
+ * create a file literally called `:memory:` in the working directory.
+ */
+export function resolveDbPath(cwd: string, path: string): string {
+  return path === IN_MEMORY ? IN_MEMORY : resolve(cwd, path)
+}
+
 /** Daily counter and feedback in SQLite; buckets in this process's memory. */
 export class SqliteState implements LimitStore, FeedbackStore {
   private readonly db: Database.Database
@@ -27,7 +39,12 @@ export class SqliteState implements LimitStore, FeedbackStore {
   private readonly insertFeedback: Database.Statement<unknown[]>
 
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+    if (path !== IN_MEMORY) {
+      if (basename(path) === IN_MEMORY) {
+        throw new Error(`Proxy state path ${path} is ':memory:' joined to a folder; pass ':memory:' itself for state kept in memory (resolveDbPath does this).`)
+      }
+      mkdirSync(dirname(path), { recursive: true })
+    }
     this.db = new Database(path)
     this.db.pragma('journal_mode = WAL')
     this.db.pragma('busy_timeout = 5000')

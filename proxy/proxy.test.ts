@@ -14,7 +14,7 @@ import { basePath } from '../fixtures/providers/members.ts'
 import type { FaultRule, RecordedRequest } from '../fixtures/providers/types.ts'
 import { CHAIN, type MemberId } from '../core/providers/table.ts'
 import type { ProxySettingsInput } from './settings.ts'
-import { startProxy, wranglerCli, type RunningProxy, type RunningWorker, type Runtime } from './testing.ts'
+import { startNodeProcess, startProxy, startWorkerProxy, wranglerCli, type RunningProxy, type RunningWorker, type Runtime } from './testing.ts'
 import { SqliteState } from './node.ts'
 
 const ORIGIN_ALLOWED = 'https://docs.example.com'
@@ -415,11 +415,30 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
   })
 })
 
+/**
+ * Limits that must hold across instances, each instance its own process: on
+ * Node, `docpilot proxy` processes on one SQLite file; on Workers, `wrangler
+ * dev` sessions, the second bound (through a dev registry private to this run)
+ * to the first one's Durable Object, as every isolate of a deployed Worker
+ * shares one object.
+ */
 describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
   let fake: Fake
   const running: RunningProxy[] = []
-  const start = async (settings: ProxySettingsInput, statePath: string) => {
-    const p = await startProxy(runtime, { settings, env: fake.env(), statePath })
+  const registryPath = tmp('docpilot-registry-')
+  const runId = Math.random().toString(36).slice(2, 10)
+  /** `limitsFrom`: the instance whose state this one shares (Workers binds to its Durable Object). */
+  const start = async (settings: ProxySettingsInput, statePath: string, as: 'owner' | 'second' = 'owner') => {
+    const opts = { settings, env: fake.env(), statePath }
+    const p =
+      runtime === 'node'
+        ? await startNodeProcess(opts)
+        : await startWorkerProxy({
+            ...opts,
+            registryPath,
+            name: `docpilot-proxy-${runId}-${as}`,
+            ...(as === 'second' ? { limitsFrom: `docpilot-proxy-${runId}-owner` } : {}),
+          })
     running.push(p)
     return p
   }
@@ -447,49 +466,56 @@ describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
     const before = fake.requests().length
     const over = await chatOnce(p)
     expect(over.res.status).toBe(429)
+    expect(over.res.headers.get('content-type')).toMatch(/application\/json/)
     expect(over.json.error.code).toBe('rate_limited')
-    expect(Number(over.res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(over.json.error.message).toMatch(/Too many requests from this client/)
+    // One token per minute: the next one is most of a minute away.
+    expect(Number(over.res.headers.get('retry-after'))).toBeGreaterThanOrEqual(30)
+    expect(Number(over.res.headers.get('retry-after'))).toBeLessThanOrEqual(60)
     expect(fake.requests().length).toBe(before)
     await stop(p)
-  }, 120_000)
+  }, 300_000)
 
-  it('the daily ceiling holds across instances sharing state and across a restart', async () => {
-    const settings = { ...mainSettings(), budget: { dailyLimit: 3 } }
+  it('the daily ceiling holds across two instances sharing state and across a restart', async () => {
+    const settings = { ...mainSettings(), budget: { dailyLimit: 4 } }
     const state = newState()
     const a = await start(settings, state)
+    const b = await start(settings, state, 'second')
+    // One each: both instances count against the one day.
     expect((await chatOnce(a)).res.status).toBe(200)
+    expect((await chatOnce(b)).res.status).toBe(200)
     expect((await chatOnce(a)).res.status).toBe(200)
-    // The last request of the day, raced for: exactly one of six concurrent requests may take it.
-    let others: RunningProxy[] = [a]
-    if (runtime === 'node') {
-      // A second instance on the same SQLite file spends from the same day.
-      others = [a, await start(settings, state)]
-    }
-    const race = await Promise.all(Array.from({ length: 6 }, (_, i) => chatOnce(others[i % others.length]!)))
+    // The last request of the day, raced for from both instances: exactly one of six may take it.
+    const before = fake.requests().length
+    const race = await Promise.all(Array.from({ length: 6 }, (_, i) => chatOnce(i % 2 ? b : a)))
     expect(race.map((r) => r.res.status).sort()).toEqual([200, 429, 429, 429, 429, 429])
-    if (others[1]) {
-      expect((await chatOnce(others[1])).res.status).toBe(429)
-      await stop(others[1])
+    expect(fake.requests().length).toBe(before + 1)
+    for (const p of [a, b]) {
+      const over = await chatOnce(p)
+      expect(over.res.status).toBe(429)
+      expect(over.res.headers.get('content-type')).toMatch(/application\/json/)
+      expect(over.json.error.code).toBe('daily_quota')
+      expect(over.json.error.message).toMatch(/daily limit of 4 AI requests is used up; it resets at \d{4}-\d\d-\d\dT00:00:00\.000Z/)
+      expect(over.res.headers.get('x-docpilot-quota')).toBe('daily')
+      const reset = Number(over.res.headers.get('x-ratelimit-reset')) * 1000
+      expect(reset).toBeGreaterThan(Date.now())
+      expect(reset).toBeLessThanOrEqual(Date.now() + 24 * 3600 * 1000)
+      expect(new Date(reset).getUTCHours()).toBe(0)
+      expect(over.json.error.message).toContain(new Date(reset).toISOString())
+      const retryAfter = Number(over.res.headers.get('retry-after'))
+      expect(retryAfter).toBeGreaterThan(0)
+      expect(Math.abs(Date.now() + retryAfter * 1000 - reset)).toBeLessThan(120_000)
     }
-    const over = await chatOnce(a)
-    expect(over.res.status).toBe(429)
-    expect(over.json.error.code).toBe('daily_quota')
-    expect(over.json.error.message).toMatch(/daily limit of 3/)
-    expect(over.res.headers.get('x-docpilot-quota')).toBe('daily')
-    const reset = Number(over.res.headers.get('x-ratelimit-reset')) * 1000
-    expect(reset).toBeGreaterThan(Date.now())
-    expect(reset).toBeLessThanOrEqual(Date.now() + 24 * 3600 * 1000)
-    expect(new Date(reset).getUTCHours()).toBe(0)
-    expect(Number(over.res.headers.get('retry-after'))).toBeGreaterThan(0)
     // Embeddings are not chat requests: the daily ceiling does not block them.
     const embed = await call(a.url, '/ai/openai/embeddings', post({ model: 'text-embedding-3-small', input: 'x' }))
     expect(embed.res.status).toBe(200)
 
+    await stop(b)
     await stop(a)
     const restarted = await start(settings, state)
     const afterRestart = await chatOnce(restarted)
     expect(afterRestart.res.status).toBe(429)
     expect(afterRestart.json.error.code).toBe('daily_quota')
     await stop(restarted)
-  }, 180_000)
+  }, 400_000)
 })

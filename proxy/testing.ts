@@ -33,6 +33,20 @@ export interface StartOptions {
   statePath: string
 }
 
+export interface WorkerStartOptions extends StartOptions {
+  configDir?: string
+  /** Worker name (unique per test run: the dev registry is keyed by it). */
+  name?: string
+  /**
+   * Name of a running Worker whose `ProxyLimits` Durable Object this one binds to
+   * (through wrangler's dev registry), as every isolate of a deployed Worker shares
+   * one object. Unset: this Worker owns the object.
+   */
+  limitsFrom?: string
+  /** WRANGLER_REGISTRY_PATH: a folder private to the test, so parallel runs never meet. */
+  registryPath?: string
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer()
@@ -54,16 +68,70 @@ export async function startNodeProxy(opts: StartOptions): Promise<RunningProxy> 
   }
 }
 
+/**
+ * The Node proxy as its own process (`docpilot proxy --settings`), for state
+ * shared between processes: two of these on one SQLite file are two servers.
+ * Its environment holds only `opts.env` (and PATH), never the test's own.
+ */
+export async function startNodeProcess(opts: StartOptions): Promise<RunningProxy> {
+  const dir = mkdtempSync(join(tmpdir(), 'docpilot-node-proxy-'))
+  const settingsFile = join(dir, 'settings.json')
+  writeFileSync(settingsFile, JSON.stringify(parseProxySettings(opts.settings)))
+  const port = await freePort()
+  const child = spawn(process.execPath, [join(ROOT, 'bin/docpilot.js'), 'proxy', '--port', String(port), '--db', opts.statePath, '--settings', settingsFile], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  return waitForStart(child, 'docpilot proxy', `http://127.0.0.1:${port}`, (output) => output.includes('docpilot proxy on'), 'node')
+}
+
+/** Waits until `ready` says the child is serving; on failure stops its process group and throws with its output. */
+async function waitForStart<R extends Runtime>(
+  child: ChildProcess,
+  what: string,
+  url: string,
+  ready: (output: string) => boolean | Promise<boolean>,
+  runtime: R,
+): Promise<RunningProxy & { runtime: R }> {
+  track(child)
+  let output = ''
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()))
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()))
+  const stop = () => stopGroup(child)
+  // Generous: the machine is shared, and a cold workerd or tsx start can take many seconds.
+  const deadline = Date.now() + START_TIMEOUT_MS
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}):\n${output}`)
+    if (await ready(output)) return { runtime, url, stop }
+    if (Date.now() > deadline) {
+      await stop()
+      throw new Error(`${what} did not come up on ${url} within ${START_TIMEOUT_MS / 1000} s:\n${output}`)
+    }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+}
+
+const START_TIMEOUT_MS = 120_000
+
 const KEY_VARS = new Set(CHAIN.flatMap((s) => (s.keyEnv ? [s.keyEnv] : [])))
 
 /** A TOML basic string: JSON's escapes are a subset TOML accepts. */
 const tomlString = (s: string) => JSON.stringify(s)
 
-export function workerConfig(settings: ProxySettingsInput, env: Record<string, string>): { toml: string; devVars: string } {
+export function workerConfig(
+  settings: ProxySettingsInput,
+  env: Record<string, string>,
+  opts: { name?: string; limitsFrom?: string } = {},
+): { toml: string; devVars: string } {
   const vars = Object.entries(env).filter(([k]) => !KEY_VARS.has(k))
   const secrets = Object.entries(env).filter(([k]) => KEY_VARS.has(k))
+  const limits = opts.limitsFrom
+    ? ['[[durable_objects.bindings]]', 'name = "LIMITS"', 'class_name = "ProxyLimits"', `script_name = ${tomlString(opts.limitsFrom)}`]
+    : ['[[durable_objects.bindings]]', 'name = "LIMITS"', 'class_name = "ProxyLimits"', '', '[[migrations]]', 'tag = "v1"', 'new_sqlite_classes = ["ProxyLimits"]']
   const toml = [
-    'name = "docpilot-proxy-test"',
+    `name = ${tomlString(opts.name ?? 'docpilot-proxy-test')}`,
     `main = ${tomlString(join(HERE, 'worker.ts'))}`,
     'compatibility_date = "2025-09-01"',
     '',
@@ -71,13 +139,7 @@ export function workerConfig(settings: ProxySettingsInput, env: Record<string, s
     `DOCPILOT_PROXY = ${tomlString(JSON.stringify(parseProxySettings(settings)))}`,
     ...vars.map(([k, v]) => `${k} = ${tomlString(v)}`),
     '',
-    '[[durable_objects.bindings]]',
-    'name = "LIMITS"',
-    'class_name = "ProxyLimits"',
-    '',
-    '[[migrations]]',
-    'tag = "v1"',
-    'new_sqlite_classes = ["ProxyLimits"]',
+    ...limits,
     '',
     '[[d1_databases]]',
     'binding = "FEEDBACK_DB"',
@@ -91,27 +153,45 @@ export function workerConfig(settings: ProxySettingsInput, env: Record<string, s
 
 const WRANGLER_ENV = { CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' }
 
+/** Process groups this test process started and has not stopped yet. */
+const liveGroups = new Set<number>()
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    /* already gone */
+  }
+}
+
+// If the test process ends without stopping them (a crash, a killed worker), take the groups down too:
+// an orphaned workerd holds a port and a core on a shared machine.
+process.once('exit', () => {
+  for (const pid of liveGroups) killGroup(pid, 'SIGKILL')
+})
+
+function track(child: ChildProcess): void {
+  const pid = child.pid
+  if (pid === undefined) return
+  liveGroups.add(pid)
+  child.once('exit', () => {
+    // wrangler may exit before workerd, its grandchild: make sure the whole group is gone.
+    killGroup(pid, 'SIGKILL')
+    liveGroups.delete(pid)
+  })
+}
+
+/** SIGTERM to the child's process group, SIGKILL after 5 s; resolves once the child has exited. */
 function stopGroup(child: ChildProcess): Promise<void> {
   return new Promise((done) => {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return done()
     const pid = child.pid
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-pid, 'SIGKILL')
-      } catch {
-        /* already gone */
-      }
-    }, 5000)
+    const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 5000)
     child.once('exit', () => {
       clearTimeout(timer)
       done()
     })
-    try {
-      process.kill(-pid, 'SIGTERM')
-    } catch {
-      clearTimeout(timer)
-      done()
-    }
+    killGroup(pid, 'SIGTERM')
   })
 }
 
@@ -135,9 +215,12 @@ export interface RunningWorker extends RunningProxy {
   configDir: string
 }
 
-export async function startWorkerProxy(opts: StartOptions & { configDir?: string }): Promise<RunningWorker> {
+export async function startWorkerProxy(opts: WorkerStartOptions): Promise<RunningWorker> {
   const configDir = opts.configDir ?? mkdtempSync(join(tmpdir(), 'docpilot-wrangler-'))
-  const { toml, devVars } = workerConfig(opts.settings, opts.env)
+  const { toml, devVars } = workerConfig(opts.settings, opts.env, {
+    ...(opts.name ? { name: opts.name } : {}),
+    ...(opts.limitsFrom ? { limitsFrom: opts.limitsFrom } : {}),
+  })
   writeFileSync(join(configDir, 'wrangler.toml'), toml)
   writeFileSync(join(configDir, '.dev.vars'), devVars)
   const port = await freePort()
@@ -147,30 +230,25 @@ export async function startWorkerProxy(opts: StartOptions & { configDir?: string
     ['dev', '-c', join(configDir, 'wrangler.toml'), '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector),
       '--persist-to', opts.statePath, '--show-interactive-dev-session=false', '--log-level', 'warn'],
     // Its own process group: workerd is a grandchild and must go down with it.
-    { cwd: configDir, env: { ...process.env, ...WRANGLER_ENV }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    {
+      cwd: configDir,
+      env: { ...process.env, ...WRANGLER_ENV, ...(opts.registryPath ? { WRANGLER_REGISTRY_PATH: opts.registryPath } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
   )
-  let output = ''
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()))
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()))
   const url = `http://127.0.0.1:${port}`
-  const stop = () => stopGroup(child)
-  const deadline = Date.now() + 90_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`)
+  const running = await waitForStart(child, 'wrangler dev', url, async () => {
     try {
       // Outside /ai: no rate-limit token is spent waiting for the Worker to come up.
       const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) })
       await res.arrayBuffer()
-      break
+      return true
     } catch {
-      if (Date.now() > deadline) {
-        await stop()
-        throw new Error(`wrangler dev did not come up on ${url}:\n${output}`)
-      }
-      await new Promise((r) => setTimeout(r, 250))
+      return false
     }
-  }
-  return { runtime: 'workers', url, configDir, stop }
+  }, 'workers')
+  return { ...running, configDir }
 }
 
 export function startProxy(runtime: Runtime, opts: StartOptions): Promise<RunningProxy> {

@@ -20,7 +20,7 @@ import { openIndex } from '../../core/retrieval/search.ts'
 import { startFakeProviders, type FakeProviders } from '../../fixtures/providers/index.ts'
 import { buildIndex } from '../../indexer/build.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
-import { createNodeProxy, type NodeProxy } from '../../proxy/node.ts'
+import { createNodeProxy, resolveDbPath, type NodeProxy } from '../../proxy/node.ts'
 import { routesFor, settingsFor } from '../../proxy/settings.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../../widget/demo/pages.ts'
 import { buildWidget, DEFAULT_OUT_DIR } from '../../widget/vite.config.ts'
@@ -197,7 +197,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   const proxy = createNodeProxy({
     settings: settingsFor(routesFor(chain, manifest.embedder), config),
     env,
-    dbPath: resolve(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite'),
+    dbPath: resolveDbPath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite'),
   })
 
   const shell: PageShell = {

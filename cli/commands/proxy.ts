@@ -1,9 +1,11 @@
 /** `docpilot proxy`: the Node proxy on its own, for self-hosters behind nginx or Caddy. */
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
-import { DEFAULT_DB_PATH, serveProxy } from '../../proxy/node.ts'
-import { indexDirFor, loadConfigFor, positiveInt, type CliContext } from '../context.ts'
+import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
+import { DEFAULT_DB_PATH, resolveDbPath, serveProxy } from '../../proxy/node.ts'
+import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
 import { manifestEmbedder } from './doctor.ts'
 
 interface ProxyFlags {
@@ -13,6 +15,23 @@ interface ProxyFlags {
   trustProxy?: boolean
   config?: string
   index?: string
+  settings?: string
+}
+
+/** The DOCPILOT_PROXY value `doctor --proxy` prints, read from a file: the same routes a Worker would serve. */
+function settingsFile(cwd: string, file: string): ProxySettings {
+  const path = resolve(cwd, file)
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new UsageError(`--settings ${file}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+  }
+  try {
+    return parseProxySettings(text)
+  } catch (err) {
+    throw new UsageError(`--settings ${path}: ${(err as Error).message}. Use the DOCPILOT_PROXY JSON that \`docpilot doctor --proxy\` prints.`)
+  }
 }
 
 export function defineProxyCommand(program: Command, ctx: CliContext): void {
@@ -26,17 +45,23 @@ export function defineProxyCommand(program: Command, ctx: CliContext): void {
     )
     .option('--port <n>', 'port to listen on', positiveInt('--port'), 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
-    .option('--db <file>', `SQLite file for the daily counter and feedback (default: ${DEFAULT_DB_PATH})`)
+    .option('--db <file>', `SQLite file for the daily counter and feedback (default: ${DEFAULT_DB_PATH}; :memory: keeps nothing)`)
     .option('--trust-proxy', 'take the client address from X-Forwarded-For (only behind your own reverse proxy)')
     .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
     .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
+    .option('--settings <file>', 'serve exactly these routes and limits: a JSON file holding the DOCPILOT_PROXY value `doctor --proxy` prints (instead of the config)')
     .action(async (flags: ProxyFlags) => {
-      const loaded = await loadConfigFor(ctx, flags.config)
-      const { settings } = proxySettingsFromConfig(loaded.config, ctx.env, manifestEmbedder(indexDirFor(ctx, loaded, flags.index)))
+      let settings: ProxySettings
+      if (flags.settings) {
+        settings = settingsFile(ctx.cwd, flags.settings)
+      } else {
+        const loaded = await loadConfigFor(ctx, flags.config)
+        settings = proxySettingsFromConfig(loaded.config, ctx.env, manifestEmbedder(indexDirFor(ctx, loaded, flags.index))).settings
+      }
       const served = await serveProxy({
         settings,
         env: ctx.env,
-        dbPath: resolve(ctx.cwd, flags.db ?? DEFAULT_DB_PATH),
+        dbPath: resolveDbPath(ctx.cwd, flags.db ?? DEFAULT_DB_PATH),
         trustProxy: Boolean(flags.trustProxy),
         port: flags.port,
         hostname: flags.host,
