@@ -1,9 +1,13 @@
 /**
  * `docpilot index` without the terminal: collect chunks from the sources,
- * then write the index folder. Returns what the summary prints.
+ * embed them with the index's one embedder (unchanged chunks come from the
+ * embedding cache), then write the index folder. Returns what the summary prints.
  */
+import { resolve } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
+import type { EmbedderIdentity } from '../core/index-format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
+import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
 
 export interface BuildOptions {
@@ -19,13 +23,34 @@ export interface BuildOptions {
   include?: string[]
   exclude?: string[]
   onCollect?: (done: number, total: number, file: string) => void
+  /** Chunks embedded so far (cached ones count as done at once). */
+  onEmbed?: (done: number, total: number) => void
   onPart?: WriteIndexInput['onPart']
+  /**
+   * Where the embedder's keys, relative model folders and the embedding cache
+   * come from. Defaults: process.env, the working directory, DOCPILOT_CACHE_DIR
+   * or .docpilot/cache there.
+   */
+  embed?: Partial<Omit<EmbedContext, 'chat'>>
+}
+
+/** What the dense channel of the new index holds; absent when the config says embed: false. */
+export interface EmbedSummary {
+  identity: EmbedderIdentity
+  /** Why this embedder, in words. */
+  why: string
+  /** Chunks sent to the embedder this run, and chunks whose vectors came from the cache. */
+  embedded: number
+  reused: number
+  vectorBytes: number
+  ms: number
 }
 
 export interface BuildResult extends WriteIndexResult {
   files: string[]
   chunks: number
   warnings: CollectWarning[]
+  embed?: EmbedSummary
   ms: number
 }
 
@@ -57,6 +82,23 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     },
     opts.onCollect,
   )
+  const ctx = embedContext(opts)
+  const embedStarted = performance.now()
+  const indexEmbedder = await resolveIndexEmbedder(config.embed, ctx)
+  let dense: WriteIndexInput['dense']
+  let embed: EmbedSummary | undefined
+  if (indexEmbedder) {
+    const run = await embedChunks(indexEmbedder, collected.chunks, { cacheDir: ctx.cacheDir, scope: resolve(opts.out), onProgress: opts.onEmbed })
+    dense = denseParts(indexEmbedder, run)
+    embed = {
+      identity: dense.identity,
+      why: indexEmbedder.why,
+      embedded: run.embedded,
+      reused: run.reused,
+      vectorBytes: dense.files.find((f) => f.name === dense!.vectorsPart)!.bytes.byteLength,
+      ms: performance.now() - embedStarted,
+    }
+  }
   const written = await writeIndex({
     chunks: collected.chunks,
     files: collected.files.length,
@@ -64,6 +106,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     docpilotVersion: opts.docpilotVersion,
     createdAt: opts.createdAt ?? createdAtFromEnv(process.env),
     gate: config.gate,
+    ...(dense ? { dense } : {}),
     onPart: opts.onPart,
   })
   return {
@@ -71,6 +114,19 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     files: collected.files,
     chunks: collected.chunks.length,
     warnings: collected.warnings,
+    ...(embed ? { embed } : {}),
     ms: performance.now() - started,
+  }
+}
+
+function embedContext(opts: BuildOptions): EmbedContext {
+  const env = opts.embed?.env ?? process.env
+  const cwd = process.cwd()
+  return {
+    env,
+    chat: opts.config.chat,
+    configDir: opts.embed?.configDir ?? cwd,
+    cacheDir: opts.embed?.cacheDir ?? defaultCacheDir(cwd, env),
+    ...(opts.embed?.fetch ? { fetch: opts.embed.fetch } : {}),
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Chunk vectors cached between index runs, keyed by the digest of the exact
- * text embedded, one file per embedder. An unchanged chunk is never sent to
- * the embedder again (which, for a hosted embedder, is also never billed again).
+ * text embedded, one file per embedder and index (scope), so two indexes built
+ * from one cache folder do not evict each other's entries. An unchanged chunk
+ * is never sent to the embedder again (for a hosted embedder: never billed again).
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
@@ -28,8 +29,9 @@ export class EmbeddingCache {
     private dims: number,
   ) {}
 
-  static async open(cacheDir: string, identity: Pick<EmbedderIdentity, 'id' | 'model' | 'dims'>): Promise<EmbeddingCache> {
-    const key = textDigest(`${identity.id}\n${identity.model}`).slice(0, 16)
+  /** `scope` names the index the cache serves (its output folder). */
+  static async open(cacheDir: string, identity: Pick<EmbedderIdentity, 'id' | 'model' | 'dims'>, scope = ''): Promise<EmbeddingCache> {
+    const key = textDigest(`${identity.id}\n${identity.model}\n${scope}`).slice(0, 16)
     const file = join(cacheDir, 'embeddings', `${key}.json`)
     const cache = new EmbeddingCache(file, identity, identity.dims)
     const raw = await readFile(file, 'utf8').catch(() => null)

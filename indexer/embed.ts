@@ -191,10 +191,10 @@ const BATCH = 64
 export async function embedChunks(
   ie: IndexEmbedder,
   chunks: readonly ChunkRecord[],
-  opts: { cacheDir: string; onProgress?: (done: number, total: number) => void },
+  opts: { cacheDir: string; scope?: string; onProgress?: (done: number, total: number) => void },
 ): Promise<EmbedRunResult> {
   const identity = ie.embedder.identity
-  const cache = await EmbeddingCache.open(opts.cacheDir, identity)
+  const cache = await EmbeddingCache.open(opts.cacheDir, identity, opts.scope)
   const texts = chunks.map(chunkEmbedText)
   const digests = texts.map(textDigest)
   const vectors: (Float32Array | undefined)[] = digests.map((d) => cache.get(d))

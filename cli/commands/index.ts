@@ -2,7 +2,8 @@
 import { relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import cliProgress from 'cli-progress'
-import { buildIndex, createdAtFromEnv } from '../../indexer/build.ts'
+import { buildIndex, createdAtFromEnv, type EmbedSummary } from '../../indexer/build.ts'
+import { defaultCacheDir } from '../../indexer/embed.ts'
 import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
 
 interface IndexFlags {
@@ -67,6 +68,8 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
           include: flags.include,
           exclude: flags.exclude,
           onCollect: progress.update,
+          onEmbed: progress.embedded,
+          embed: { env: ctx.env, configDir: loaded.dir, cacheDir: defaultCacheDir(ctx.cwd, ctx.env) },
         })
       } finally {
         progress.stop()
@@ -76,7 +79,9 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       const rel = relative(ctx.cwd, result.dir)
       const shown = rel && !rel.startsWith('..') ? rel : result.dir
       const shards = result.parts.filter((p) => p.name.startsWith('texts.'))
-      const upFront = result.parts.filter((p) => !p.name.startsWith('texts.'))
+      // The embedding model is fetched once and cached across index versions: counted on its own line.
+      const model = result.parts.filter((p) => p.name.startsWith('embed.'))
+      const upFront = result.parts.filter((p) => !p.name.startsWith('texts.') && !p.name.startsWith('embed.'))
       const avgShard = shards.length ? shards.reduce((s, p) => s + p.gzip, 0) / shards.length : 0
       const upFrontGzip = upFront.reduce((s, p) => s + p.gzip, 0)
       ctx.stdout(
@@ -86,11 +91,24 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
           `  ${shown}: ${result.parts.length} parts, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
           ...upFront.map((p) => `    ${p.name.padEnd(36)} ${kb(p.raw).padStart(10)} raw ${kb(p.gzip).padStart(10)} gzip`),
           `    ${`texts.*.json.gz (${shards.length} shards)`.padEnd(36)} ${kb(shards.reduce((s, p) => s + p.raw, 0)).padStart(10)} raw ${kb(shards.reduce((s, p) => s + p.gzip, 0)).padStart(10)} gzip`,
-          `  Before the first result a reader fetches ${kb(upFrontGzip)} gzip, then about ${kb(Math.round(avgShard))} per text shard.`,
+          ...embedLines(result.embed, result.chunks),
+          `  Before the first result a reader fetches ${kb(upFrontGzip)} gzip, then about ${kb(Math.round(avgShard))} per text shard` +
+            (model.length ? `; the embedding model (${kb(model.reduce((s, p) => s + p.gzip, 0))}) once, cached after first use.` : '.'),
           '',
         ].join('\n'),
       )
     })
+}
+
+/** The dense channel in the summary: which embedder and why, what was embedded vs reused, vector bytes. */
+function embedLines(embed: EmbedSummary | undefined, chunks: number): string[] {
+  if (!embed) return ['  Vectors: none (embed: false declares lexical-only search).']
+  const { identity } = embed
+  return [
+    `  Vectors: ${identity.id} (${identity.dims} dims, ${identity.quantization}), ${embed.why}`,
+    `    embedded ${embed.embedded} chunks, reused ${embed.reused} from the cache, in ${(embed.ms / 1000).toFixed(1)} s; ` +
+      `${kb(embed.vectorBytes)} of vectors (${kb(Math.round((embed.vectorBytes / Math.max(chunks, 1)) * 1000))} per 1k chunks)`,
+  ]
 }
 
 /** A bar on a terminal; otherwise a line at each quarter, so logs stay short. */
@@ -107,15 +125,27 @@ function makeProgress(ctx: CliContext) {
         started = true
         bar.update(done, { file })
       },
+      embedded(done: number, total: number) {
+        if (started) bar.stop()
+        started = false
+        if (done === total) return
+        ctx.stderr(`embedding: ${done}/${total} chunks\r`)
+      },
       stop: () => started && bar.stop(),
     }
   }
   let lastQuarter = -1
+  let lastEmbedQuarter = -1
   return {
     update(done: number, total: number) {
       const quarter = Math.floor((done / Math.max(total, 1)) * 4)
       if (quarter !== lastQuarter) ctx.stderr(`indexing: ${done}/${total} files\n`)
       lastQuarter = quarter
+    },
+    embedded(done: number, total: number) {
+      const quarter = Math.floor((done / Math.max(total, 1)) * 4)
+      if (quarter !== lastEmbedQuarter) ctx.stderr(`embedding: ${done}/${total} chunks\n`)
+      lastEmbedQuarter = quarter
     },
     stop: () => {},
   }
