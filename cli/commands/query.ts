@@ -55,7 +55,7 @@ Examples:
       }
       const result = await index.search(question, opts)
       if (flags.json) ctx.stdout(JSON.stringify(toContractLine('q', result)) + '\n')
-      else ctx.stdout(readable(result, index.manifest.retrieval.gate.lexicalThreshold))
+      else ctx.stdout(readable(result, gateThreshold(index.manifest.retrieval.gate, result.mode)))
     })
 }
 
@@ -64,10 +64,15 @@ function excerpt(text: string, max = 200): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
-function readable(result: SearchResult, lexicalThreshold: number): string {
+/** The threshold the gate compared against: hybrid and lexical-only modes have their own. */
+function gateThreshold(gate: { threshold: number; lexicalThreshold: number }, mode: SearchResult['mode']): number {
+  return mode === 'hybrid' ? gate.threshold : gate.lexicalThreshold
+}
+
+function readable(result: SearchResult, threshold: number): string {
   const lines = [
     `${result.mode} search${result.degraded ? ` (degraded: ${result.degradedReason ?? 'embedder unavailable'})` : ''}; ` +
-      `gate ${result.gate.pass ? 'passed' : 'refused'} (score ${result.gate.score.toFixed(2)}, threshold ${lexicalThreshold})`,
+      `gate ${result.gate.pass ? 'passed' : 'refused'} (score ${result.gate.score.toFixed(2)}, threshold ${threshold})`,
   ]
   if (!result.results.length) lines.push('No passage matches this question.')
   result.results.forEach((p, i) => {

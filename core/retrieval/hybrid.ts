@@ -16,7 +16,7 @@ import { EmbedError, type Embedder } from '../embed/types.ts'
 import type { Manifest } from '../index-format.ts'
 import { decodeChunkVectors, denseScore, denseTopK, type ChunkVectors } from './dense.ts'
 import { DEFAULT_FUSION, fuse, type FusionConfig } from './fusion.ts'
-import { gate, lexicalSignal, type GateConfig, type GateVerdict } from './gate.ts'
+import { agreementSignal, gate, lexicalSignal, type GateConfig, type GateVerdict } from './gate.ts'
 import type { PartLoader } from './parts.ts'
 
 export interface DenseOptions extends Partial<Pick<OpenEmbedderDeps, 'transport'>> {
@@ -171,7 +171,10 @@ export async function rankHybrid(input: RankInput): Promise<Ranked> {
   return {
     mode: 'hybrid',
     degraded: false,
-    gate: gate({ lexical: lexicalSignal(input.lexical), dense: denseHits[0]?.score ?? 0 }, gateConfig(input.manifest)),
+    gate: gate(
+      { lexical: lexicalSignal(input.lexical), dense: agreementSignal(input.lexical, (o) => denseScore(vectors, v, o)) },
+      gateConfig(input.manifest),
+    ),
     hits: fused.slice(0, input.k).map((f) => ({ ordinal: Number(f.id), score: f.score, channels: f.channels })),
   }
 }
