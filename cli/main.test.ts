@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from './main.ts'
+import { buildProgram, main } from './main.ts'
 
 const BIN = resolve(import.meta.dirname, '../bin/docpilot.js')
 
@@ -50,12 +50,22 @@ beforeAll(async () => {
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
-describe.concurrent('docpilot (real process)', () => {
+// Generous limits: several people share two cores, and a cold start compiles TypeScript.
+describe.concurrent('docpilot (real process)', { timeout: 120_000 }, () => {
   it('exits 0 for --help and shows examples', async () => {
     const r = await spawn(['index', '--help'])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('Examples:')
     expect(r.stdout).toContain('--include')
+  })
+
+  it('exits 2 with the help for no arguments and for an unknown command', async () => {
+    const none = await spawn([])
+    expect(none.code).toBe(2)
+    expect(none.stdout + none.stderr).toContain('Examples:')
+    const unknown = await spawn(['serve'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("unknown command 'serve'")
   })
 
   it('exits 2 on an unknown option', async () => {
@@ -72,7 +82,20 @@ describe.concurrent('docpilot (real process)', () => {
   })
 })
 
-describe('docpilot index', () => {
+describe('--help', () => {
+  it('every command exits 0 and shows examples', async () => {
+    const program = await buildProgram({ cwd: dir, env: {}, stdout: () => {}, stderr: () => {}, stderrIsTTY: false, version: '0' })
+    const names = program.commands.map((c) => c.name())
+    expect(names).toEqual(expect.arrayContaining(['index', 'query', 'eval', 'dev', 'doctor', 'proxy']))
+    for (const name of ['', ...names]) {
+      const r = await run(name ? [name, '--help'] : ['--help'])
+      expect(r.code, `docpilot ${name} --help`).toBe(0)
+      expect(r.stdout, `docpilot ${name} --help`).toMatch(/Examples:\n {2}\$ .*docpilot /)
+    }
+  })
+})
+
+describe('docpilot index', { timeout: 120_000 }, () => {
   it('writes an index and a summary with files, chunks, bytes and time', async () => {
     const r = await run(['index', 'docs', '--out', 'idx'])
     expect(r.code).toBe(0)
@@ -165,6 +188,26 @@ describe('docpilot query and eval', () => {
     expect(lines[0].results[0]).toMatchObject({ path: 'guide/cookies.md', anchor: 'signed-cookies', url: '/guide/cookies#signed-cookies', trail: ['Cookie Helper', 'Signed cookies'] })
     expect(lines[0].results.length).toBeLessThanOrEqual(2)
     expect(lines[2].gate.pass).toBe(false)
+  })
+
+  it('says which channels ran: hybrid by default, lexical with --lexical-only', async () => {
+    const hybrid = await run(['query', '--index', 'qidx', '--questions', 'q.jsonl'])
+    const lexical = await run(['query', '--index', 'qidx', '--questions', 'q.jsonl', '--lexical-only'])
+    const modes = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l).mode)
+    expect(modes(hybrid.stdout)).toEqual(['hybrid', 'hybrid', 'hybrid'])
+    expect(modes(lexical.stdout)).toEqual(['lexical', 'lexical', 'lexical'])
+    expect(hybrid.stderr).toBe('')
+  })
+
+  it('exits 2 for a question together with --questions, 1 naming the line of a malformed question', async () => {
+    const both = await run(['query', '--index', 'qidx', '--questions', 'q.jsonl', 'cookies'])
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain('give either a question or --questions FILE, not both')
+    await writeFile(join(dir, 'bad.jsonl'), '{"id":"1","q":"cookies"}\n{"id":"2"\n')
+    const bad = await run(['query', '--index', 'qidx', '--questions', 'bad.jsonl'])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/^bad\.jsonl:2: not valid JSON/)
+    expect(bad.stdout).toBe('')
   })
 
   it('prints a readable answer for one question', async () => {

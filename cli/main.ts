@@ -6,16 +6,30 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { UsageError, type CliContext } from './context.ts'
-import { defineIndexCommand } from './commands/index.ts'
-import { defineQueryCommand } from './commands/query.ts'
-import { defineEvalCommand } from './commands/eval.ts'
-import { defineDevCommand } from './commands/dev.ts'
-import { defineDoctorCommand } from './commands/doctor.ts'
-import { defineProxyCommand } from './commands/proxy.ts'
 
 type DefineCommand = (program: Command, ctx: CliContext) => void
 
-const COMMANDS: DefineCommand[] = [defineIndexCommand, defineQueryCommand, defineEvalCommand, defineDevCommand, defineDoctorCommand, defineProxyCommand]
+/**
+ * Each command's module is imported only when that command runs (or for the
+ * overview help): `dev` pulls in the widget build and the fake providers,
+ * which `docpilot query` has no reason to load.
+ */
+export const COMMANDS: Record<string, () => Promise<DefineCommand>> = {
+  index: async () => (await import('./commands/index.ts')).defineIndexCommand,
+  query: async () => (await import('./commands/query.ts')).defineQueryCommand,
+  eval: async () => (await import('./commands/eval.ts')).defineEvalCommand,
+  dev: async () => (await import('./commands/dev.ts')).defineDevCommand,
+  doctor: async () => (await import('./commands/doctor.ts')).defineDoctorCommand,
+  proxy: async () => (await import('./commands/proxy.ts')).defineProxyCommand,
+}
+
+/** The commands to register for these arguments: the one named, or all of them. */
+function commandsFor(argv: readonly string[]): string[] {
+  const [first, second] = argv
+  if (first && Object.hasOwn(COMMANDS, first)) return [first]
+  if (first === 'help' && second && Object.hasOwn(COMMANDS, second)) return [second]
+  return Object.keys(COMMANDS)
+}
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
@@ -30,7 +44,8 @@ function defaultContext(): CliContext {
   }
 }
 
-export function buildProgram(ctx: CliContext): Command {
+/** The program with the given commands registered (default: every command). */
+export async function buildProgram(ctx: CliContext, names: readonly string[] = Object.keys(COMMANDS)): Promise<Command> {
   const program = new Command('docpilot')
     .description('Ask-the-docs for your site: build the static index, query it, measure retrieval.')
     .version(ctx.version, '-v, --version')
@@ -47,7 +62,7 @@ Examples:
 
 Run \`docpilot <command> --help\` for each command's options.`,
     )
-  for (const define of COMMANDS) define(program, ctx)
+  for (const define of await Promise.all(names.map((name) => COMMANDS[name]!()))) define(program, ctx)
   // Subcommands report through the same streams and exit codes.
   for (const cmd of program.commands) cmd.configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr }).exitOverride()
   return program
@@ -55,7 +70,7 @@ Run \`docpilot <command> --help\` for each command's options.`,
 
 export async function main(argv: string[], overrides: Partial<CliContext> = {}): Promise<number> {
   const ctx = { ...defaultContext(), ...overrides }
-  const program = buildProgram(ctx)
+  const program = await buildProgram(ctx, commandsFor(argv))
   if (argv.length === 0) {
     program.outputHelp()
     return 2

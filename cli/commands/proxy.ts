@@ -50,6 +50,14 @@ export function defineProxyCommand(program: Command, ctx: CliContext): void {
     .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
     .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
     .option('--settings <file>', 'serve exactly these routes and limits: a JSON file holding the DOCPILOT_PROXY value `doctor --proxy` prints (instead of the config)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ OPENAI_API_KEY=... docpilot proxy                        routes for the config's chain on 127.0.0.1:8787
+  $ docpilot proxy --port 9000 --trust-proxy --db /var/lib/docpilot/proxy.sqlite
+  $ docpilot proxy --settings proxy-settings.json           the routes \`docpilot doctor --proxy\` printed`,
+    )
     .action(async (flags: ProxyFlags) => {
       let settings: ProxySettings
       if (flags.settings) {
