@@ -14,8 +14,8 @@ import type { EvalQuestion } from '../core/eval/score.ts'
 import { prepareCorpus, type PreparedCorpus } from './compare-corpora.ts'
 import { serveCorpus, type EngineId, type EnginePage } from './compare-pages.ts'
 import { engineLabel } from './compare-quality.ts'
-import { compareQuestions, loadQuestionSets, type CompareOptions } from './compare-questions.ts'
-import { kb, median, ms, p95, ratio } from './compare-stats.ts'
+import { compareQuestions, corporaOf, loadQuestionSets, workRootOf, type CompareOptions } from './compare-questions.ts'
+import { kb, median, ms, p95, ratio } from './stats.ts'
 import { firstResultTransfers, launchChromium, openEnginePage, searchAll, type Transfer } from './peers/chromium.ts'
 import { embedQueries } from './peers/docpilot-vectors.ts'
 import { toKeywords } from './peers/keywords.ts'
@@ -52,8 +52,8 @@ async function queryVectors(c: PreparedCorpus, questions: EvalQuestion[]): Promi
   return v ? v.map((x) => Array.from(x)) : undefined
 }
 
-export async function runBrowser(opts: {
-  questions?: string[]
+export async function runBrowser(opts: Pick<CompareOptions, 'corpora' | 'workDir'> & {
+  questions: string[]
   /** Fresh page loads per engine for the bytes figure. */
   loads: number
   /** Timed warm passes over the question set. */
@@ -63,8 +63,8 @@ export async function runBrowser(opts: {
   const browser = opts.browser ?? (await launchChromium())
   const out: BrowserResult[] = []
   try {
-    for (const set of loadQuestionSets(opts.questions)) {
-      const c = await prepareCorpus(set.corpus)
+    for (const set of loadQuestionSets(opts.questions, corporaOf(opts))) {
+      const c = await prepareCorpus(set.corpus, workRootOf(opts))
       const site = await serveCorpus(c)
       try {
         const vectors = await queryVectors(c, set.questions)
@@ -167,9 +167,10 @@ export function formatBrowser(results: BrowserResult[]): string {
   return lines.join('\n')
 }
 
-/** Harness entry (`--only compare-browser`): fresh loads and timed passes scale with `--rounds`. */
+/** Harness entry (`--only browser`): fresh loads and timed passes scale with `--rounds`. */
 export async function run(opts: CompareOptions): Promise<BrowserResult[]> {
   const results = await runBrowser({
+    ...opts,
     questions: compareQuestions(opts),
     loads: opts.smoke ? 1 : Math.max(3, opts.rounds),
     passes: opts.smoke ? 1 : Math.max(5, opts.rounds),

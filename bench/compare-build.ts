@@ -1,33 +1,30 @@
 /**
  * Index build time and output bytes, side by side. Each round builds the
- * corpus with docpilot (sources -> index folder), Pagefind (its CLI over the
- * same chunks rendered to HTML) and Orama (insert the same chunks, save,
- * serialize), alternating engines so machine noise hits all of them alike.
+ * corpus with docpilot (`docpilot index` over the sources), Pagefind (its CLI
+ * over the same chunks rendered to HTML) and Orama (insert the same chunks,
+ * save, serialize), alternating engines so machine noise hits all of them
+ * alike. The first round is the one that prepares the corpus for the other
+ * benchmarks; later rounds rotate which engine goes first.
  * Bytes: raw and gzip of what each engine serves as its index; docpilot's
  * embedding model files and Pagefind's runtime are listed on their own lines.
  */
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  buildDocpilot,
-  CORPORA,
-  measureDir,
-  prepareCorpus,
-  sumSizes,
-  writeOrama,
-  type FileSize,
-  type PreparedCorpus,
-} from './compare-corpora.ts'
-import type { CompareOptions } from './compare-questions.ts'
-import { kb, median, ms, p95, ratio } from './compare-stats.ts'
-import { buildOrama } from './peers/orama.ts'
+import { buildDocpilot, buildOramaFile, measureDir, prepareCorpus, sumSizes, type FileSize, type PreparedCorpus } from './compare-corpora.ts'
+import { corporaOf, workRootOf, type CompareOptions } from './compare-questions.ts'
+import type { Timing } from './cpu-time.ts'
+import { kb, median, ms, p95, ratio } from './stats.ts'
 import { buildPagefind, pagefindFileRole } from './peers/pagefind.ts'
 
 export interface BuildRow {
   engine: string
+  /** Wall time of each round, ms. */
   times: number[]
   medianMs: number
   p95Ms: number
+  /** CPU time (user + system) of each round, ms: steadier than wall time on a shared machine. */
+  cpu: number[]
+  cpuMedianMs: number
   bytes: { raw: number; gzip: number }
 }
 
@@ -40,33 +37,18 @@ export interface BuildResult {
   extras: Array<{ engine: string; what: string; raw: number; gzip: number }>
 }
 
-type Builder = { engine: string; build(round: number): Promise<number> }
+type Builder = { engine: string; build(round: number): Promise<Timing> }
 
+/** The engines in the order of the first round (the one prepareCorpus ran). */
 function builders(c: PreparedCorpus, scratch: string): Builder[] {
   const list: Builder[] = [
     { engine: 'docpilot', build: (r) => buildDocpilot(c.spec, join(scratch, `docpilot-${r}`)) },
     { engine: 'Pagefind', build: (r) => buildPagefind(c.siteDir, join(scratch, `pagefind-${r}`)) },
-    {
-      engine: 'Orama BM25',
-      build: async (r) => {
-        const t0 = performance.now()
-        const { bundle } = await buildOrama(c.chunks)
-        await writeOrama(join(scratch, `orama-bm25-${r}.json`), bundle)
-        return performance.now() - t0
-      },
-    },
+    { engine: 'Orama BM25', build: (r) => buildOramaFile(join(scratch, `orama-bm25-${r}.json`), c.chunks) },
   ]
   if (c.vectors) {
     const vectors = c.vectors
-    list.push({
-      engine: 'Orama hybrid',
-      build: async (r) => {
-        const t0 = performance.now()
-        const { bundle } = await buildOrama(c.chunks, vectors)
-        await writeOrama(join(scratch, `orama-hybrid-${r}.json`), bundle)
-        return performance.now() - t0
-      },
-    })
+    list.push({ engine: 'Orama hybrid', build: (r) => buildOramaFile(join(scratch, `orama-hybrid-${r}.json`), c.chunks, vectors) })
   }
   return list
 }
@@ -77,16 +59,16 @@ async function docpilotBytes(c: PreparedCorpus): Promise<{ index: FileSize[]; mo
   return { index: files.filter((f) => !modelFiles.has(f.file)), model: files.filter((f) => modelFiles.has(f.file)) }
 }
 
-export async function runBuild(opts: { rounds: number; corpora?: string[] }): Promise<BuildResult[]> {
+export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'> & { rounds: number }): Promise<BuildResult[]> {
   const out: BuildResult[] = []
-  for (const spec of CORPORA.filter((c) => !opts.corpora || opts.corpora.includes(c.name))) {
-    const c = await prepareCorpus(spec)
+  for (const spec of corporaOf(opts)) {
+    const c = await prepareCorpus(spec, workRootOf(opts))
     const scratch = join(c.dir, 'build-rounds')
     await rm(scratch, { recursive: true, force: true })
     await mkdir(scratch, { recursive: true })
     const list = builders(c, scratch)
-    const times = new Map(list.map((b) => [b.engine, [] as number[]]))
-    for (let round = 0; round < opts.rounds; round++) {
+    const times = new Map<string, Timing[]>(list.map((b) => [b.engine, [c.firstBuild[b.engine]!]]))
+    for (let round = 1; round < opts.rounds; round++) {
       // Rotate the starting engine each round: no engine always runs first (cold caches) or last.
       for (let i = 0; i < list.length; i++) {
         const b = list[(i + round) % list.length]!
@@ -105,8 +87,9 @@ export async function runBuild(opts: { rounds: number; corpora?: string[] }): Pr
       'Orama hybrid': sumSizes(await oramaFile('hybrid')),
     }
     const rows = list.map((b) => {
-      const t = times.get(b.engine)!
-      return { engine: b.engine, times: t, medianMs: median(t), p95Ms: p95(t), bytes: bytesOf[b.engine]! }
+      const wall = times.get(b.engine)!.map((t) => t.wallMs)
+      const cpu = times.get(b.engine)!.map((t) => t.cpuMs)
+      return { engine: b.engine, times: wall, medianMs: median(wall), p95Ms: p95(wall), cpu, cpuMedianMs: median(cpu), bytes: bytesOf[b.engine]! }
     })
     const extras: BuildResult['extras'] = []
     if (dp.model.length) extras.push({ engine: 'docpilot', what: 'embedding model files', ...sumSizes(dp.model) })
@@ -130,9 +113,10 @@ export function formatBuild(results: BuildResult[]): string {
   const lines: string[] = []
   for (const r of results) {
     const dp = r.rows.find((x) => x.engine === 'docpilot')!
-    lines.push(`build: ${r.corpus} (${r.pages} pages, ${r.chunks} chunks; ${dp.times.length} rounds)`)
+    lines.push(`build: ${r.corpus} (${r.pages} pages, ${r.chunks} chunks; ${dp.times.length} rounds; ratios docpilot / row, below 1 = docpilot faster or smaller)`)
     lines.push(
-      `  ${'engine'.padEnd(14)}${'median'.padStart(10)}${'p95'.padStart(10)}${'dp/peer'.padStart(9)}` +
+      `  ${'engine'.padEnd(14)}${'wall med'.padStart(10)}${'p95'.padStart(10)}${'dp/peer'.padStart(9)}` +
+        `${'cpu med'.padStart(10)}${'dp/peer'.padStart(9)}` +
         `${'raw'.padStart(12)}${'gzip'.padStart(12)}${'dp/peer gz'.padStart(12)}`,
     )
     for (const row of r.rows) {
@@ -140,6 +124,7 @@ export function formatBuild(results: BuildResult[]): string {
       lines.push(
         `  ${row.engine.padEnd(14)}${ms(row.medianMs).padStart(10)}${ms(row.p95Ms).padStart(10)}` +
           `${(self ? '' : ratio(dp.medianMs, row.medianMs)).padStart(9)}` +
+          `${ms(row.cpuMedianMs).padStart(10)}${(self ? '' : ratio(dp.cpuMedianMs, row.cpuMedianMs)).padStart(9)}` +
           `${kb(row.bytes.raw).padStart(12)}${kb(row.bytes.gzip).padStart(12)}` +
           `${(self ? '' : ratio(dp.bytes.gzip, row.bytes.gzip)).padStart(12)}`,
       )
@@ -150,10 +135,10 @@ export function formatBuild(results: BuildResult[]): string {
   return lines.join('\n')
 }
 
-
-/** Harness entry (`--only compare-build`): `--rounds N` rounds; `--smoke` one round on hono. */
+/** Harness entry (`--only build`): `--rounds N` rounds; `--smoke` one round of the first corpus. */
 export async function run(opts: CompareOptions): Promise<BuildResult[]> {
-  const results = await runBuild(opts.smoke ? { rounds: 1, corpora: ['hono'] } : { rounds: opts.rounds })
+  const corpora = opts.smoke ? corporaOf(opts).slice(0, 1) : corporaOf(opts)
+  const results = await runBuild({ ...opts, corpora, rounds: opts.smoke ? 1 : opts.rounds })
   opts.log(formatBuild(results))
   return results
 }

@@ -2,28 +2,34 @@
  * The shared input of the side-by-side benchmarks: for one corpus, docpilot's
  * index, the chunk records read back from it, those chunks rendered to HTML,
  * and the Pagefind and Orama builds over exactly the same chunks.
- * Everything lands in one work folder per corpus and is built once per run.
+ * Everything lands in one work folder per corpus and is built once per run;
+ * those first builds are also the first timed round of the build benchmark.
  */
 import { gunzipSync, gzipSync } from 'node:zlib'
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
-import { ConfigSchema, type DocpilotConfig, type DocpilotConfigInput } from '../core/config/schema.ts'
+import type { DocpilotConfigInput } from '../core/config/schema.ts'
+import type { AnyOrama } from '@orama/orama'
 import type { ChunkRecord } from '../core/index-format.ts'
+import { CHAIN } from '../core/providers/table.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
-import { buildIndex } from '../indexer/build.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
+import { runBuildCommand } from './build-command.ts'
+import { timeInProcess, type Timing } from './cpu-time.ts'
 import { renderPages } from './render-html.ts'
 import { buildOrama, type OramaBundle } from './peers/orama.ts'
 import { buildPagefind, writeSite } from './peers/pagefind.ts'
 import { loadIndexVectors } from './peers/docpilot-vectors.ts'
 
 const SHARED = resolve(import.meta.dirname, '../../shared')
+const DOCPILOT_BIN = resolve(import.meta.dirname, '../bin/docpilot.js')
 
 export interface CorpusSpec {
-  name: 'hono' | 'astro'
+  name: string
   /** Corpus folder; chunk paths are relative to it, as the question sets' gold paths are. */
   root: string
   include?: string[]
+  /** The docpilot.config a site owner would write for it (everything else default, so `embed` is 'auto'). */
   config: DocpilotConfigInput
   /** The dev question set that goes with it. */
   questions: string
@@ -45,7 +51,8 @@ export const CORPORA: CorpusSpec[] = [
   },
 ]
 
-export const WORK_ROOT = resolve(import.meta.dirname, 'results/work')
+/** Default work folder (git-ignored); a run can put it elsewhere (tests use a temp folder). */
+export const DEFAULT_WORK_ROOT = resolve(import.meta.dirname, 'results/work')
 
 export interface FileSize {
   file: string
@@ -75,22 +82,39 @@ export async function measureDir(dir: string): Promise<FileSize[]> {
 export const sumSizes = (sizes: FileSize[]) =>
   sizes.reduce((s, f) => ({ raw: s.raw + f.raw, gzip: s.gzip + f.gzip }), { raw: 0, gzip: 0 })
 
-export function corpusConfig(spec: CorpusSpec): DocpilotConfig {
-  return ConfigSchema.parse(spec.config)
+/**
+ * The environment `docpilot index` runs in: no provider keys or base URLs, so
+ * `embed: 'auto'` resolves the same on every machine (the offline default
+ * model) and nothing leaves the machine.
+ */
+function buildEnv(cacheDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DOCPILOT_CACHE_DIR: cacheDir }
+  for (const p of CHAIN) {
+    if (p.keyEnv) delete env[p.keyEnv]
+    delete env[p.baseUrlEnv]
+  }
+  delete env.SOURCE_DATE_EPOCH
+  return env
 }
 
-/** One docpilot build of the corpus into `out`; wall time in ms. */
-export async function buildDocpilot(spec: CorpusSpec, out: string): Promise<number> {
-  const t0 = performance.now()
-  await buildIndex({
-    root: spec.root,
-    mode: 'source',
-    out,
-    config: corpusConfig(spec),
-    include: spec.include,
-    docpilotVersion: 'bench',
-  })
-  return performance.now() - t0
+/**
+ * One docpilot build of the corpus into `out`, run as a site owner runs it:
+ * `docpilot index` with the corpus's config file, in its own process (as
+ * Pagefind's CLI is), with an empty embedding cache so every round is a full
+ * build. Whatever `docpilot index` produces by default (lexical, dense, model
+ * files) is what the other benchmarks then measure.
+ */
+export async function buildDocpilot(spec: CorpusSpec, out: string): Promise<Timing> {
+  const scratch = await mkdtemp(`${out}.tmp-`)
+  const configFile = join(scratch, 'docpilot.config.json')
+  await writeFile(configFile, JSON.stringify(spec.config))
+  const args = [DOCPILOT_BIN, 'index', spec.root, '--out', out, '--config', configFile]
+  if (spec.include?.length) args.push('--include', ...spec.include)
+  try {
+    return await runBuildCommand(`docpilot index ${spec.root}`, args, buildEnv(join(scratch, 'cache')))
+  } finally {
+    await rm(scratch, { recursive: true, force: true })
+  }
 }
 
 export interface PreparedCorpus {
@@ -104,28 +128,44 @@ export interface PreparedCorpus {
   siteDir: string
   pagefindDir: string
   oramaDir: string
-  /** Orama database names written to oramaDir (`bm25`, and `hybrid` when vectors exist). */
-  oramaIndexes: string[]
+  /** Time of these builds, by engine label: the build benchmark's first round. */
+  firstBuild: Record<string, Timing>
+  /** The Orama databases those builds made, kept for the quality benchmark (`bm25`, `hybrid`). */
+  oramaDbs: Record<string, AnyOrama>
 }
 
 const prepared = new Map<string, Promise<PreparedCorpus>>()
 
-/** Builds every engine's index for the corpus once per process. */
-export function prepareCorpus(spec: CorpusSpec): Promise<PreparedCorpus> {
-  let p = prepared.get(spec.name)
+/** Builds every engine's index for the corpus once per process and work folder. */
+export function prepareCorpus(spec: CorpusSpec, workRoot: string = DEFAULT_WORK_ROOT): Promise<PreparedCorpus> {
+  const key = join(workRoot, spec.name)
+  let p = prepared.get(key)
   if (!p) {
-    p = doPrepare(spec)
-    prepared.set(spec.name, p)
+    p = doPrepare(spec, key)
+    // A failed build is not remembered: the next benchmark tries again and reports its own error.
+    p.catch(() => prepared.delete(key))
+    prepared.set(key, p)
   }
   return p
 }
 
-async function doPrepare(spec: CorpusSpec): Promise<PreparedCorpus> {
-  const dir = join(WORK_ROOT, spec.name)
+/** Orama's build as a site would run it: insert the chunks, save, write the JSON it ships. */
+export async function buildOramaFile(file: string, chunks: ChunkRecord[], vectors?: Float32Array[]): Promise<Timing & { db: AnyOrama }> {
+  let db: AnyOrama | undefined
+  const t = await timeInProcess(async () => {
+    const built = await buildOrama(chunks, vectors)
+    db = built.db
+    await writeOrama(file, built.bundle)
+  })
+  return { ...t, db: db! }
+}
+
+async function doPrepare(spec: CorpusSpec, dir: string): Promise<PreparedCorpus> {
   await rm(dir, { recursive: true, force: true })
   await mkdir(dir, { recursive: true })
+  const firstBuild: Record<string, Timing> = {}
   const docpilotDir = join(dir, 'docpilot')
-  await buildDocpilot(spec, docpilotDir)
+  firstBuild.docpilot = await buildDocpilot(spec, docpilotDir)
   const index = await openIndex(fsPartLoader(docpilotDir))
   // The peers get docpilot's own chunks, read back from its index.
   const chunks = await index.chunks(Array.from({ length: index.size }, (_, i) => i))
@@ -134,17 +174,19 @@ async function doPrepare(spec: CorpusSpec): Promise<PreparedCorpus> {
   const siteDir = join(dir, 'site')
   await writeSite(renderPages(chunks), siteDir)
   const pagefindDir = join(dir, 'pagefind')
-  await buildPagefind(siteDir, pagefindDir)
+  firstBuild.Pagefind = await buildPagefind(siteDir, pagefindDir)
 
   const oramaDir = join(dir, 'orama')
   await mkdir(oramaDir, { recursive: true })
-  const oramaIndexes = ['bm25']
-  await writeOrama(join(oramaDir, 'bm25.json'), (await buildOrama(chunks)).bundle)
+  const { db: bm25, ...bm25Time } = await buildOramaFile(join(oramaDir, 'bm25.json'), chunks)
+  firstBuild['Orama BM25'] = bm25Time
+  const oramaDbs: Record<string, AnyOrama> = { bm25 }
   if (vectors) {
-    await writeOrama(join(oramaDir, 'hybrid.json'), (await buildOrama(chunks, vectors)).bundle)
-    oramaIndexes.push('hybrid')
+    const { db: hybrid, ...hybridTime } = await buildOramaFile(join(oramaDir, 'hybrid.json'), chunks, vectors)
+    firstBuild['Orama hybrid'] = hybridTime
+    oramaDbs.hybrid = hybrid
   }
-  return { spec, dir, docpilotDir, index, chunks, vectors, siteDir, pagefindDir, oramaDir, oramaIndexes }
+  return { spec, dir, docpilotDir, index, chunks, vectors, siteDir, pagefindDir, oramaDir, oramaDbs, firstBuild }
 }
 
 export function writeOrama(file: string, bundle: OramaBundle): Promise<void> {

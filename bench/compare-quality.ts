@@ -11,12 +11,13 @@ import type { Browser } from '@playwright/test'
 import { scoreRun, type EvalReport, type EvalQuestion, type QueryOutput } from '../core/eval/score.ts'
 import { prepareCorpus, type PreparedCorpus } from './compare-corpora.ts'
 import { serveCorpus, type EngineId } from './compare-pages.ts'
-import { compareQuestions, loadQuestionSets, type CompareOptions, type QuestionSet } from './compare-questions.ts'
+import { compareQuestions, corporaOf, loadQuestionSets, workRootOf, type CompareOptions, type QuestionSet } from './compare-questions.ts'
+import { ratio } from './stats.ts'
 import { sectionKeyOfHref, sectionsByUrl } from './render-html.ts'
 import { launchChromium, openEnginePage, searchAll } from './peers/chromium.ts'
 import { embedQueries } from './peers/docpilot-vectors.ts'
 import { toKeywords } from './peers/keywords.ts'
-import { buildOrama, searchOrama } from './peers/orama.ts'
+import { searchOrama } from './peers/orama.ts'
 import type { PageHit } from './peers/page-engine.ts'
 
 const K = 8
@@ -93,19 +94,19 @@ async function docpilotRows(c: PreparedCorpus, questions: EvalQuestion[]): Promi
   return rows
 }
 
+/** Orama searched in Node over the databases the build made (the same code its bench page runs). */
 async function oramaRows(c: PreparedCorpus, questions: EvalQuestion[]): Promise<QualityRow[]> {
   const rows: QualityRow[] = []
-  const bm25 = (await buildOrama(c.chunks)).db
   const ranked: Ranked[] = []
-  for (const q of questions) ranked.push(await searchOrama(bm25, q.q, { k: K }))
+  for (const q of questions) ranked.push(await searchOrama(c.oramaDbs.bm25!, q.q, { k: K }))
   rows.push(report('orama-bm25', questions, ranked))
 
-  const qv = c.vectors ? await embedQueries(c.docpilotDir, c.index, questions.map((q) => q.q)) : null
-  if (!c.vectors || !qv) {
+  const hybrid = c.oramaDbs.hybrid
+  const qv = hybrid ? await embedQueries(c.docpilotDir, c.index, questions.map((q) => q.q)) : null
+  if (!hybrid || !qv) {
     rows.push({ engine: 'orama-hybrid', skipped: 'the docpilot index has no vectors to share' })
     return rows
   }
-  const hybrid = (await buildOrama(c.chunks, c.vectors)).db
   const rankedH: Ranked[] = []
   for (const [i, q] of questions.entries()) rankedH.push(await searchOrama(hybrid, q.q, { k: K, queryVector: qv[i]! }))
   rows.push(report('orama-hybrid', questions, rankedH))
@@ -129,13 +130,15 @@ async function pagefindRow(c: PreparedCorpus, questions: EvalQuestion[], browser
   }
 }
 
-export async function runQuality(opts: { questions?: string[]; browser?: Browser }): Promise<QualityResult[]> {
-  const sets: QuestionSet[] = loadQuestionSets(opts.questions)
+export async function runQuality(
+  opts: Pick<CompareOptions, 'corpora' | 'workDir'> & { questions: string[]; browser?: Browser },
+): Promise<QualityResult[]> {
+  const sets: QuestionSet[] = loadQuestionSets(opts.questions, corporaOf(opts))
   const browser = opts.browser ?? (await launchChromium())
   try {
     const out: QualityResult[] = []
     for (const set of sets) {
-      const c = await prepareCorpus(set.corpus)
+      const c = await prepareCorpus(set.corpus, workRootOf(opts))
       const answerable = set.questions.filter((q) => q.gold.length > 0).length
       const rows = [
         ...(await docpilotRows(c, set.questions)),
@@ -161,20 +164,34 @@ export const engineLabel = (e: EngineId) => ENGINE_LABEL[e]
 
 const f3 = (n: number | undefined) => (n === undefined ? '—' : n.toFixed(3))
 
-/** The table `npm run bench -- --questions FILE` prints. */
+/** The docpilot row peers are compared with: hybrid when the index has it, else lexical-only. */
+function primaryRow(rows: QualityRow[]): QualityRow | undefined {
+  const usable = rows.filter((r) => !r.skipped)
+  return usable.find((r) => r.engine === 'docpilot-hybrid') ?? usable.find((r) => r.engine === 'docpilot-lexical')
+}
+
+/** The table `npm run bench -- --questions FILE` prints; ratios are docpilot / row (above 1: docpilot ahead). */
 export function formatQuality(results: QualityResult[]): string {
   const lines: string[] = []
   for (const r of results) {
-    lines.push(`quality: ${r.set} on ${r.corpus} (${r.answerable} answerable, ${r.offTopic} off-topic; k=${K})`)
-    lines.push(`  ${'engine'.padEnd(24)}${'R@1'.padStart(7)}${'R@8'.padStart(7)}${'MRR@8'.padStart(8)}   gate (off-topic refused / answerable refused)`)
+    const dp = primaryRow(r.rows)
+    lines.push(`quality: ${r.set} on ${r.corpus} (${r.answerable} answerable, ${r.offTopic} off-topic; k=${K}; ratios ${dp ? ENGINE_LABEL[dp.engine] : 'docpilot'} / row, higher = docpilot ahead)`)
+    lines.push(
+      `  ${'engine'.padEnd(24)}${'R@1'.padStart(7)}${'R@8'.padStart(7)}${'MRR@8'.padStart(8)}` +
+        `${'dp/R@8'.padStart(8)}${'dp/MRR'.padStart(8)}   gate (off-topic refused / answerable refused)`,
+    )
     for (const row of r.rows) {
       const label = ENGINE_LABEL[row.engine].padEnd(24)
       if (row.skipped) {
         lines.push(`  ${label}   n/a: ${row.skipped}`)
         continue
       }
+      const self = row === dp
       const gate = row.gate ? `${pct(row.gate.offTopicRefused)} / ${pct(row.gate.answerableRefused)}` : 'no gate'
-      lines.push(`  ${label}${f3(row.r1).padStart(7)}${f3(row.r8).padStart(7)}${f3(row.mrr).padStart(8)}   ${gate}`)
+      lines.push(
+        `  ${label}${f3(row.r1).padStart(7)}${f3(row.r8).padStart(7)}${f3(row.mrr).padStart(8)}` +
+          `${(self || !dp ? '' : ratio(dp.r8!, row.r8!)).padStart(8)}${(self || !dp ? '' : ratio(dp.mrr!, row.mrr!)).padStart(8)}   ${gate}`,
+      )
     }
     lines.push('')
   }
@@ -183,9 +200,9 @@ export function formatQuality(results: QualityResult[]): string {
 
 const pct = (x: number) => `${Math.round(x * 100)}%`
 
-/** Harness entry (`--only quality`): `--questions FILE` (repeatable) or both dev sets; `--smoke` runs hono only. */
+/** Harness entry (`--only quality`): `--questions FILE` (repeatable) or the dev sets; `--smoke` the first corpus only. */
 export async function run(opts: CompareOptions): Promise<QualityResult[]> {
-  const results = await runQuality({ questions: compareQuestions(opts) })
+  const results = await runQuality({ ...opts, questions: compareQuestions(opts) })
   opts.log(formatQuality(results))
   return results
 }

@@ -1,60 +1,94 @@
 /**
- * The bench harness: `npm run bench` runs every benchmark below,
- * `npm run bench -- --only lexical` runs one (comma-separate several).
- * Each benchmark prints its table and returns a JSON-able result, written to
- * bench/results/<name>.json (git-ignored). Benchmarks report ratios against
- * a baseline measured side by side in the same run, never absolute targets.
+ * `npm run bench`: every benchmark (see BENCHES in harness.ts), each printing
+ * its table and writing bench/results/<name>.json (git-ignored).
  *
- * Adding a benchmark: one entry in BENCHES; its module exports
- * `run(opts: BenchOptions): Promise<unknown>`.
+ *   npm run bench                                  everything (under 10 minutes on 2 cores)
+ *   npm run bench -- --only quality,browser        some
+ *   npm run bench -- --questions my-set.jsonl      the quality table for any question file
+ *   npm run bench -- --smoke                       the cheapest run of each, to prove they start
+ *
+ * After a run that included build, browser and quality, bench/results/summary.md
+ * holds the side-by-side table bench/README.md shows.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { availableParallelism } from 'node:os'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { loadQuestionSets } from './compare-questions.ts'
+import { BENCHES, DEFAULT_RESULTS_DIR, QUESTION_BENCHES, runBenches, unknownBenches } from './harness.ts'
+import { writeSummary } from './summary.ts'
 
-export interface BenchOptions {
-  /** Repetitions of the slow parts (index builds). */
-  rounds: number
-  log: (line: string) => void
-}
+export type { BenchOptions } from './harness.ts'
 
-type BenchModule = { run(opts: BenchOptions): Promise<unknown> }
+const USAGE = `npm run bench [-- --only NAME[,NAME]] [--questions FILE]... [--rounds N] [--smoke] [--results DIR]
 
-const BENCHES: Record<string, () => Promise<BenchModule>> = {
-  lexical: () => import('./lexical.ts'),
-}
+  --only NAME       run these benchmarks (comma-separated or repeated); default: all
+  --questions FILE  question set(s) in the shared JSONL format (../shared/eval/README.md); each is matched to
+                    the corpus holding its gold paths. Without --only, runs: ${QUESTION_BENCHES.join(', ')}
+  --rounds N        repetitions of builds and timed passes (default 3)
+  --smoke           the cheapest run of each benchmark (first corpus, one round)
+  --results DIR     where results go (default bench/results)
 
-const RESULTS = join(import.meta.dirname, 'results')
+benchmarks:
+${Object.entries(BENCHES)
+  .map(([name, b]) => `  ${name.padEnd(9)} ${b.what}`)
+  .join('\n')}`
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { only: { type: 'string', multiple: true }, rounds: { type: 'string' }, help: { type: 'boolean' } },
-  })
+async function main(argv: string[]): Promise<number> {
+  let values
+  try {
+    ;({ values } = parseArgs({
+      args: argv,
+      options: {
+        only: { type: 'string', multiple: true },
+        questions: { type: 'string', multiple: true },
+        rounds: { type: 'string' },
+        smoke: { type: 'boolean' },
+        results: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }))
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`)
+    return 2
+  }
   if (values.help) {
-    console.log(`npm run bench [-- --only NAME[,NAME]] [--rounds N]\nbenchmarks: ${Object.keys(BENCHES).join(', ')}`)
+    console.log(USAGE)
     return 0
   }
-  const names = values.only?.flatMap((s) => s.split(',')).filter(Boolean) ?? Object.keys(BENCHES)
-  const unknown = names.filter((n) => !BENCHES[n])
+  const questions = values.questions?.map((f) => resolve(f))
+  const names =
+    values.only?.flatMap((s) => s.split(',')).filter(Boolean) ?? (questions?.length ? QUESTION_BENCHES : Object.keys(BENCHES))
+  const unknown = unknownBenches(names)
   if (unknown.length) {
     console.error(`unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`)
     return 2
   }
   const rounds = Number(values.rounds ?? 3)
   if (!Number.isInteger(rounds) || rounds < 1) {
-    console.error('--rounds must be a whole number of 1 or more')
+    console.error(`--rounds ${values.rounds}: give a whole number of 1 or more`)
     return 2
   }
-  await mkdir(RESULTS, { recursive: true })
-  for (const name of names) {
-    console.log(`\n== ${name} ==`)
-    const mod = await BENCHES[name]!()
-    const result = await mod.run({ rounds, log: (line) => console.log(line) })
-    const file = join(RESULTS, `${name}.json`)
-    await writeFile(file, JSON.stringify({ name, at: new Date().toISOString(), node: process.version, rounds, result }, null, 2) + '\n')
-    console.log(`-> ${file}`)
+  if (questions?.length) {
+    // Bad question files stop the run before anything is built, with the file and the fix named.
+    try {
+      loadQuestionSets(questions)
+    } catch (err) {
+      console.error((err as Error).message)
+      return 2
+    }
   }
-  return 0
+  const resultsDir = values.results ? resolve(values.results) : DEFAULT_RESULTS_DIR
+  const log = (line: string) => console.log(line)
+  log(`docpilot bench: ${names.join(', ')}; node ${process.version}, ${availableParallelism()} cores, rounds ${rounds}${values.smoke ? ', smoke' : ''}`)
+
+  const t0 = performance.now()
+  const outcomes = await runBenches({ names, rounds, log, questions, smoke: values.smoke, resultsDir })
+  const summary = await writeSummary(resultsDir, outcomes)
+  if (summary) log(`\nside-by-side summary -> ${summary}`)
+
+  log(`\ndone in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+  for (const o of outcomes) log(`  ${o.name.padEnd(9)} ${o.status}${o.status === 'ok' ? '' : `: ${o.reason?.split('\n')[0]}`}`)
+  return outcomes.some((o) => o.status === 'failed') ? 1 : 0
 }
 
-process.exitCode = await main()
+process.exitCode = await main(process.argv.slice(2))

@@ -1,4 +1,6 @@
-/** Order statistics for bench samples (nearest rank: a reported p95 is a value that was measured). */
+/** Order statistics and figure formatting for bench samples. */
+
+/** Nearest rank, so a reported p95 is a value that was measured. */
 export function quantile(samples: readonly number[], q: number): number {
   if (!samples.length) return NaN
   const sorted = [...samples].sort((a, b) => a - b)
@@ -7,3 +9,18 @@ export function quantile(samples: readonly number[], q: number): number {
 
 export const median = (s: readonly number[]) => quantile(s, 0.5)
 export const p95 = (s: readonly number[]) => quantile(s, 0.95)
+
+/** "0.42x" style docpilot/peer ratio; '—' when either side has no figure. */
+export function ratio(docpilot: number, peer: number): string {
+  if (!Number.isFinite(docpilot) || !Number.isFinite(peer) || peer === 0) return '—'
+  return `${(docpilot / peer).toFixed(2)}x`
+}
+
+export function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`
+}
+
+export function ms(n: number): string {
+  if (!Number.isFinite(n)) return '—'
+  return n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(2)} ms`
+}

@@ -4,10 +4,11 @@
  * The pages are docpilot's own chunks rendered to HTML (bench/render-html.ts),
  * so both tools index the same text under the same heading ids.
  */
-import { spawn } from 'node:child_process'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runBuildCommand } from '../build-command.ts'
+import type { Timing } from '../cpu-time.ts'
 import type { RenderedPage } from '../render-html.ts'
 
 /** The CLI entry of the installed `pagefind` package (resolves its platform binary offline). */
@@ -25,20 +26,10 @@ export async function writeSite(pages: RenderedPage[], siteDir: string): Promise
   }
 }
 
-/** Runs `pagefind --site SITE --output-path OUT`; resolves with wall time in ms. */
-export async function buildPagefind(siteDir: string, outDir: string): Promise<number> {
+/** Runs `pagefind --site SITE --output-path OUT`; resolves with its wall and CPU time. */
+export async function buildPagefind(siteDir: string, outDir: string): Promise<Timing> {
   await rm(outDir, { recursive: true, force: true })
-  const t0 = performance.now()
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [pagefindBin(), '--site', siteDir, '--output-path', outDir, '--quiet'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
-    let err = ''
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-    child.on('error', reject)
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pagefind exited ${code}: ${err.trim()}`))))
-  })
-  return performance.now() - t0
+  return runBuildCommand('pagefind', [pagefindBin(), '--site', siteDir, '--output-path', outDir, '--quiet'])
 }
 
 /**

@@ -1,0 +1,140 @@
+/**
+ * One side-by-side table per corpus and question set, joining what the build,
+ * browser and quality benchmarks of ONE run measured: the table
+ * bench/README.md shows. Each peer figure carries the docpilot/peer ratio;
+ * docpilot's own row is the one the ratios are taken against (hybrid when the
+ * index has a dense channel).
+ */
+import { writeFile } from 'node:fs/promises'
+import { availableParallelism, cpus } from 'node:os'
+import { join } from 'node:path'
+import type { BrowserResult, BrowserRow } from './compare-browser.ts'
+import type { BuildResult, BuildRow } from './compare-build.ts'
+import type { EngineId } from './compare-pages.ts'
+import { engineLabel, type QualityResult, type QualityRow } from './compare-quality.ts'
+import type { BenchOutcome } from './harness.ts'
+import { kb, ms, ratio } from './stats.ts'
+
+const ENGINES: EngineId[] = ['docpilot-hybrid', 'docpilot-lexical', 'pagefind', 'orama-bm25', 'orama-hybrid']
+
+/** The build that produced what each engine row serves (both docpilot modes read one index). */
+const BUILD_OF: Record<EngineId, string> = {
+  'docpilot-hybrid': 'docpilot',
+  'docpilot-lexical': 'docpilot',
+  pagefind: 'Pagefind',
+  'orama-bm25': 'Orama BM25',
+  'orama-hybrid': 'Orama hybrid',
+}
+
+export interface SummaryInput {
+  build?: BuildResult[]
+  browser?: BrowserResult[]
+  quality?: QualityResult[]
+}
+
+interface Cells {
+  build?: BuildRow
+  browser?: BrowserRow
+  quality?: QualityRow
+}
+
+const f3 = (n: number | undefined) => (n === undefined ? '—' : n.toFixed(3))
+const withRatio = (text: string, dp: number | undefined, peer: number | undefined, self: boolean) =>
+  self || dp === undefined || peer === undefined ? text : `${text} (${ratio(dp, peer)})`
+
+function table(title: string, cells: Map<EngineId, Cells>, notes: string[]): string[] {
+  const primary: EngineId = cells.get('docpilot-hybrid')?.browser || cells.get('docpilot-hybrid')?.quality?.r8 !== undefined ? 'docpilot-hybrid' : 'docpilot-lexical'
+  const dp = cells.get(primary) ?? {}
+  const lines = [
+    `### ${title}`,
+    '',
+    '| engine | build median | index gzip (raw) | to first result: code + index gzip | model (once) | warm query median / p95 | R@1 | R@8 | MRR@8 |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ]
+  for (const engine of ENGINES) {
+    const c = cells.get(engine)
+    if (!c || (!c.build && !c.browser && (!c.quality || c.quality.skipped))) continue
+    const self = engine === primary
+    const b = c.build
+    const f = c.browser?.firstResult
+    const w = c.browser?.warm
+    const q = c.quality && !c.quality.skipped ? c.quality : undefined
+    const dq = dp.quality && !dp.quality.skipped ? dp.quality : undefined
+    lines.push(
+      '| ' +
+        [
+          self ? `**${engineLabel(engine)}**` : engineLabel(engine),
+          b ? withRatio(ms(b.medianMs), dp.build?.medianMs, b.medianMs, self || b === dp.build) : '—',
+          b ? `${withRatio(kb(b.bytes.gzip), dp.build?.bytes.gzip, b.bytes.gzip, self || b === dp.build)} (${kb(b.bytes.raw)})` : '—',
+          f ? withRatio(`${kb(f.loader)} + ${kb(f.index)} = ${kb(f.total)}`, dp.browser?.firstResult.total, f.total, self) : '—',
+          f?.model ? kb(f.model) : '—',
+          w ? `${withRatio(ms(w.medianMs), dp.browser?.warm.medianMs, w.medianMs, self)} / ${ms(w.p95Ms)}` : '—',
+          f3(q?.r1),
+          withRatio(f3(q?.r8), dq?.r8, q?.r8, self),
+          withRatio(f3(q?.mrr), dq?.mrr, q?.mrr, self),
+        ].join(' | ') +
+        ' |',
+    )
+  }
+  return [...lines, '', ...notes, '']
+}
+
+/** Markdown for the figures of one run; '' when the run measured none of them. */
+export function formatSummary(input: SummaryInput, machine: string): string {
+  const keys = new Map<string, { corpus: string; set?: string }>()
+  for (const r of input.browser ?? []) keys.set(`${r.corpus}|${r.set}`, { corpus: r.corpus, set: r.set })
+  for (const r of input.quality ?? []) keys.set(`${r.corpus}|${r.set}`, { corpus: r.corpus, set: r.set })
+  for (const r of input.build ?? []) {
+    if (![...keys.values()].some((k) => k.corpus === r.corpus)) keys.set(r.corpus, { corpus: r.corpus })
+  }
+  if (!keys.size) return ''
+  const out = [
+    `Measured ${machine}.`,
+    'Ratios in brackets are docpilot (bold row) / that row: below 1 is docpilot smaller or faster; for R@8 and MRR above 1 is docpilot ahead.',
+    '',
+  ]
+  for (const { corpus, set } of keys.values()) {
+    const build = input.build?.find((r) => r.corpus === corpus)
+    const browser = input.browser?.find((r) => r.corpus === corpus && r.set === set)
+    const quality = input.quality?.find((r) => r.corpus === corpus && r.set === set)
+    const cells = new Map<EngineId, Cells>()
+    for (const engine of ENGINES) {
+      cells.set(engine, {
+        build: build?.rows.find((r) => r.engine === BUILD_OF[engine]),
+        browser: browser?.rows.find((r) => r.engine === engine),
+        quality: quality?.rows.find((r) => r.engine === engine),
+      })
+    }
+    const notes: string[] = []
+    if (build) {
+      notes.push(`${build.pages} pages, ${build.chunks} chunks; build = median of ${build.rows[0]?.times.length ?? 0} rounds.`)
+      for (const e of build.extras) notes.push(`Also served: ${e.engine} ${e.what}, ${kb(e.gzip)} gzip.`)
+    }
+    if (quality) notes.push(`Quality over ${quality.answerable} answerable questions (${quality.offTopic} off-topic not scored for recall).`)
+    const setName = set ? ` — ${set}` : ''
+    out.push(...table(`${corpus}${setName}`, cells, notes.map((n) => `${n}  `)))
+  }
+  return out.join('\n')
+}
+
+export function machineLine(at = new Date()): string {
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU'
+  return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${availableParallelism()} cores (${cpu}), Node ${process.version}`
+}
+
+/** Writes `<results>/summary.md` when the run measured comparison figures; returns its path. */
+export async function writeSummary(resultsDir: string, outcomes: BenchOutcome[]): Promise<string | null> {
+  const ok = (name: string) => outcomes.find((o) => o.name === name && o.status === 'ok')?.result
+  const text = formatSummary(
+    {
+      build: ok('build') as BuildResult[] | undefined,
+      browser: ok('browser') as BrowserResult[] | undefined,
+      quality: ok('quality') as QualityResult[] | undefined,
+    },
+    machineLine(),
+  )
+  if (!text) return null
+  const file = join(resultsDir, 'summary.md')
+  await writeFile(file, text + '\n')
+  return file
+}
