@@ -46,8 +46,9 @@ export async function ensureHubModel(repo: string, opts: { cacheDir: string; end
     try {
       res = await doFetch(`${endpoint}/${repo}/resolve/main/${file}`)
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code
-      throw new HubError(offlineHelp(repo, dir, endpoint, cause ?? (err instanceof Error ? err.message : String(err))))
+      // fetch says only "fetch failed"; the cause says why (ECONNREFUSED, ENOTFOUND, ...).
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause
+      throw new HubError(offlineHelp(repo, dir, endpoint, cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err))))
     }
     if (res.status === 404) return null
     if (!res.ok) throw new HubError(offlineHelp(repo, dir, endpoint, `HTTP ${res.status} for ${file}`))

@@ -25,6 +25,7 @@ import { StaticEmbedder } from '../core/embed/static.ts'
 import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import type { ChunkRecord, EmbedderIdentity } from '../core/index-format.ts'
+import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
 import { EmbeddingCache, textDigest } from './embed-cache.ts'
@@ -120,12 +121,19 @@ function hostedFor(provider: MemberId, model: string | undefined, ctx: EmbedCont
     const need = spec.ownServer ? spec.baseUrlEnv : spec.keyEnv
     throw new EmbedConfigError(`embed: "${provider}" needs ${need} in the environment at index time (it embeds every chunk).`)
   }
-  const env = ctx.env
-  const chain: ResolvedChain = resolved ?? {
+  const transport = resolved ? directTransport(resolved, ctx.env, ctx.fetch ? { fetch: ctx.fetch } : {}) : providerTransport(provider, ctx.env, ctx.fetch)
+  const embedder = new HostedEmbedder({ provider, model: chosen, dims: 0 }, transport)
+  return { embedder, modelFiles: [], why: why || `${provider} embeddings (${chosen})` }
+}
+
+/** Calls one provider directly: its base URL and key from the environment. */
+function providerTransport(provider: MemberId, env: Env, fetchImpl?: typeof fetch): Transport {
+  const spec = providerSpec(provider)
+  const chain: ResolvedChain = {
     members: [
       {
         provider,
-        models: [chosen],
+        models: [],
         tier: 'billed',
         freePool: false,
         baseUrl: env[spec.baseUrlEnv]?.trim() || spec.defaultBaseUrl || null,
@@ -136,8 +144,16 @@ function hostedFor(provider: MemberId, model: string | undefined, ctx: EmbedCont
     head: provider,
     rationing: { enabled: false } as ResolvedChain['rationing'],
   }
-  const embedder = new HostedEmbedder({ provider, model: chosen, dims: 0 }, directTransport(chain, env, ctx.fetch ? { fetch: ctx.fetch } : {}))
-  return { embedder, modelFiles: [], why: why || `${provider} embeddings (${chosen})` }
+  return directTransport(chain, env, fetchImpl ? { fetch: fetchImpl } : {})
+}
+
+/**
+ * How the CLI embeds questions for an index with a hosted embedder: straight to
+ * the provider the manifest names, with the key from the environment (the
+ * browser goes through the proxy's same-origin route instead).
+ */
+export function envEmbedTransport(env: Env, fetchImpl?: typeof fetch): Transport {
+  return (member, req) => providerTransport(member.provider, env, fetchImpl)(member, req)
 }
 
 /** The index's embedder for this config, or null for declared lexical-only. */

@@ -6,6 +6,7 @@ import { toContractLine } from '../../core/eval/contract.ts'
 import { RECALL_AT, scoreRun, type EvalReport, type QueryOutput } from '../../core/eval/score.ts'
 import { DEFAULT_K } from '../../core/retrieval/search.ts'
 import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
+import { envEmbedTransport } from '../../indexer/embed.ts'
 import { openIndexDir } from '../index-dir.ts'
 import { readQuestions } from '../questions.ts'
 
@@ -54,7 +55,7 @@ Examples:
         outputs = await readResults(resolve(ctx.cwd, flags.results))
       } else {
         const loaded = await loadConfigFor(ctx, flags.config)
-        const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index))
+        const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index), { transport: envEmbedTransport(ctx.env) })
         outputs = []
         for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: flags.k, lexicalOnly: flags.lexicalOnly })))
       }

@@ -3,6 +3,7 @@ import type { Command } from 'commander'
 import { toContractLine } from '../../core/eval/contract.ts'
 import { DEFAULT_K, type SearchResult } from '../../core/retrieval/search.ts'
 import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
+import { envEmbedTransport } from '../../indexer/embed.ts'
 import { openIndexDir } from '../index-dir.ts'
 import { readQuestions } from '../questions.ts'
 
@@ -44,7 +45,7 @@ Examples:
       if (question && flags.questions) throw new UsageError('give either a question or --questions FILE, not both')
       if (!question && !flags.questions) throw new UsageError('ask a question (docpilot query "how do I ...?") or pass --questions FILE.jsonl')
       const loaded = await loadConfigFor(ctx, flags.config)
-      const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index))
+      const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index), { transport: envEmbedTransport(ctx.env) })
       const opts = { k: flags.k, lexicalOnly: flags.lexicalOnly }
 
       if (flags.questions) {

@@ -1,0 +1,197 @@
+/**
+ * Index-time embedding end to end: each embedder kind builds an index that the
+ * shared core searcher opens in hybrid mode; the embedding cache keeps
+ * unchanged chunks from ever reaching the embedder again; `hf:` models come
+ * from a hub-shaped HTTP server once, then from the cache.
+ */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { validateConfig } from '../core/config/validate.ts'
+import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
+import { openIndex } from '../core/retrieval/search.ts'
+import { startFakeProviders, type FakeProviders } from '../fixtures/providers/index.ts'
+import { exportStaticOnnx } from '../scripts/onnx/export-static.ts'
+import { TINY_MAX_POS, tinyBert } from '../scripts/onnx/tiny-bert.ts'
+import { buildIndex } from './build.ts'
+import { envEmbedTransport, loadDefaultModel, resolveIndexEmbedder } from './embed.ts'
+import { HubError } from './embed-hf.ts'
+import { fsPartLoader } from './fs-parts.ts'
+
+const SITE = fileURLToPath(new URL('../fixtures/site/', import.meta.url))
+const QUESTION = 'How do I set and get values on the context?'
+const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
+const maxDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0)
+
+async function build(embed: unknown, opts: { root?: string; env?: Record<string, string>; cacheDir?: string; out?: string } = {}) {
+  const out = opts.out ?? join(tmp('dp-embed-'), 'index')
+  const result = await buildIndex({
+    root: opts.root ?? SITE,
+    mode: 'source',
+    out,
+    config: validateConfig({ embed }, '(test)'),
+    docpilotVersion: 'test',
+    embed: { env: opts.env ?? {}, configDir: tmpdir(), cacheDir: opts.cacheDir ?? tmp('dp-cache-') },
+  })
+  return { out, result }
+}
+
+describe('each embedder kind builds an index the core searcher opens in hybrid mode', () => {
+  it('static: the offline default model when the config names none and no key is set', async () => {
+    const { out, result } = await build('auto')
+    expect(result.embed?.why).toMatch(/no chat provider key is set, so the offline default model/)
+    expect(result.manifest.embedder).toMatchObject({ id: 'docpilot-static-en-v1', kind: 'local', model: 'static:docpilot-static-en-v1', dims: 100, quantization: 'int8' })
+    // Model files are content-addressed parts of the index.
+    for (const name of Object.values(result.manifest.embedder.files!)) expect(name).toMatch(/^embed\.[0-9a-f]{16}\./)
+    expect(result.manifest.retrieval.fusion).toMatchObject({ method: 'linear' })
+    expect(result.manifest.retrieval.gate.weights).toBeDefined()
+    const index = await openIndex(fsPartLoader(out))
+    const r = await index.search(QUESTION)
+    expect(r).toMatchObject({ mode: 'hybrid', degraded: false })
+    expect(r.results[0]!.channels?.dense).toBeGreaterThan(0)
+  })
+
+  it('onnx: the default model exported as ONNX gives the static vectors through onnxruntime-web', async () => {
+    const dir = tmp('dp-onnx-static-')
+    exportStaticOnnx(fileURLToPath(DEFAULT_MODEL_DIR), dir)
+    const { out, result } = await build({ model: dir })
+    expect(result.manifest.embedder).toMatchObject({ kind: 'local', model: expect.stringMatching(/^onnx:/), dims: 100 })
+    expect(Object.keys(result.manifest.embedder.files!)).toEqual(expect.arrayContaining(['model.onnx', 'tokenizer.json']))
+    const index = await openIndex(fsPartLoader(out))
+    expect(await index.search(QUESTION)).toMatchObject({ mode: 'hybrid', degraded: false })
+    const onnx = (await resolveIndexEmbedder({ model: dir }, { env: {}, chat: validateConfig({}, 't').chat, configDir: '/', cacheDir: tmp('c') }))!.embedder
+    const [a] = await onnx.embed([QUESTION])
+    const [b] = await (await loadDefaultModel()).embedder.embed([QUESTION])
+    expect(maxDiff(a!, b!)).toBeLessThan(1e-4)
+  })
+
+  it('onnx: a tiny BERT-shaped folder (token type ids, attention mask, mean pooling)', async () => {
+    const dir = tmp('dp-onnx-bert-')
+    const model = tinyBert()
+    writeFileSync(join(dir, 'model.onnx'), model.onnx)
+    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(model.tokenizer))
+    // The model has 16 positions: the tokenizer config's limit truncates longer chunks.
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: TINY_MAX_POS }))
+    const { out, result } = await build({ model: dir })
+    expect(result.manifest.embedder).toMatchObject({ model: expect.stringMatching(/^onnx:/), dims: 8 })
+    const r = await (await openIndex(fsPartLoader(out))).search('set the cookie')
+    expect(r).toMatchObject({ mode: 'hybrid', degraded: false })
+  })
+
+  describe('hosted, against the fake embeddings server', () => {
+    let fakes: FakeProviders
+    beforeAll(async () => {
+      fakes = await startFakeProviders({ embedDims: 64 })
+    })
+    afterAll(() => fakes.close())
+    beforeEach(() => fakes.reset())
+
+    const embedInputs = async () =>
+      (await fakes.requests()).filter((r) => r.endpoint === 'embed').map((r) => (r.body as { input: string[] }).input.length)
+
+    it('embeds chunks at index time with the key from the environment and questions at query time', async () => {
+      const env = fakes.env()
+      const { out, result } = await build('openai', { env })
+      expect(result.manifest.embedder).toMatchObject({ id: 'openai:text-embedding-3-small', kind: 'hosted', provider: 'openai', dims: 64 })
+      expect(result.manifest.embedder.files).toBeUndefined()
+      const sent = await embedInputs()
+      expect(sent.reduce((s, n) => s + n, 0)).toBe(result.chunks)
+      const index = await openIndex(fsPartLoader(out), { transport: envEmbedTransport(env) })
+      expect(await index.search(QUESTION)).toMatchObject({ mode: 'hybrid', degraded: false })
+      expect(await embedInputs()).toHaveLength(sent.length + 1)
+    })
+
+    it('re-embeds only the chunks whose text changed', async () => {
+      const env = fakes.env()
+      const root = join(tmp('dp-site-'), 'site')
+      cpSync(SITE, root, { recursive: true })
+      const cacheDir = tmp('dp-cache-')
+      const out = join(tmp('dp-out-'), 'index')
+      const first = await build('openai', { root, env, cacheDir, out })
+      expect(first.result.embed).toMatchObject({ embedded: first.result.chunks, reused: 0 })
+
+      const page = join(root, 'guide', 'getting-started.md')
+      writeFileSync(page, readFileSync(page, 'utf8') + '\n\n## Troubleshooting\n\nRestart the dev server after changing the config.\n')
+      await fakes.reset()
+      const second = await build('openai', { root, env, cacheDir, out })
+      const sent = (await embedInputs()).reduce((s, n) => s + n, 0)
+      expect(sent).toBe(second.result.embed!.embedded)
+      expect(sent).toBeGreaterThanOrEqual(1)
+      expect(sent).toBeLessThanOrEqual(3)
+      expect(second.result.embed!.reused).toBe(second.result.chunks - sent)
+
+      await fakes.reset()
+      const third = await build('openai', { root, env, cacheDir, out })
+      expect(third.result.embed).toMatchObject({ embedded: 0, reused: third.result.chunks })
+      expect(await embedInputs()).toEqual([])
+    })
+
+    it('fails the build with the provider error instead of writing an index without vectors', async () => {
+      await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'unauthorized' })
+      await expect(build('openai', { env: fakes.env() })).rejects.toThrow(/openai embeddings answered HTTP 401/)
+    })
+  })
+})
+
+describe("embed: 'hf:<org>/<name>'", () => {
+  let server: Server
+  let endpoint: string
+  /** A port nothing listens on: what an offline machine looks like to fetch. */
+  let closed: string
+  const served: string[] = []
+  const model = tinyBert()
+  const files: Record<string, Uint8Array | string> = {
+    'onnx/model.onnx': model.onnx,
+    'tokenizer.json': JSON.stringify(model.tokenizer),
+    'tokenizer_config.json': JSON.stringify({ model_max_length: TINY_MAX_POS }),
+    '1_Pooling/config.json': JSON.stringify({ pooling_mode_mean_tokens: true }),
+  }
+  beforeAll(async () => {
+    // Laid out like the hub: /<org>/<name>/resolve/main/<file>, 404 for what the repo lacks.
+    server = createServer((req, res) => {
+      served.push(req.url!)
+      const m = /^\/acme\/tiny-bert\/resolve\/main\/(.+)$/.exec(req.url ?? '')
+      const body = m ? files[m[1]!] : undefined
+      if (body === undefined) return res.writeHead(404).end('Entry not found')
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body)
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const probe = createServer()
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+    closed = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`
+    await new Promise<void>((r) => probe.close(() => r()))
+  })
+  afterAll(() => new Promise<void>((r) => server.close(() => r())))
+
+  it('downloads the model once into the cache, then builds from the cache without the network', async () => {
+    const cacheDir = tmp('dp-hf-')
+    const first = await build('hf:acme/tiny-bert', { env: { HF_ENDPOINT: endpoint }, cacheDir })
+    expect(first.result.manifest.embedder).toMatchObject({ id: 'hf:acme/tiny-bert', model: 'onnx:hf:acme/tiny-bert', dims: 8 })
+    expect(first.result.manifest.embedder.files).toHaveProperty(['1_Pooling/config.json'])
+    expect(served).toContain('/acme/tiny-bert/resolve/main/onnx/model.onnx')
+    served.length = 0
+    const again = await build('hf:acme/tiny-bert', { env: { HF_ENDPOINT: closed }, cacheDir })
+    expect(served).toEqual([])
+    expect(again.result.manifest.embedder.files).toEqual(first.result.manifest.embedder.files)
+  })
+
+  it('offline, says exactly how to provide the folder', async () => {
+    const cacheDir = tmp('dp-hf-')
+    const err = await build('hf:acme/tiny-bert', { env: { HF_ENDPOINT: closed }, cacheDir }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(HubError)
+    const message = (err as Error).message
+    expect(message).toMatch(/embed: 'hf:acme\/tiny-bert' could not be downloaded from http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/)
+    expect(message).toMatch(/embed: \{ model: '<that folder>' \}/)
+    expect(message).toContain(join(cacheDir, 'hf', 'acme', 'tiny-bert'))
+    expect(message).toContain('https://huggingface.co/acme/tiny-bert')
+  })
+
+  it('names a repo that has no ONNX model', async () => {
+    await expect(build('hf:acme/missing', { env: { HF_ENDPOINT: endpoint } })).rejects.toThrow(/the repo has no onnx\/model\.onnx or model\.onnx/)
+  })
+})
