@@ -26,8 +26,9 @@ export default defineConfig({
   // Two cores shared with everything else: one browser at a time keeps timings honest.
   workers: 1,
   fullyParallel: false,
-  timeout: 30_000,
-  expect: { timeout: 10_000 },
+  // Generous limits: seven people share two cores; specs wait on state, never on time.
+  timeout: 120_000,
+  expect: { timeout: 20_000 },
   reporter: process.env.CI ? [['list'], ['json', { outputFile: 'test-results/e2e-report.json' }]] : [['list']],
   use: {
     browserName: 'chromium',

@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test'
-import { ask, expectAccessible, keepScreenshot, openPanel, settled, startSite, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
 import { COVERED } from './paths.ts'
 
 let site: Site

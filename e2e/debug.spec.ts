@@ -1,6 +1,6 @@
 /** ?dpdebug=1: turn.ladder on the console for every turn and a drawer with the receipt; nothing without the flag. */
-import { expect, test, type ConsoleMessage } from '@playwright/test'
-import { ask, expectAccessible, keepScreenshot, openPanel, settled, startSite, type Site } from './harness.ts'
+import type { ConsoleMessage } from '@playwright/test'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
 import { COVERED } from './paths.ts'
 
 let site: Site

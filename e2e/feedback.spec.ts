@@ -1,6 +1,5 @@
 /** Thumbs post the rating with turn.ladder and the receipt to the proxy, which stores it. */
-import { expect, test } from '@playwright/test'
-import { ask, expectAccessible, keepScreenshot, openPanel, settled, startSite, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
 import { COVERED } from './paths.ts'
 
 let site: Site

@@ -4,13 +4,33 @@
  * reader's moves in the panel.
  */
 import AxeBuilder from '@axe-core/playwright'
-import { expect, type BrowserContext, type Locator, type Page, type TestInfo } from '@playwright/test'
+import { test as base, expect, type BrowserContext, type Locator, type Page, type TestInfo } from '@playwright/test'
 import { startDevServer, type DevServer } from '../cli/commands/dev.ts'
 import type { DocpilotConfigInput } from '../core/config/schema.ts'
 import { validateConfig } from '../core/config/validate.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
 import { startFakeProviders, type FakeProviders } from '../fixtures/providers/index.ts'
-import { E2E_DOCS, E2E_INDEX, E2E_WIDGET } from './paths.ts'
+import { E2E_DOCS, E2E_INDEX, E2E_LEXICAL_INDEX, E2E_WIDGET } from './paths.ts'
+
+/**
+ * Playwright's test, plus the page's console and uncaught errors attached to
+ * every failed test: a turn that settles in the wrong state says why there.
+ */
+export const test = base.extend<{ pageLog: void }>({
+  pageLog: [
+    async ({ context }, use, info) => {
+      const lines: string[] = []
+      context.on('console', (m) => lines.push(`[${m.type()}] ${m.text()}`))
+      context.on('weberror', (e) => lines.push(`[pageerror] ${e.error().message}`))
+      await use()
+      if (info.status !== info.expectedStatus && lines.length > 0) {
+        await info.attach('page-console', { body: lines.join('\n'), contentType: 'text/plain' })
+      }
+    },
+    { auto: true },
+  ],
+})
+export { expect }
 
 export interface Site {
   url: string
@@ -27,6 +47,8 @@ export interface SiteOptions {
   config?: DocpilotConfigInput
   csp?: boolean
   scriptData?: Record<string, string>
+  /** Serve the index built with `embed: false` (a site that declared lexical-only). */
+  lexicalOnly?: boolean
 }
 
 /** A dev server whose environment holds only the given members, all pointed at one fake provider server. */
@@ -41,7 +63,7 @@ export async function startSite(opts: SiteOptions): Promise<Site> {
   }
   const server = await startDevServer({
     docsDir: E2E_DOCS,
-    indexDir: E2E_INDEX,
+    indexDir: opts.lexicalOnly ? E2E_LEXICAL_INDEX : E2E_INDEX,
     index: 'reuse',
     widgetDir: E2E_WIDGET,
     buildWidget: false,
@@ -89,7 +111,8 @@ export async function ask(page: Page, question: string): Promise<Locator> {
 }
 
 export async function settled(turn: Locator, state: string): Promise<Locator> {
-  await expect(turn).toHaveAttribute('data-phase', 'settled', { timeout: 15_000 })
+  // Generous: a loaded machine is slow, and this waits on state, not on time.
+  await expect(turn).toHaveAttribute('data-phase', 'settled', { timeout: 45_000 })
   const body = turn.locator(`[data-state="${state}"]`)
   await expect(body).toBeVisible()
   return body
@@ -112,30 +135,50 @@ export async function expectAccessible(page: Page, info: TestInfo, label: string
   expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.length} nodes)`), `axe in state ${label}`).toEqual([])
 }
 
-/** Records every byte the page sends or receives that contains one of the secrets. */
-export function watchForSecrets(context: BrowserContext, secrets: string[]): { leaks: string[]; seen: { requests: number; responses: number }; settle(): Promise<void> } {
-  const leaks: string[] = []
-  const seen = { requests: 0, responses: 0 }
+export interface SecretWatch {
+  /** Where a secret was seen, one line each; empty is the pass. */
+  leaks: string[]
+  /** Every response body that was read in full (streamed ones included), for checking the watch saw the answers. */
+  bodies: { url: string; status: number; text: string }[]
+  requests: number
+  /** Waits until every response seen so far has been scanned. */
+  settle(): Promise<void>
+}
+
+/**
+ * Watches every byte the page sends or receives for one of the secrets.
+ * Requests: URL, headers and body. Responses go through a route that fetches
+ * them in full before handing them to the page, because the browser does not
+ * keep the body of a streamed (text/event-stream) response for inspection,
+ * and a streamed answer is exactly where a proxy could leak a key.
+ */
+export async function watchForSecrets(context: BrowserContext, secrets: string[]): Promise<SecretWatch> {
+  const watch: SecretWatch = { leaks: [], bodies: [], requests: 0, settle: async () => void (await Promise.all(pending)) }
   const pending: Promise<void>[] = []
   const scan = (where: string, text: string | null | undefined) => {
     if (!text) return
-    for (const s of secrets) if (text.includes(s)) leaks.push(`${where} contains ${s.slice(0, 9)}…`)
+    for (const s of secrets) if (text.includes(s)) watch.leaks.push(`${where} contains ${s.slice(0, 9)}…`)
   }
   context.on('request', (req) => {
-    seen.requests++
+    watch.requests++
     scan(`request ${req.url()} url`, req.url())
     scan(`request ${req.url()} headers`, JSON.stringify(req.headers()))
     scan(`request ${req.url()} body`, req.postData())
   })
-  context.on('response', (res) => {
-    seen.responses++
-    pending.push(
-      (async () => {
-        scan(`response ${res.url()} headers`, JSON.stringify(await res.allHeaders()))
-        const body = await res.body().catch(() => null)
-        if (body) scan(`response ${res.url()} body`, body.toString('latin1'))
-      })(),
-    )
+  await context.route('**/*', (route) => {
+    const done = (async () => {
+      const url = route.request().url()
+      const response = await route.fetch().catch(() => null)
+      if (!response) return void (await route.abort().catch(() => {}))
+      const body = await response.body()
+      const text = body.toString('latin1')
+      watch.bodies.push({ url, status: response.status(), text })
+      scan(`response ${url} headers`, JSON.stringify(response.headersArray()))
+      scan(`response ${url} body`, text)
+      await route.fulfill({ response, body }).catch(() => {})
+    })()
+    pending.push(done.catch(() => {}))
+    return done
   })
-  return { leaks, seen, settle: async () => void (await Promise.all(pending)) }
+  return watch
 }

@@ -1,10 +1,15 @@
 /**
  * Neither a model nor a docs page can run script in the panel or plant a
  * javascript: link. Served without the Content-Security-Policy, so the
- * sanitizer, not the CSP, is what is being tested.
+ * escaping and the sanitizer, not the CSP, are what is being tested.
+ *
+ * The fixture page guide/security.md carries real attack strings (script
+ * tags, on* handlers, javascript: and data: links) in prose, headings and
+ * code; each one that ran would set window.__pwned or open an alert().
  */
-import { expect, test, type Page } from '@playwright/test'
-import { ask, expectAccessible, keepScreenshot, openPanel, settled, startSite, type Site } from './harness.ts'
+import type { Page } from '@playwright/test'
+import { HYBRID_NOTICE } from '../core/turn/copy.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
 import { COVERED } from './paths.ts'
 
 const HOSTILE_ANSWER = [
@@ -14,39 +19,78 @@ const HOSTILE_ANSWER = [
   '![x](javascript:window.__pwned=8) <details open ontoggle="window.__pwned=9">x</details>',
 ].join('\n\n')
 
+/** A question the hostile page answers (fixtures/site/guide/security.md). */
+const HOSTILE_QUESTION = 'How do I stop script injection when rendering untrusted user input?'
+
 let site: Site
 test.beforeAll(async () => {
   site = await startSite({ members: ['openai'], csp: false })
 })
 test.afterAll(async () => site?.close())
+test.beforeEach(async () => {
+  await site.fakes.reset()
+})
 
-async function panelIsInert(page: Page): Promise<void> {
-  const found = await page.evaluate(() => {
-    const root = document.querySelector('[data-docpilot-panel]')!.shadowRoot!
-    const all = [...root.querySelectorAll('*')]
-    return {
-      pwned: (window as unknown as { __pwned?: number }).__pwned ?? null,
-      scripts: root.querySelectorAll('script, iframe, object, embed, svg script').length,
-      handlers: all.filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
-      badLinks: all.filter((el) => /^\s*(javascript|data|vbscript):/i.test(el.getAttribute('href') ?? el.getAttribute('src') ?? '')).length,
-    }
-  })
-  expect(found).toEqual({ pwned: null, scripts: 0, handlers: 0, badLinks: 0 })
+/** Alerts the page opened (the fixture's payloads call alert()). */
+function alerts(page: Page): string[] {
+  const seen: string[] = []
+  page.on('dialog', (d) => (seen.push(d.message()), void d.dismiss()))
+  return seen
 }
 
+/**
+ * What could run in `root`: no script-bearing element, no on* attribute, no
+ * javascript:/data:/vbscript: URL. Checked on the DOM itself, so nothing
+ * waits for an error event that would have fired a payload.
+ */
+async function inert(page: Page, where: 'panel' | 'page'): Promise<void> {
+  const found = await page.evaluate((w) => {
+    const root: ParentNode = w === 'panel' ? document.querySelector('[data-docpilot-panel]')!.shadowRoot! : document.querySelector('main')!
+    const all = [...root.querySelectorAll('*')]
+    return {
+      pwned: (window as unknown as { __pwned?: unknown }).__pwned ?? null,
+      scripts: root.querySelectorAll('script, iframe, object, embed, frame, svg script, foreignObject').length,
+      handlers: all.filter((el) => [...el.attributes].some((a) => a.name.toLowerCase().startsWith('on'))).length,
+      badLinks: all.filter((el) => ['href', 'src', 'action', 'xlink:href'].some((a) => /^\s*(javascript|data|vbscript):/i.test(el.getAttribute(a) ?? ''))).length,
+    }
+  }, where)
+  expect(found, `${where} is inert`).toEqual({ pwned: null, scripts: 0, handlers: 0, badLinks: 0 })
+}
+
+test('the hostile fixture page shows its attack strings as text, on the page and in the panel', async ({ page }, info) => {
+  const opened = alerts(page)
+  await page.goto(`${site.url}/guide/security`)
+  const main = page.locator('main')
+  await expect(main.getByRole('heading', { name: 'Script injection' })).toBeVisible()
+  await expect(main).toContainText('<script>alert(1)</script>')
+  await expect(main).toContainText('onerror=')
+  await inert(page, 'page')
+
+  // Every member down: the hybrid answer quotes the page's passages verbatim in the panel.
+  await site.fakes.control({ member: 'openai', fault: 'server-error', status: 503 })
+  await openPanel(page)
+  const body = await settled(await ask(page, HOSTILE_QUESTION), 'hybrid')
+  await expect(body.locator('.dp-lead')).toHaveText(HYBRID_NOTICE)
+  const quoted = body.locator('.dp-row', { has: page.locator('a[href^="/guide/security#"]') })
+  expect(await quoted.count()).toBeGreaterThan(0)
+  await expect(body.locator('blockquote').filter({ hasText: /<script>|onerror=|javascript:/ }).first()).toBeVisible()
+  await inert(page, 'panel')
+  await inert(page, 'page')
+  expect(opened).toEqual([])
+  await keepScreenshot(page, info, 'hostile-fixture-page')
+  await expectAccessible(page, info, 'hostile-fixture-page')
+})
+
 test('hostile model output is shown as text, never run', async ({ page }, info) => {
-  await site.fakes.reset()
   await site.fakes.control({ member: 'openai', text: HOSTILE_ANSWER })
-  const dialogs: string[] = []
-  page.on('dialog', (d) => (dialogs.push(d.message()), void d.dismiss()))
+  const opened = alerts(page)
   await page.goto(site.url)
   await openPanel(page)
   const body = await settled(await ask(page, COVERED), 'answered')
   await expect(body.locator('.dp-answer')).toContainText('raw link')
   await expect(body.locator('a.dp-cite').first()).toHaveAttribute('href', /^\/.*#.+/)
-  await page.waitForTimeout(300)
-  await panelIsInert(page)
-  expect(dialogs).toEqual([])
+  await inert(page, 'panel')
+  expect(opened).toEqual([])
   await keepScreenshot(page, info, 'hostile-model-output')
   await expectAccessible(page, info, 'hostile-model-output')
 })

@@ -1,6 +1,5 @@
 /** Keyboard only: open with Ctrl+K or "/", ask, reach the citations, close with Esc, focus comes back. */
-import { expect, test } from '@playwright/test'
-import { dialog, expectAccessible, keepScreenshot, settled, startSite, type Site } from './harness.ts'
+import { dialog, expect, expectAccessible, keepScreenshot, settled, startSite, test, type Site } from './harness.ts'
 import { COVERED } from './paths.ts'
 
 let site: Site

@@ -3,10 +3,10 @@
  * pool rotates inside its member, own servers answer last, nothing rotates
  * once a delta is on screen, and when nobody answers the passages stay.
  */
-import { expect, test, type Page } from '@playwright/test'
+import type { Page } from '@playwright/test'
 import type { RecordedRequest } from '../fixtures/providers/index.ts'
 import { HYBRID_NOTICE } from '../core/turn/copy.ts'
-import { ask, dialog, expectAccessible, keepScreenshot, openPanel, settled, startSite, type Site } from './harness.ts'
+import { ask, dialog, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
 import { COVERED } from './paths.ts'
 
 const chats = async (site: Site): Promise<RecordedRequest[]> => (await site.fakes.requests()).filter((r) => r.endpoint === 'chat')

@@ -1,7 +1,6 @@
 /** The turns that settle somewhere other than an answer (spec 002, "What the reader sees"). */
-import { expect, test } from '@playwright/test'
 import { ERROR_NOTICE, MEANWHILE_NOTICE } from '../core/turn/copy.ts'
-import { ask, expectAccessible, keepScreenshot, openPanel, settled, startSite, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
 import { COVERED, UNCOVERED } from './paths.ts'
 
 let site: Site

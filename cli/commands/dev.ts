@@ -160,6 +160,9 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   let fakes: FakeProviders | undefined
   let ownFakes = false
   let env = opts.env ?? process.env
+  // The indexer picks the embedder from the same environment the chain does; a demo's index never
+  // embeds through a real key in the shell, nor through the fakes (the offline default model answers).
+  const indexEnv = opts.fakeProviders ? withoutProviderVars(env) : env
   if (opts.fakeProviders) {
     fakes = opts.fakeProviders === true ? await startFakeProviders() : opts.fakeProviders
     ownFakes = opts.fakeProviders === true
@@ -174,6 +177,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       out: indexDir,
       config,
       docpilotVersion: 'dev',
+      embed: { env: indexEnv },
     })
     log(`indexed ${built.files.length} files into ${built.chunks} chunks`)
   }
