@@ -34,7 +34,10 @@ export const FUSION_CANDIDATES = 50
 export interface DenseChannel {
   /** The question's vector, or why there is none this time. */
   queryVector(question: string, signal?: AbortSignal): Promise<{ vector: Float32Array } | { reason: string }>
+  /** The index's chunk vectors, fetched once (a failed fetch is retried once, then rejects). */
   vectors(): Promise<ChunkVectors>
+  /** Where degradation reasons go (DenseOptions.log). */
+  log(reason: string): void
 }
 
 /** null when the index declared lexical-only. Throws for an embedder this docpilot does not know. */
@@ -46,6 +49,7 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
     throw new EmbedError(`manifest.json names embedder "${identity.id}" but no "vectors" part. Rebuild the index with \`docpilot index\`.`, 'bad_model')
   }
   const timeoutMs = opts.embedTimeoutMs ?? 5000
+  const log = opts.log ?? ((m: string) => console.warn(`[docpilot] ${m}`))
   let embedder: Promise<Embedder> | null = opts.embedder ? Promise.resolve(opts.embedder) : null
   let vectors: Promise<ChunkVectors> | null = null
 
@@ -91,19 +95,29 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
           last = err
         }
       }
-      const reason = `embedder "${identity.id}" unavailable, searching lexical-only: ${last instanceof Error ? last.message : String(last)}`
-      ;(opts.log ?? ((m: string) => console.warn(`[docpilot] ${m}`)))(reason)
+      const reason = `embedder "${identity.id}" unavailable, searching lexical-only: ${message(last)}`
+      log(reason)
       return { reason }
     },
-    vectors() {
-      if (!vectors) {
-        vectors = loader.bytes(vectorsPart).then((b) => decodeChunkVectors(b, manifest.corpus.chunks, identity.dims))
-        vectors.catch(() => (vectors = null))
+    log,
+    async vectors() {
+      for (let i = 0; ; i++) {
+        if (!vectors) {
+          vectors = loader.bytes(vectorsPart).then((b) => decodeChunkVectors(b, manifest.corpus.chunks, identity.dims))
+          // A failed fetch is not remembered: the retry and the next question fetch again.
+          vectors.catch(() => (vectors = null))
+        }
+        try {
+          return await vectors
+        } catch (err) {
+          if (i === 1) throw err
+        }
       }
-      return vectors
     },
   }
 }
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
 export interface RankInput {
   question: string
@@ -156,8 +170,8 @@ export async function rankHybrid(input: RankInput): Promise<Ranked> {
   try {
     vectors = await input.dense.vectors()
   } catch (err) {
-    const reason = `index vectors unavailable, searching lexical-only: ${err instanceof Error ? err.message : String(err)}`
-    console.warn(`[docpilot] ${reason}`)
+    const reason = `index vectors unavailable, searching lexical-only: ${message(err)}`
+    input.dense.log(reason)
     return lexicalOnlyRank(input, reason)
   }
   const v = vector

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_FUSION, fuse } from './fusion.ts'
+
+const lexical = [
+  { id: 'a', score: 20 },
+  { id: 'b', score: 10 },
+]
+const dense = [
+  { id: 'c', score: 0.9 },
+  { id: 'b', score: 0.8 },
+]
+
+describe('fusion', () => {
+  it('linear: divides BM25 by the best score, adds weighted cosines, and fills a missing channel exactly', () => {
+    const cos: Record<string, number> = { a: 0.1, b: 0.8, c: 0.9 }
+    const out = fuse(lexical, dense, { method: 'linear', lexicalWeight: 0.8, denseWeight: 0.2 }, (id) => cos[id])
+    expect(out.map((f) => f.id)).toEqual(['a', 'b', 'c'])
+    expect(out[0]).toMatchObject({ score: 0.8 * 1 + 0.2 * 0.1, channels: { lexical: 20, dense: 0.1 } })
+    expect(out[1]!.score).toBeCloseTo(0.8 * 0.5 + 0.2 * 0.8, 10)
+    expect(out[2]).toMatchObject({ score: 0.2 * 0.9, channels: { dense: 0.9 } })
+  })
+
+  it('linear: a strong enough dense channel can lift a passage above a weak lexical match', () => {
+    const out = fuse(lexical, dense, { method: 'linear', lexicalWeight: 0.5, denseWeight: 0.5 })
+    expect(out.map((f) => f.id)).toEqual(['b', 'a', 'c'])
+  })
+
+  it('rrf: weighted reciprocal ranks', () => {
+    const out = fuse(lexical, dense, { method: 'rrf', k: 60, lexicalWeight: 1, denseWeight: 1 })
+    expect(out[0]!.id).toBe('b')
+    expect(out[0]!.score).toBeCloseTo(1 / 62 + 1 / 62, 10)
+  })
+
+  it('defaults to the BM25-leaning linear blend measured on the dev sets', () => {
+    expect(DEFAULT_FUSION).toEqual({ method: 'linear', lexicalWeight: 0.8, denseWeight: 0.2 })
+  })
+})

@@ -1,0 +1,198 @@
+/**
+ * The dense channel's failure modes through the shared searcher: an embedder
+ * that cannot be reached is retried once, then the question is answered
+ * lexical-only with degraded: true and the reason logged; a site that declared
+ * lexical-only is never "degraded"; a manifest naming an embedder this
+ * docpilot does not know is a clear error when the index is opened.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { startFakeProviders, type FakeProviders } from '../../fixtures/providers/index.ts'
+import { buildIndex } from '../../indexer/build.ts'
+import { envEmbedTransport } from '../../indexer/embed.ts'
+import { fsPartLoader } from '../../indexer/fs-parts.ts'
+import { validateConfig } from '../config/validate.ts'
+import { EmbedError } from '../embed/types.ts'
+import type { Manifest } from '../index-format.ts'
+import type { PartLoader } from './parts.ts'
+import { openIndex } from './search.ts'
+
+const SITE = fileURLToPath(new URL('../../fixtures/site/', import.meta.url))
+const QUESTION = 'How do I set and get values on the context?'
+
+async function build(embed: unknown, env: Record<string, string> = {}): Promise<string> {
+  const out = join(mkdtempSync(join(tmpdir(), 'dp-hybrid-')), 'index')
+  await buildIndex({
+    root: SITE,
+    mode: 'source',
+    out,
+    config: validateConfig({ embed }, '(test)'),
+    docpilotVersion: 'test',
+    embed: { env, configDir: tmpdir(), cacheDir: mkdtempSync(join(tmpdir(), 'dp-cache-')) },
+  })
+  return out
+}
+
+/** A loader whose matching parts fail, counting the attempts. */
+function failing(dir: string, match: RegExp): PartLoader & { attempts: number } {
+  const inner = fsPartLoader(dir)
+  const loader = {
+    attempts: 0,
+    bytes: async (name: string) => {
+      if (match.test(name)) {
+        loader.attempts++
+        throw new Error(`HTTP 404 for ${name}`)
+      }
+      return inner.bytes(name)
+    },
+    json: inner.json.bind(inner),
+  }
+  return loader
+}
+
+describe('the offline model unreachable', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await build('default')
+  })
+
+  it('retries once, then answers lexical-only with degraded: true and logs the reason', async () => {
+    const loader = failing(dir, /^embed\..*vectors\.bin$/)
+    const log = vi.fn()
+    const index = await openIndex(loader, { log })
+    const r = await index.search(QUESTION)
+    expect(r.mode).toBe('lexical')
+    expect(r.degraded).toBe(true)
+    expect(r.degradedReason).toMatch(/embedder "docpilot-static-en-v1" unavailable, searching lexical-only: model file embed\.[0-9a-f]+\.vectors\.bin unreachable/)
+    expect(r.results.length).toBeGreaterThan(0)
+    expect(loader.attempts).toBe(2)
+    expect(log).toHaveBeenCalledTimes(1)
+    expect(log).toHaveBeenCalledWith(r.degradedReason)
+    // The lexical gate, with its own threshold, still decides.
+    const lexical = await (await openIndex(fsPartLoader(dir))).search(QUESTION, { lexicalOnly: true })
+    expect(r.gate).toEqual(lexical.gate)
+    expect(r.results.map((p) => p.id)).toEqual(lexical.results.map((p) => p.id))
+
+    // The next question tries the embedder again rather than giving up for good.
+    await index.search(QUESTION)
+    expect(loader.attempts).toBe(4)
+  })
+
+  it('answers hybrid once the model is reachable again', async () => {
+    let down = true
+    const inner = fsPartLoader(dir)
+    const loader: PartLoader = {
+      bytes: (name) => (down && name.startsWith('embed.') ? Promise.reject(new Error('offline')) : inner.bytes(name)),
+      json: inner.json.bind(inner),
+    }
+    const index = await openIndex(loader, { log: () => {} })
+    expect((await index.search(QUESTION)).degraded).toBe(true)
+    down = false
+    expect(await index.search(QUESTION)).toMatchObject({ mode: 'hybrid', degraded: false })
+  })
+
+  it('degrades the same way when the index vectors cannot be fetched', async () => {
+    const log = vi.fn()
+    const index = await openIndex(failing(dir, /^vectors\./), { log })
+    const r = await index.search(QUESTION)
+    expect(r).toMatchObject({ mode: 'lexical', degraded: true })
+    expect(r.degradedReason).toMatch(/index vectors unavailable/)
+    expect(log).toHaveBeenCalledTimes(1)
+  })
+})
+
+describe('a hosted embedder failing', () => {
+  let fakes: FakeProviders
+  let dir: string
+  beforeAll(async () => {
+    fakes = await startFakeProviders({ embedDims: 32 })
+    dir = await build('openai', fakes.env())
+  })
+  afterAll(() => fakes.close())
+  beforeEach(() => fakes.reset())
+  const embedCalls = async () => (await fakes.requests()).filter((r) => r.endpoint === 'embed').length
+
+  it('is retried once on a server error, then the question is answered lexical-only', async () => {
+    await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'server-error', status: 503 })
+    const log = vi.fn()
+    const index = await openIndex(fsPartLoader(dir), { transport: envEmbedTransport(fakes.env()), log })
+    const r = await index.search(QUESTION)
+    expect(r).toMatchObject({ mode: 'lexical', degraded: true })
+    expect(r.degradedReason).toMatch(/openai embeddings answered HTTP 503/)
+    expect(await embedCalls()).toBe(2)
+    expect(log).toHaveBeenCalledTimes(1)
+  })
+
+  it('succeeds on the retry when only the first call fails', async () => {
+    await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'server-error', times: 1 })
+    const log = vi.fn()
+    const index = await openIndex(fsPartLoader(dir), { transport: envEmbedTransport(fakes.env()), log })
+    expect(await index.search(QUESTION)).toMatchObject({ mode: 'hybrid', degraded: false })
+    expect(await embedCalls()).toBe(2)
+    expect(log).not.toHaveBeenCalled()
+  })
+
+  it('bounds a hanging provider by the embed time limit', async () => {
+    await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'hang' })
+    const index = await openIndex(fsPartLoader(dir), { transport: envEmbedTransport(fakes.env()), log: () => {}, embedTimeoutMs: 300 })
+    const r = await index.search(QUESTION)
+    expect(r).toMatchObject({ mode: 'lexical', degraded: true })
+    expect(r.degradedReason).toMatch(/took longer than 300 ms/)
+  })
+})
+
+describe('declared lexical-only (embed: false)', () => {
+  it('searches lexical, is never degraded and logs nothing', async () => {
+    const dir = await build(false)
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
+    expect(manifest.embedder.kind).toBe('none')
+    expect(manifest.parts.vectors).toBeUndefined()
+    const log = vi.fn()
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const r = await (await openIndex(fsPartLoader(dir), { log })).search(QUESTION)
+      expect(r).toMatchObject({ mode: 'lexical', degraded: false })
+      expect(r).not.toHaveProperty('degradedReason')
+      expect(log).not.toHaveBeenCalled()
+      expect(warn).not.toHaveBeenCalled()
+    } finally {
+      warn.mockRestore()
+    }
+  })
+})
+
+describe('a manifest naming an embedder this docpilot does not know', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await build('default')
+  })
+  const withEmbedder = (embedder: object): PartLoader => {
+    const inner = fsPartLoader(dir)
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
+    return { bytes: inner.bytes, json: async <T,>(name: string) => (name === 'manifest.json' ? ({ ...manifest, embedder } as T) : inner.json<T>(name)) }
+  }
+
+  it('fails to open with the embedder named and the fix', async () => {
+    const err = await openIndex(withEmbedder({ id: 'word2vec-x', kind: 'local', model: 'word2vec:x', dims: 300, quantization: 'int8' })).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(EmbedError)
+    expect((err as EmbedError).code).toBe('unknown_embedder')
+    expect((err as Error).message).toMatch(/manifest\.json names embedder "word2vec-x" \(kind "local", model "word2vec:x"\), which this docpilot does not know\. Rebuild the index with `docpilot index`/)
+  })
+
+  it('says so for a hosted provider without an embeddings API', async () => {
+    await expect(openIndex(withEmbedder({ id: 'anthropic:x', kind: 'hosted', model: 'x', dims: 8, quantization: 'int8', provider: 'anthropic' }))).rejects.toThrow(
+      /on provider "anthropic", which has no embeddings API/,
+    )
+  })
+
+  it('says so for a manifest with an embedder but no vectors part', async () => {
+    const inner = fsPartLoader(dir)
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
+    const { vectors: _drop, ...parts } = manifest.parts
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, parts }))
+    await expect(openIndex(inner)).rejects.toThrow(/names embedder "docpilot-static-en-v1" but no "vectors" part/)
+  })
+})
