@@ -111,6 +111,8 @@ describe('runTurn: settling', () => {
     const r = await t.turn({
       transport,
       signal: ac.signal,
+      // No time limit can end this turn (the fake hangs after one delta): only the abort can.
+      options: { timeouts: { firstByteMs: 3_600_000, idleMs: 3_600_000 } },
       onEvent: (e) => {
         if (e.type === 'delta') setTimeout(() => ac.abort(), 20)
       },
@@ -127,9 +129,11 @@ describe('runTurn: settling', () => {
 
 describe('runTurn: the walk', () => {
   it('429 · 5xx · 401/403 · network · timeout each cost a member its turn; the next member answers', async () => {
+    // Anthropic's 529 overloaded_error is the same rule in its own wire shape (the fault matrix drives it at every position).
     const cases: [FaultRule, string][] = [
       [{ fault: 'rate-limit' }, 'rate_limited'],
       [{ fault: 'server-error', status: 502 }, 'server_error'],
+      [{ fault: 'overloaded' }, 'overloaded'], // a 503 "overloaded" is a 5xx too
       [{ fault: 'unauthorized' }, 'auth'],
       [{ fault: 'forbidden' }, 'auth'],
       [{ fault: 'reset' }, 'network'],
