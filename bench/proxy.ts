@@ -56,9 +56,15 @@ export interface ProxyBenchResult {
   throughput: { concurrency: number; directRps: number; proxiedRps: number; ratio: number }
 }
 
-export async function run(opts: { rounds?: number; log?: (line: string) => void } = {}): Promise<ProxyBenchResult> {
-  const log = opts.log ?? console.log
-  const samples = 150 * (opts.rounds ?? 2)
+export interface ProxyBenchOptions {
+  /** Scales the sample counts and the throughput window. */
+  rounds: number
+  log: (line: string) => void
+}
+
+export async function run(opts: ProxyBenchOptions): Promise<ProxyBenchResult> {
+  const { log } = opts
+  const samples = 150 * opts.rounds
   const fakes = await startFakeProviders()
   const env = fakes.env()
   const proxy = await serveProxy({
@@ -113,7 +119,7 @@ export async function run(opts: { rounds?: number; log?: (line: string) => void 
     await fakes.reset()
     await fakes.control({ member: 'openai', deltas: 4, paceMs: 0 })
     const concurrency = 8
-    const durationMs = 2000 * (opts.rounds ?? 2) / 2
+    const durationMs = 1000 * opts.rounds
     const directRps = await throughput(() => whole(direct.url, direct.headers), concurrency, durationMs)
     const proxiedRps = await throughput(() => whole(proxied.url, proxied.headers), concurrency, durationMs)
     result.throughput = { concurrency, directRps, proxiedRps, ratio: proxiedRps / directRps }
@@ -128,5 +134,5 @@ export async function run(opts: { rounds?: number; log?: (line: string) => void 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await run()
+  await run({ rounds: 2, log: (line) => console.log(line) })
 }

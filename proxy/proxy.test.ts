@@ -4,7 +4,7 @@
  * (fixtures/providers), which speak each wire protocol and log every request.
  */
 import { mkdtempSync } from 'node:fs'
-import type { Server, ServerResponse } from 'node:http'
+import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,8 +20,38 @@ import { SqliteState } from './node.ts'
 
 const ORIGIN_ALLOWED = 'https://docs.example.com'
 const CLIENT_SECRET = 'client-sent-secret-0000'
-/** A key the fake rejects, so its error body (which quotes keys back) passes through the proxy. */
+/** A key the fake rejects, so its error body (which quotes keys back, masked) passes through the proxy. */
 const WRONG_DEEPSEEK_KEY = 'wrong-deepseek-key-5f2c9a7e41'
+/** The key of the `custom` member, whose upstream is careless: it quotes the whole key back. */
+const CUSTOM_KEY = 'custom-key-quoted-back-7e3a91'
+
+/**
+ * An OpenAI-compatible server of the owner's own that refuses every request
+ * with 401 and quotes the credential it got in the body and in headers, as
+ * some servers and debugging middlewares do.
+ */
+async function startCarelessUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const presented = String(req.headers.authorization ?? '').replace(/^Bearer /, '')
+    req.resume()
+    req.on('end', () => {
+      res.writeHead(401, {
+        'content-type': 'application/json',
+        'x-ratelimit-note': `key ${presented}`,
+        'www-authenticate': `Bearer realm="${presented}"`,
+      })
+      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${presented}`, type: 'invalid_request_error' } }))
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => new Promise<void>((r) => {
+      server.close(() => r())
+      server.closeAllConnections()
+    }),
+  }
+}
 
 interface Fake {
   url: string
@@ -82,6 +112,7 @@ function mainSettings(): ProxySettingsInput {
       { member: 'openrouter', chatModels: ['openrouter/free', 'meta-llama/llama-3.3-70b-instruct:free'] },
       { member: 'deepseek', chatModels: ['deepseek-chat'] },
       { member: 'ollama', chatModels: ['llama3.2'], embedModels: ['nomic-embed-text'] },
+      { member: 'custom', chatModels: ['default'] },
     ],
     proxy: {
       allowedOrigins: [ORIGIN_ALLOWED],
@@ -151,16 +182,21 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
   const statePath = () => (runtime === 'node' ? join(tmp('docpilot-proxy-'), 'state.sqlite') : tmp('docpilot-persist-'))
   let mainState: string
 
+  let careless: Awaited<ReturnType<typeof startCarelessUpstream>>
+
   beforeAll(async () => {
     fake = await startFake()
+    careless = await startCarelessUpstream()
     mainState = statePath()
-    proxy = await startProxy(runtime, { settings: mainSettings(), env: fake.env(), statePath: mainState })
+    const env = { ...fake.env(), DOCPILOT_CUSTOM_URL: careless.url, DOCPILOT_CUSTOM_KEY: CUSTOM_KEY }
+    proxy = await startProxy(runtime, { settings: mainSettings(), env, statePath: mainState })
     base = proxy.url
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     await proxy?.stop()
     await fake?.close()
+    await careless?.close()
   })
 
   describe('credentials', () => {
@@ -245,6 +281,8 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
       { name: 'undeclared model in a Gemini path', path: '/ai/gemini/models/gemini-1.5-pro:streamGenerateContent?alt=sse', init: post({ contents: [] }), status: 403, code: 'model_not_allowed', message: /gemini-1.5-pro/ },
       { name: 'a batch item naming another model', path: '/ai/gemini/models/text-embedding-004:batchEmbedContents', init: post({ requests: [{ model: 'models/other-embedder', content: { parts: [{ text: 'x' }] } }] }), status: 403, code: 'model_not_allowed', message: /other-embedder/ },
       { name: 'a foreign origin', path: '/ai/openai/chat/completions', init: post(openaiChat(), { origin: 'https://evil.example' }), status: 403, code: 'origin_not_allowed', message: /proxy\.allowedOrigins/ },
+      { name: 'feedback from a foreign origin', path: '/ai/feedback', init: post({ rating: 'up' }, { origin: 'https://evil.example' }), status: 403, code: 'origin_not_allowed', message: /proxy\.allowedOrigins/ },
+      { name: 'feedback by GET', path: '/ai/feedback', init: { method: 'GET' }, status: 405, code: 'method_not_allowed', message: /use POST/ },
       { name: 'an opaque origin', path: '/ai/openai/chat/completions', init: post(openaiChat(), { origin: 'null' }), status: 403, code: 'origin_not_allowed', message: /origin null/ },
     ]
 
@@ -410,8 +448,18 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
       const { res, text } = await call(base, '/ai/deepseek/chat/completions', post({ model: 'deepseek-chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }))
       expect(res.status).toBe(401)
       expect(text).not.toContain(WRONG_DEEPSEEK_KEY)
-      // The fake did quote the key it got: redaction, not absence, kept it out.
       expect(fake.requests().some((r) => r.member === 'deepseek' && r.status === 401)).toBe(true)
+    })
+
+    it('an upstream that quotes the whole key in its body and headers is redacted and filtered', async () => {
+      const { res, text, json } = await call(base, '/ai/custom/chat/completions', post({ model: 'default', stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+      expect(res.status).toBe(401)
+      // The upstream's own error passes through (the ladder classifies it), minus the key.
+      expect(json.error.message).toBe('Incorrect API key provided: [redacted]')
+      expect(text).not.toContain(CUSTOM_KEY)
+      // A passed header carrying the key is dropped; one never passed stays out.
+      expect(res.headers.get('x-ratelimit-note')).toBeNull()
+      expect(res.headers.get('www-authenticate')).toBeNull()
     })
   })
 })
@@ -474,6 +522,10 @@ describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
     expect(Number(over.res.headers.get('retry-after'))).toBeGreaterThanOrEqual(30)
     expect(Number(over.res.headers.get('retry-after'))).toBeLessThanOrEqual(60)
     expect(fake.requests().length).toBe(before)
+    // Feedback draws on the same bucket: a client cannot flood the feedback table either.
+    const feedback = await call(p.url, '/ai/feedback', post({ rating: 'up' }))
+    expect(feedback.res.status).toBe(429)
+    expect(feedback.json.error.code).toBe('rate_limited')
     await stop(p)
   }, 300_000)
 
@@ -524,10 +576,11 @@ describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
 // Runs last (vitest runs a file's suites in order): every response of both runtimes' suites above.
 describe('no key in any byte the proxy sent', () => {
   it('finds no configured key, in any form, in any status line, header or body of any response above', () => {
-    const keys = [...CHAIN.flatMap((s) => (s.keyEnv ? [defaultKey(s.id)] : [])), WRONG_DEEPSEEK_KEY]
-    expect(keys.length).toBeGreaterThan(8)
-    // Per runtime: credentials, refusals, clamping, origins, both streams, health with probes, feedback, a quoted key, limits.
-    expect(received.length).toBeGreaterThan(100)
+    const keys = [...CHAIN.flatMap((s) => (s.keyEnv ? [defaultKey(s.id)] : [])), WRONG_DEEPSEEK_KEY, CUSTOM_KEY]
+    expect(keys.length).toBeGreaterThan(9)
+    // At least one runtime's whole suite (run alone with -t, the Node suite sends 38): credentials, refusals,
+    // clamping, origins, both streams, health with probes, feedback, a quoted key.
+    expect(received.length).toBeGreaterThan(30)
     const blobs = received.map((bytes, i) => ({ where: `response ${i}: ${bytes.slice(0, bytes.indexOf('\n'))}`, bytes }))
     expect(findKeys(blobs, keys)).toEqual([])
   })
