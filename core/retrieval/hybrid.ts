@@ -38,6 +38,12 @@ export interface DenseChannel {
   vectors(): Promise<ChunkVectors>
   /** Where degradation reasons go (DenseOptions.log). */
   log(reason: string): void
+  /**
+   * Starts loading the embedder and the vectors ahead of the first question
+   * (the panel calls it when it opens). Failures are not reported here: the
+   * question that needs them retries and reports.
+   */
+  warm(): Promise<void>
 }
 
 /** null when the index declared lexical-only. Throws for an embedder this docpilot does not know. */
@@ -84,7 +90,10 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
     }
   }
 
-  return {
+  const channel: DenseChannel = {
+    async warm() {
+      await Promise.all([getEmbedder(), channel.vectors()]).catch(() => {})
+    },
     async queryVector(question, signal) {
       let last: unknown
       for (let i = 0; i < 2; i++) {
@@ -115,6 +124,7 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
       }
     },
   }
+  return channel
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err))

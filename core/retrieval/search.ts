@@ -5,7 +5,7 @@
  * the winning chunks' texts loaded (a shard at a time, cached).
  */
 import { FORMAT_VERSION, type ChunkRecord, type Manifest } from '../index-format.ts'
-import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseOptions } from './hybrid.ts'
+import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseChannel, type DenseOptions } from './hybrid.ts'
 import { loadLexicalIndex, type LexicalIndex, type LexicalPart, type LexicalSettings } from './lexical.ts'
 import { decodeMeta, readJsonPart, type MetaPart, type PartLoader, type TextShard } from './parts.ts'
 
@@ -34,6 +34,8 @@ export interface DocIndex {
   readonly manifest: Manifest
   /** Number of chunks in the index. */
   readonly size: number
+  /** The dense channel (null: the index declared lexical-only): warm it, or embed a question on its own. */
+  readonly dense: DenseChannel | null
   search(question: string, opts?: SearchOptions): Promise<SearchResult>
   /** Full chunk records by index position, texts loaded on demand. */
   chunks(ordinals: number[]): Promise<ChunkRecord[]>
@@ -103,6 +105,7 @@ export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Pr
   return {
     manifest,
     size: meta.chunks.length,
+    dense,
     chunks,
     async search(question, opts = {}) {
       const k = opts.k ?? DEFAULT_K

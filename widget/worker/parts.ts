@@ -41,15 +41,22 @@ export class BrowserPartLoader implements PartLoaderLike {
     private readonly fetchImpl: typeof fetch = fetch.bind(globalThis),
   ) {}
 
-  /** Records which index the cached parts belong to; a different digest clears the old parts. */
-  async bind(digest: string): Promise<void> {
+  /**
+   * Records which index the cached parts belong to. A different digest drops
+   * the old parts, except those the new index still names (the embedding
+   * model usually survives a docs change, and it is the largest part).
+   */
+  async bind(digest: string, keep: readonly string[] = []): Promise<void> {
     if (!this.store) return
     const key = `book:${this.indexUrl}`
     const previous = await get<CacheBook>(key, this.store).catch(() => undefined)
+    let kept: string[] = []
     if (previous && previous.digest !== digest) {
-      await Promise.all(previous.names.map((n) => del(`part:${this.indexUrl}${n}`, this.store).catch(() => {})))
+      const still = new Set(keep)
+      kept = previous.names.filter((n) => still.has(n))
+      await Promise.all(previous.names.filter((n) => !still.has(n)).map((n) => del(`part:${this.indexUrl}${n}`, this.store).catch(() => {})))
     }
-    this.book = previous?.digest === digest ? previous : { digest, names: [] }
+    this.book = previous?.digest === digest ? previous : { digest, names: kept }
     await set(key, this.book, this.store).catch(() => {})
   }
 

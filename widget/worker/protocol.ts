@@ -5,6 +5,8 @@ import type { SearchResult } from '../../core/retrieval/search.ts'
 export type WorkerRequest =
   | { id: number; type: 'open'; indexUrl: string; proxyBase: string }
   | { id: number; type: 'search'; q: string; k?: number }
+  /** The question's vector from the index's embedder alone (cross-runtime checks, benchmarks). */
+  | { id: number; type: 'embed'; q: string }
   | { id: number; type: 'stats' }
 
 export interface WorkerStats {
@@ -15,5 +17,6 @@ export interface WorkerStats {
 export type WorkerReply =
   | { id: number; ok: true; type: 'open'; manifest: Manifest }
   | { id: number; ok: true; type: 'search'; result: SearchResult }
+  | { id: number; ok: true; type: 'embed'; vector: number[] | null; reason?: string; ms: number }
   | { id: number; ok: true; type: 'stats'; stats: WorkerStats }
   | { id: number; ok: false; error: string }

@@ -2,9 +2,15 @@
 /**
  * The retrieval worker: stages 1-4 of a turn (embed, retrieve on both
  * channels, fuse, gate) over the static index, using the same core searcher
- * as the CLI. Index parts are cached in IndexedDB by the part loader.
+ * as the CLI. Index parts, the embedding model's files included, are cached
+ * in IndexedDB by the part loader, keyed by their content-addressed names.
+ *
+ * Nothing loads before the panel opens: 'open' fetches the manifest and the
+ * lexical parts, then starts loading the model and the vectors in the
+ * background so the first question rarely waits for them.
  */
 import type { Manifest } from '../../core/index-format.ts'
+import { routeTransport } from '../../core/ladder/transport.ts'
 import { openIndex, type DocIndex } from '../../core/retrieval/search.ts'
 import { BrowserPartLoader } from './parts.ts'
 import type { WorkerReply, WorkerRequest } from './protocol.ts'
@@ -14,12 +20,20 @@ declare const self: DedicatedWorkerGlobalScope
 let loader: BrowserPartLoader | undefined
 let opened: Promise<{ manifest: Manifest; index: DocIndex }> | undefined
 
+/** Every part file the manifest names: what a cache bound to it may keep. */
+function partNames(manifest: Manifest): string[] {
+  const names = Object.values(manifest.parts).flat()
+  return [...names, ...Object.values(manifest.embedder.files ?? {})]
+}
+
 async function open(indexUrl: string, proxyBase: string): Promise<{ manifest: Manifest; index: DocIndex }> {
   loader = new BrowserPartLoader(indexUrl)
   const manifest = await loader.json<Manifest>('manifest.json')
-  await loader.bind(manifest.corpus.digest)
-  void proxyBase // hosted query embedders reach their member through the proxy (see embedder wiring)
-  const index = await openIndex(loader)
+  await loader.bind(manifest.corpus.digest, partNames(manifest))
+  // A hosted embedder embeds questions through the proxy's same-origin /ai/<member> route.
+  const transport = routeTransport({ origin: proxyBase || self.location.origin })
+  const index = await openIndex(loader, { transport })
+  void index.dense?.warm()
   return { manifest, index }
 }
 
@@ -36,6 +50,16 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       const { index } = await opened
       const result = await index.search(request.q, request.k ? { k: request.k } : {})
       return { id: request.id, ok: true, type: 'search', result }
+    }
+    case 'embed': {
+      if (!opened) throw new Error('docpilot: embed before the index was opened')
+      const { index } = await opened
+      if (!index.dense) return { id: request.id, ok: true, type: 'embed', vector: null, reason: 'the index declared lexical-only', ms: 0 }
+      const started = performance.now()
+      const q = await index.dense.queryVector(request.q)
+      const ms = performance.now() - started
+      if ('reason' in q) return { id: request.id, ok: true, type: 'embed', vector: null, reason: q.reason, ms }
+      return { id: request.id, ok: true, type: 'embed', vector: Array.from(q.vector), ms }
     }
     case 'stats':
       return { id: request.id, ok: true, type: 'stats', stats: { ...(loader?.stats ?? { fetchedBytes: 0, cachedHits: 0 }) } }

@@ -1,0 +1,123 @@
+/**
+ * One embedder, two runtimes: the CLI (Node) and the panel's retrieval worker
+ * (Chromium) run the same core code over the same index files, so with the
+ * offline default model they must give the same question vectors (max abs
+ * difference 1e-4) and the same top-8 passages for every dev question.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ASSET_PATH, INDEX_PATH, startDevServer, type DevServer } from '../cli/commands/dev.ts'
+import { validateConfig } from '../core/config/validate.ts'
+import { openIndex } from '../core/retrieval/search.ts'
+import { buildIndex } from '../indexer/build.ts'
+import { fsPartLoader } from '../indexer/fs-parts.ts'
+import { expect, test } from './harness.ts'
+import { E2E_WIDGET, ROOT } from './paths.ts'
+
+const SETS = [
+  { name: 'hono', root: join(ROOT, '../shared/corpora/hono'), include: undefined },
+  { name: 'astro', root: join(ROOT, '../shared/corpora/astro'), include: ['src/content/docs/en/**/*.{md,mdx}'] },
+]
+
+interface RuntimeAnswer {
+  vector: number[] | null
+  mode: string
+  top: string[]
+}
+
+for (const set of SETS) {
+  test.describe(`${set.name} dev questions`, () => {
+    let server: DevServer
+    let indexDir: string
+    const questions = readFileSync(join(ROOT, `../shared/eval/${set.name}-dev.jsonl`), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => (JSON.parse(l) as { q: string }).q)
+
+    test.beforeAll(async () => {
+      test.setTimeout(300_000)
+      indexDir = join(mkdtempSync(join(tmpdir(), 'dp-vectors-')), 'index')
+      const config = validateConfig({ embed: 'default' }, '(e2e)')
+      await buildIndex({
+        root: set.root,
+        mode: 'source',
+        out: indexDir,
+        config,
+        docpilotVersion: 'e2e',
+        ...(set.include ? { include: set.include } : {}),
+        embed: { env: {}, cacheDir: mkdtempSync(join(tmpdir(), 'dp-vectors-cache-')) },
+      })
+      server = await startDevServer({
+        docsDir: set.root,
+        indexDir,
+        index: 'reuse',
+        widgetDir: E2E_WIDGET,
+        buildWidget: false,
+        config,
+        env: {},
+        dbPath: ':memory:',
+        log: () => {},
+      })
+    })
+    test.afterAll(async () => {
+      await server?.close()
+    })
+
+    test('Node and Chromium give the same question vectors and the same top 8', async ({ page }) => {
+      test.setTimeout(300_000)
+      const index = await openIndex(fsPartLoader(indexDir), { log: () => {} })
+      const node: RuntimeAnswer[] = []
+      for (const q of questions) {
+        const v = await index.dense!.queryVector(q)
+        const r = await index.search(q, { k: 8 })
+        node.push({ vector: 'vector' in v ? Array.from(v.vector) : null, mode: r.mode, top: r.results.map((p) => p.id) })
+      }
+
+      // The page is any served docs page (UTF-8, strict CSP); the worker is the panel's own bundle.
+      await page.goto(server.url)
+      const chromium = await page.evaluate(
+        async ({ workerUrl, indexUrl, questions }) => {
+          const worker = new Worker(workerUrl, { type: 'module' })
+          let next = 1
+          const call = (msg: Record<string, unknown>) =>
+            new Promise<any>((resolve, reject) => {
+              const id = next++
+              const onMessage = (e: MessageEvent) => {
+                if (e.data.id !== id) return
+                worker.removeEventListener('message', onMessage)
+                if (e.data.ok) resolve(e.data)
+                else reject(new Error(e.data.error))
+              }
+              worker.addEventListener('message', onMessage)
+              worker.postMessage({ ...msg, id })
+            })
+          await call({ type: 'open', indexUrl, proxyBase: '' })
+          const out = []
+          for (const q of questions) {
+            const embedded = await call({ type: 'embed', q })
+            const searched = await call({ type: 'search', q, k: 8 })
+            out.push({ vector: embedded.vector, mode: searched.result.mode, top: searched.result.results.map((p: { id: string }) => p.id) })
+          }
+          worker.terminate()
+          return out
+        },
+        { workerUrl: `${ASSET_PATH}docpilot-worker.js`, indexUrl: new URL(INDEX_PATH, server.url).href, questions },
+      )
+
+      expect(chromium).toHaveLength(questions.length)
+      let worst = 0
+      questions.forEach((q, i) => {
+        const a = node[i]!
+        const b = chromium[i]!
+        expect(a.vector, q).not.toBeNull()
+        expect(b.vector, q).not.toBeNull()
+        expect(b.vector!.length, q).toBe(a.vector!.length)
+        for (let d = 0; d < a.vector!.length; d++) worst = Math.max(worst, Math.abs(a.vector![d]! - b.vector![d]!))
+        expect({ q, mode: b.mode, top: b.top }).toEqual({ q, mode: 'hybrid', top: a.top })
+      })
+      test.info().annotations.push({ type: 'max abs vector difference', description: String(worst) })
+      expect(worst).toBeLessThanOrEqual(1e-4)
+    })
+  })
+}
