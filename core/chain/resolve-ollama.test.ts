@@ -4,17 +4,17 @@
  * end with it.
  */
 import { describe, expect, it, vi } from 'vitest'
+import { ChatSchema } from '../config/schema.ts'
+import { CHAIN } from '../providers/table.ts'
+import { resolveChain } from './resolve.ts'
 
+// Hoisted above the imports by vitest: resolve.ts sees this table.
 vi.mock('../providers/table.ts', async (importOriginal) => {
   const real = await importOriginal<typeof import('../providers/table.ts')>()
   const ollama = real.CHAIN.find((s) => s.id === 'ollama')!
   const CHAIN = [ollama, ...real.CHAIN.filter((s) => s.id !== 'ollama')]
   return { ...real, CHAIN, MEMBER_IDS: CHAIN.map((s) => s.id), providerSpec: (id: string) => CHAIN.find((s) => s.id === id)! }
 })
-
-const { ChatSchema } = await import('../config/schema.ts')
-const { CHAIN } = await import('../providers/table.ts')
-const { resolveChain } = await import('./resolve.ts')
 
 describe('ollama last', () => {
   it("answers after every other member in 'auto', even when the table lists it first", () => {
