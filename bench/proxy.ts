@@ -4,13 +4,17 @@
  * loopback, interleaved so both see the same machine state.
  *
  * - TTFB: request start to the first body byte (the SSE head frames), median
- *   and p95, at two simulated upstream first-token delays: 0 ms (the proxy's
- *   bare overhead) and 50 ms (still far quicker than a real provider).
- *   Target: proxied median <= 1.1x direct.
+ *   and p95, at three simulated upstream first-token delays: 0 ms (the proxy's
+ *   bare overhead), 50 ms (far quicker than any hosted model) and 300 ms (a
+ *   quick hosted model's first token). Target: proxied median <= 1.1x direct.
+ *   The added milliseconds are the figure that carries across machines; the
+ *   load average is printed because on a shared machine every extra hop
+ *   waits for a core.
  * - Requests/s: whole streamed answers at a fixed concurrency.
  *
  * `npm run bench -- --only proxy`, or `npx tsx bench/proxy.ts`.
  */
+import { cpus, loadavg } from 'node:os'
 import { startFakeProviders } from '../fixtures/providers/index.ts'
 import { serveProxy } from '../proxy/node.ts'
 import { parseProxySettings } from '../proxy/settings.ts'
@@ -65,6 +69,8 @@ export interface ProxyBenchOptions {
 export async function run(opts: ProxyBenchOptions): Promise<ProxyBenchResult> {
   const { log } = opts
   const samples = 150 * opts.rounds
+  const load = () => loadavg()[0]!.toFixed(1)
+  log(`${cpus().length} cores, load average ${load()} at start`)
   const fakes = await startFakeProviders()
   const env = fakes.env()
   const proxy = await serveProxy({
@@ -79,7 +85,7 @@ export async function run(opts: ProxyBenchOptions): Promise<ProxyBenchResult> {
   const proxied = { url: `${proxy.url}/ai/openai/chat/completions`, headers: {} }
   const result: ProxyBenchResult = { ttfb: [], throughput: { concurrency: 0, directRps: 0, proxiedRps: 0, ratio: 0 } }
   try {
-    for (const delayMs of [0, 50]) {
+    for (const delayMs of [0, 50, 300]) {
       await fakes.reset()
       await fakes.control({ member: 'openai', deltas: 4, paceMs: 0, delayMs })
       for (let i = 0; i < 20; i++) {
@@ -88,7 +94,7 @@ export async function run(opts: ProxyBenchOptions): Promise<ProxyBenchResult> {
       }
       const d: number[] = []
       const p: number[] = []
-      const n = delayMs ? Math.ceil(samples / 5) : samples
+      const n = delayMs === 0 ? samples : Math.ceil(samples / (delayMs >= 300 ? 10 : 5))
       for (let i = 0; i < n; i++) {
         // Alternate which goes first so neither side always runs on a warmer machine.
         if (i % 2) {
@@ -124,8 +130,10 @@ export async function run(opts: ProxyBenchOptions): Promise<ProxyBenchResult> {
     const proxiedRps = await throughput(() => whole(proxied.url, proxied.headers), concurrency, durationMs)
     result.throughput = { concurrency, directRps, proxiedRps, ratio: proxiedRps / directRps }
     log(`requests/s at concurrency ${concurrency}: direct ${directRps.toFixed(0)}, proxied ${proxiedRps.toFixed(0)} (${(100 * proxiedRps / directRps).toFixed(0)}% of direct)`)
-    const worst = result.ttfb.find((r) => r.upstreamDelayMs === 50)
-    log(`target proxied TTFB <= 1.1x direct (50 ms upstream): ${worst && worst.ratio <= 1.1 ? 'met' : 'NOT met'}`)
+    for (const r of result.ttfb.filter((row) => row.upstreamDelayMs > 0)) {
+      log(`target proxied TTFB <= 1.1x direct, ${r.upstreamDelayMs} ms upstream: ${r.ratio <= 1.1 ? 'met' : 'NOT met'} (${r.ratio.toFixed(3)}x)`)
+    }
+    log(`load average ${load()} at end`)
   } finally {
     proxy.close()
     await fakes.close()
