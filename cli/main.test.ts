@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn as spawnChild } from 'node:child_process'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -209,6 +209,17 @@ describe('docpilot query and eval', () => {
     expect(bad.stderr).toMatch(/^bad\.jsonl:2: not valid JSON/)
     expect(bad.stdout).toBe('')
   })
+
+  it('stops quietly with exit 0 when the reader closes the pipe early (| head)', async () => {
+    await writeFile(join(dir, 'many.jsonl'), Array.from({ length: 400 }, (_, i) => JSON.stringify({ id: String(i), q: 'signed cookies' })).join('\n'))
+    const child = spawnChild(process.execPath, [BIN, 'query', '--index', 'qidx', '--questions', 'many.jsonl', '--lexical-only'], { cwd: dir })
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()))
+    child.stdout.once('data', () => child.stdout.destroy())
+    const code = await new Promise<number | null>((done) => child.on('close', done))
+    expect(stderr).not.toContain('EPIPE')
+    expect(code).toBe(0)
+  }, 120_000)
 
   it('prints a readable answer for one question', async () => {
     const r = await run(['query', '--index', 'qidx', 'change', 'the', 'bun', 'port'])

@@ -68,7 +68,24 @@ Run \`docpilot <command> --help\` for each command's options.`,
   return program
 }
 
+let pipeGuarded = false
+
+/**
+ * A reader that stops early (`docpilot query --questions q.jsonl | head`)
+ * closes the pipe; the next write fails with EPIPE. Stop quietly, as Unix
+ * tools do, instead of dying with a stack trace.
+ */
+function quietOnClosedPipe(): void {
+  if (pipeGuarded) return
+  pipeGuarded = true
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+    process.exit(0)
+  })
+}
+
 export async function main(argv: string[], overrides: Partial<CliContext> = {}): Promise<number> {
+  if (!overrides.stdout) quietOnClosedPipe()
   const ctx = { ...defaultContext(), ...overrides }
   const program = await buildProgram(ctx, commandsFor(argv))
   if (argv.length === 0) {
