@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { IN_MEMORY, SqliteState, resolveDbPath } from './node.ts'
+import { IN_MEMORY, SqliteState, createNodeProxy, resolveDbPath } from './node.ts'
+import { parseProxySettings } from './settings.ts'
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'docpilot-node-state-'))
 
@@ -30,5 +31,26 @@ describe('proxy state path', () => {
     // A new UTC day starts over.
     expect((await reopened.spendDaily(1, Date.UTC(2026, 0, 2, 0, 0, 1))).ok).toBe(true)
     reopened.close()
+  })
+})
+
+describe('feedback on the Node entry', () => {
+  const send = (proxy: ReturnType<typeof createNodeProxy>, body: unknown) =>
+    proxy.app.request('/ai/feedback', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const feedback = { rating: 'up', question: 'What does c.set do?', answer: 'It stores a value.', receipt: { outcome: 'answered', prompt: 'the prompt' } }
+  const settings = (storeText: boolean) => parseProxySettings({ routes: [], feedback: { storeText, maxBytes: 4096 } })
+
+  it('stores the question, answer and receipt text in SQLite only when the owner opted in', async () => {
+    const optedIn = createNodeProxy({ settings: settings(true), env: {}, dbPath: IN_MEMORY })
+    expect((await send(optedIn, feedback)).status).toBe(201)
+    expect(optedIn.state.feedbackRows()[0]).toMatchObject({ rating: 'up', question: 'What does c.set do?', answer: 'It stores a value.' })
+    expect(JSON.parse(optedIn.state.feedbackRows()[0]!.receipt!).prompt).toBe('the prompt')
+    optedIn.close()
+
+    const byDefault = createNodeProxy({ settings: settings(false), env: {}, dbPath: IN_MEMORY })
+    expect((await send(byDefault, feedback)).status).toBe(201)
+    expect(byDefault.state.feedbackRows()[0]).toMatchObject({ rating: 'up', question: null, answer: null })
+    expect(JSON.stringify(byDefault.state.feedbackRows())).not.toMatch(/c\.set|stores a value|the prompt/)
+    byDefault.close()
   })
 })
