@@ -32,6 +32,8 @@ export interface BrowserResult {
   corpus: string
   set: string
   rows: BrowserRow[]
+  /** Wall time of the fresh-load and warm-pass phases, ms: where a run's minutes go. */
+  phases: { loadsMs: number; warmMs: number }
 }
 
 type Role = 'loader' | 'index' | 'model'
@@ -73,6 +75,7 @@ export async function runBrowser(opts: Pick<CompareOptions, 'corpora' | 'workDir
         const answerable = set.questions.map((q, i) => ({ q, i })).filter(({ q }) => q.gold.length > 0)
 
         // Bytes to the first result: fresh context per load, engines alternating.
+        const loadsStart = performance.now()
         const first = new Map<EngineId, { loader: number[]; index: number[]; model: number[]; requests: number[]; ms: number[] }>()
         for (const p of site.pages) first.set(p.engine, { loader: [], index: [], model: [], requests: [], ms: [] })
         for (let load = 0; load < opts.loads; load++) {
@@ -92,6 +95,8 @@ export async function runBrowser(opts: Pick<CompareOptions, 'corpora' | 'workDir
         }
 
         // Warm latency: one page per engine, a warm-up pass, then alternating timed passes.
+        const warmStart = performance.now()
+        const loadsMs = warmStart - loadsStart
         const tabs = await Promise.all(site.pages.map(async (p) => ({ p, ...(await openEnginePage(browser, site.url(p))) })))
         const warm = new Map<EngineId, number[]>(site.pages.map((p) => [p.engine, []]))
         try {
@@ -127,7 +132,7 @@ export async function runBrowser(opts: Pick<CompareOptions, 'corpora' | 'workDir
             warm: { medianMs: median(w), p95Ms: p95(w), samples: w.length },
           }
         })
-        out.push({ corpus: c.spec.name, set: set.name, rows })
+        out.push({ corpus: c.spec.name, set: set.name, rows, phases: { loadsMs, warmMs: performance.now() - warmStart } })
       } finally {
         await site.server.close()
       }
@@ -147,7 +152,11 @@ export function formatBrowser(results: BrowserResult[]): string {
   const lines: string[] = []
   for (const r of results) {
     const dp = primary(r.rows)
-    lines.push(`browser: ${r.corpus} (${r.set}; Chromium; ratios are ${engineLabel(dp.engine)} / row)`)
+    const f = dp.firstResult
+    lines.push(
+      `browser: ${r.corpus} (${r.set}; Chromium; ${f.samples} fresh loads per engine, ${dp.warm.samples} warm queries; ` +
+        `ratios ${engineLabel(dp.engine)} / row, below 1 = docpilot smaller or faster)`,
+    )
     lines.push(
       `  ${'engine'.padEnd(24)}${'loader'.padStart(10)}${'index'.padStart(10)}${'total'.padStart(10)}${'dp/peer'.padStart(9)}` +
         `${'model'.padStart(10)}${'warm med'.padStart(11)}${'p95'.padStart(10)}${'dp/peer'.padStart(9)}`,
@@ -162,7 +171,7 @@ export function formatBrowser(results: BrowserResult[]): string {
           `${(self ? '' : ratio(dp.warm.medianMs, row.warm.medianMs)).padStart(9)}`,
       )
     }
-    lines.push('')
+    lines.push(`  (fresh loads ${(r.phases.loadsMs / 1000).toFixed(1)} s, warm passes ${(r.phases.warmMs / 1000).toFixed(1)} s)`, '')
   }
   return lines.join('\n')
 }

@@ -11,9 +11,11 @@
  * holds the side-by-side table bench/README.md shows.
  */
 import { availableParallelism } from 'node:os'
-import { resolve } from 'node:path'
+import { writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadQuestionSets } from './compare-questions.ts'
+import { childrenCpuMs } from './cpu-time.ts'
 import { BENCHES, DEFAULT_RESULTS_DIR, QUESTION_BENCHES, runBenches, unknownBenches } from './harness.ts'
 import { writeSummary } from './summary.ts'
 
@@ -78,16 +80,28 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   const resultsDir = values.results ? resolve(values.results) : DEFAULT_RESULTS_DIR
-  const log = (line: string) => console.log(line)
+  // Everything printed is also kept in <results>/run.log: the README's figures come from one run's log.
+  const printed: string[] = []
+  const log = (line: string) => {
+    console.log(line)
+    printed.push(line)
+  }
   log(`docpilot bench: ${names.join(', ')}; node ${process.version}, ${availableParallelism()} cores, rounds ${rounds}${values.smoke ? ', smoke' : ''}`)
 
   const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
+  const childCpu0 = childrenCpuMs()
   const outcomes = await runBenches({ names, rounds, log, questions, smoke: values.smoke, resultsDir })
   const summary = await writeSummary(resultsDir, outcomes)
   if (summary) log(`\nside-by-side summary -> ${summary}`)
 
-  log(`\ndone in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
-  for (const o of outcomes) log(`  ${o.name.padEnd(9)} ${o.status}${o.status === 'ok' ? '' : `: ${o.reason?.split('\n')[0]}`}`)
+  const cpu = process.cpuUsage(cpu0)
+  const cpuS = ((cpu.user + cpu.system) / 1000 + childrenCpuMs() - childCpu0) / 1000
+  log(`\ndone in ${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${cpuS.toFixed(0)} s CPU (this process and its children: builds, Chromium)`)
+  for (const o of outcomes) {
+    log(`  ${o.name.padEnd(9)} ${(o.ms / 1000).toFixed(0).padStart(5)} s  ${o.status}${o.status === 'ok' ? '' : `: ${o.reason?.split('\n')[0]}`}`)
+  }
+  await writeFile(join(resultsDir, 'run.log'), printed.join('\n') + '\n')
   return outcomes.some((o) => o.status === 'failed') ? 1 : 0
 }
 

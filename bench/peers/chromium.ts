@@ -27,13 +27,20 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
 }
 
-/** Bundles one page entry to `<outDir>/<name>.js` and writes `<name>.html` that loads it. */
+/**
+ * Bundles one page entry to `<outDir>/<name>.js` and writes `<name>.html` that
+ * loads it. Dynamic imports become separate chunks, as in the widget's own
+ * build: code a page never runs (docpilot's ONNX runtime, for an index with
+ * the static default model) is never downloaded, so it is not counted.
+ */
 export async function bundlePage(entry: string, outDir: string, name: string): Promise<void> {
   await mkdir(outDir, { recursive: true })
   await build({
-    entryPoints: [entry],
-    outfile: join(outDir, `${name}.js`),
+    entryPoints: { [name]: entry },
+    outdir: outDir,
+    chunkNames: `${name}-chunk-[hash]`,
     bundle: true,
+    splitting: true,
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
