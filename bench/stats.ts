@@ -20,7 +20,9 @@ export function kb(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KB`
 }
 
+/** A duration: 2 decimals under 100 ms, whole ms under 10 s, then seconds. */
 export function ms(n: number): string {
   if (!Number.isFinite(n)) return '—'
+  if (n >= 10_000) return `${(n / 1000).toFixed(1)} s`
   return n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(2)} ms`
 }

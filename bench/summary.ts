@@ -48,7 +48,7 @@ function table(title: string, cells: Map<EngineId, Cells>, notes: string[]): str
   const lines = [
     `### ${title}`,
     '',
-    '| engine | build median | index gzip (raw) | to first result: code + index gzip | model (once) | warm query median / p95 | R@1 | R@8 | MRR@8 |',
+    '| engine | build wall / CPU (median) | index gzip (raw) | to first result: code + index gzip | model (once) | warm query median / p95 | R@1 | R@8 | MRR@8 |',
     '|---|---|---|---|---|---|---|---|---|',
   ]
   for (const engine of ENGINES) {
@@ -64,7 +64,10 @@ function table(title: string, cells: Map<EngineId, Cells>, notes: string[]): str
       '| ' +
         [
           self ? `**${engineLabel(engine)}**` : engineLabel(engine),
-          b ? withRatio(ms(b.medianMs), dp.build?.medianMs, b.medianMs, self || b === dp.build) : '—',
+          b
+            ? `${withRatio(ms(b.medianMs), dp.build?.medianMs, b.medianMs, self || b === dp.build)} / ` +
+              withRatio(ms(b.cpuMedianMs), dp.build?.cpuMedianMs, b.cpuMedianMs, self || b === dp.build)
+            : '—',
           b ? `${withRatio(kb(b.bytes.gzip), dp.build?.bytes.gzip, b.bytes.gzip, self || b === dp.build)} (${kb(b.bytes.raw)})` : '—',
           f ? withRatio(`${kb(f.loader)} + ${kb(f.index)} = ${kb(f.total)}`, dp.browser?.firstResult.total, f.total, self) : '—',
           f?.model ? kb(f.model) : '—',
