@@ -83,6 +83,12 @@ describe.concurrent('docpilot (real process)', { timeout: 120_000 }, () => {
 })
 
 describe('--help', () => {
+  it('--version prints the package version and exits 0', async () => {
+    const r = await run(['--version'])
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+  })
+
   it('every command exits 0 and shows examples', async () => {
     const program = await buildProgram({ cwd: dir, env: {}, stdout: () => {}, stderr: () => {}, stderrIsTTY: false, version: '0' })
     const names = program.commands.map((c) => c.name())

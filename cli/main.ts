@@ -21,11 +21,13 @@ export const COMMANDS: Record<string, () => Promise<DefineCommand>> = {
   dev: async () => (await import('./commands/dev.ts')).defineDevCommand,
   doctor: async () => (await import('./commands/doctor.ts')).defineDoctorCommand,
   proxy: async () => (await import('./commands/proxy.ts')).defineProxyCommand,
+  widget: async () => (await import('./commands/widget.ts')).defineWidgetCommand,
 }
 
-/** The commands to register for these arguments: the one named, or all of them. */
+/** The commands to register for these arguments: none for the version, the one named, or all of them. */
 function commandsFor(argv: readonly string[]): string[] {
   const [first, second] = argv
+  if (first === '-v' || first === '--version') return []
   if (first && Object.hasOwn(COMMANDS, first)) return [first]
   if (first === 'help' && second && Object.hasOwn(COMMANDS, second)) return [second]
   return Object.keys(COMMANDS)
