@@ -1,0 +1,31 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { main } from '../main.ts'
+
+// Serving is covered end to end by proxy/proxy.test.ts, which runs `docpilot proxy --settings`
+// as separate processes sharing one SQLite file. These are the refusals before anything listens.
+describe('docpilot proxy --settings', () => {
+  const run = async (args: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-'))
+    const o = { out: '', err: '' }
+    const ctx = { cwd: dir, env: {}, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false }
+    const write = (name: string, text: string) => writeFileSync(join(dir, name), text)
+    return { dir, o, ctx, write, main: () => main(['proxy', ...args], ctx) }
+  }
+
+  it('names the file when it cannot be read', async () => {
+    const r = await run(['--settings', 'nope.json'])
+    expect(await r.main()).toBe(2)
+    expect(r.o.err).toMatch(/--settings nope\.json: cannot read .*nope\.json \(ENOENT\)/)
+  })
+
+  it('names the field and the fix when the settings are invalid', async () => {
+    const r = await run(['--settings', 'settings.json'])
+    r.write('settings.json', JSON.stringify({ routes: [{ member: 'nobody' }] }))
+    expect(await r.main()).toBe(2)
+    expect(r.o.err).toMatch(/settings\.json: Invalid proxy settings at routes\.0\.member/)
+    expect(r.o.err).toContain('DOCPILOT_PROXY JSON that `docpilot doctor --proxy` prints')
+  })
+})
