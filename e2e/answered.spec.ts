@@ -9,12 +9,14 @@ test.afterAll(async () => site?.close())
 
 test('a streamed answer with citations that link to the cited heading', async ({ page }, info) => {
   // Slow deltas so the answer is seen growing before it settles.
-  await site.fakes.control({ member: 'openai', echo: true, deltas: 6, paceMs: 150 })
+  await site.fakes.control({ member: 'openai', echo: true, deltas: 12, paceMs: 250 })
   await page.goto(site.url)
   await openPanel(page)
+  await expectAccessible(page, info, 'empty')
   const turn = await ask(page, COVERED)
   await expect(turn).toHaveAttribute('data-phase', 'answering')
   await expect(turn.locator('.dp-answer')).toContainText('According to')
+  await expectAccessible(page, info, 'answering')
   const body = await settled(turn, 'answered')
   await expect(body.locator('.dp-sources')).toBeVisible()
   const cite = body.locator('.dp-answer a.dp-cite').first()

@@ -89,6 +89,7 @@ test.describe('billed members, first one rate-limited', () => {
     await body.getByRole('button', { name: 'Search the docs' }).click()
     const search = dialog(page).locator('article.dp-turn').last().locator('[data-state="search"]')
     await expect(search.locator('.dp-row').first()).toBeVisible()
+    await expectAccessible(page, info, 'search-results')
     // Retry asks the same question again.
     await body.getByRole('button', { name: 'Retry' }).click()
     const retried = dialog(page).locator('article.dp-turn').last()

@@ -12,6 +12,7 @@ import { extname, join, relative, resolve, sep } from 'node:path'
 import { serve, type ServerType } from '@hono/node-server'
 import type { Command } from 'commander'
 import { Hono, type Context } from 'hono'
+import { compress } from 'hono/compress'
 import { resolveChain, toPublicChain } from '../../core/chain/resolve.ts'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
 import type { Manifest } from '../../core/index-format.ts'
@@ -237,6 +238,12 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     const path = safeFile(indexDir, c.req.path.slice(INDEX_PATH.length))
     return path ? file(c, path, true) : c.notFound()
   })
+  // Widget code and JSON compressed on the wire, as any production server does (the bench counts these bytes).
+  // Not /ai/: a streamed answer must reach the reader delta by delta.
+  app.use(`${ASSET_PATH}*`, compress())
+  app.use(`${INDEX_PATH}*`, compress())
+  // The demo has no icon; say so instead of a 404 in every reader's console.
+  app.get('/favicon.ico', (c) => c.body(null, 204))
   app.get(`${ASSET_PATH}demo.css`, (c) => c.body(DEMO_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }))
   app.get(`${ASSET_PATH}*`, async (c) => {
     const path = safeFile(widgetDir, c.req.path.slice(ASSET_PATH.length))

@@ -1,7 +1,8 @@
 /** One question and everything the panel shows for it, state by state (spec 002). */
 import { useMemo } from 'preact/hooks'
 import { COPY } from './copy.ts'
-import { passageHref, passageLabel, renderAnswer } from './markdown.ts'
+import { passageHref, passageLabel } from './links.ts'
+import { useRenderer } from './renderer.ts'
 import type { PassageView, TurnView } from './view.ts'
 
 export interface TurnActions {
@@ -116,8 +117,16 @@ function Feedback({ turn, actions }: { turn: TurnView; actions: TurnActions }) {
 }
 
 function Answer({ turn }: { turn: TurnView }) {
-  const html = useMemo(() => renderAnswer(turn.text, turn.passages), [turn.text, turn.passages])
-  return <div class="dp-answer" dangerouslySetInnerHTML={{ __html: html }} />
+  const render = useRenderer()
+  const html = useMemo(() => (render ? render(turn.text, turn.passages) : null), [render, turn.text, turn.passages])
+  // Plain text until the renderer is here (Preact escapes it); separate keys so the two never share a node.
+  return html === null ? (
+    <div key="text" class="dp-answer">
+      <p>{turn.text}</p>
+    </div>
+  ) : (
+    <div key="html" class="dp-answer" dangerouslySetInnerHTML={{ __html: html }} />
+  )
 }
 
 function Body({ turn, actions }: { turn: TurnView; actions: TurnActions }) {

@@ -4,25 +4,13 @@
  * short allow-list, so neither a model nor a docs page can run script or
  * plant a `javascript:` link. Citation markers `[n]` become links to the
  * heading of the n-th passage the model was given.
+ *
+ * This module (marked and DOMPurify, most of the panel's weight) is its own
+ * chunk, fetched when the panel opens rather than before it can be typed in.
  */
 import DOMPurify from 'dompurify'
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked'
-import { citationHref } from '../../core/prompt/build.ts'
-
-export interface CitationTarget {
-  url: string
-  anchor: string
-  title: string
-  trail: string[]
-}
-
-/** A passage's link: its page URL and heading anchor, the same href the prompt gives the model. */
-export const passageHref = citationHref
-
-export function passageLabel(p: { title: string; trail: string[] }): string {
-  const trail = p.trail.length > 0 ? p.trail : [p.title]
-  return trail.join(' › ')
-}
+import { passageHref, passageLabel, type CitationTarget } from './links.ts'
 
 const ALLOWED_TAGS = [
   'a', 'p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li',

@@ -7,6 +7,7 @@ import { render } from 'preact'
 import type { WidgetOptions } from '../options.ts'
 import { App } from './App.tsx'
 import { Engine } from './engine.ts'
+import { loadRenderer } from './renderer.ts'
 import css from './styles.css?inline'
 
 export interface PanelController {
@@ -72,9 +73,13 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
       isOpen = true
       initialQuestion = question
       engine.prefetch()
+      void loadRenderer()
       draw()
     },
     close,
-    prefetch: () => engine.prefetch(),
+    prefetch: () => {
+      engine.prefetch()
+      void loadRenderer()
+    },
   }
 }

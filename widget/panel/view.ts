@@ -3,7 +3,7 @@
  * turn's events and result; the components only read it.
  */
 import type { TurnReceipt } from '../../core/turn/types.ts'
-import type { CitationTarget } from './markdown.ts'
+import type { CitationTarget } from './links.ts'
 
 export type SettledState = 'answered' | 'partial' | 'hybrid' | 'refused' | 'rate-limited' | 'error' | 'aborted'
 

@@ -1,0 +1,101 @@
+/**
+ * `docpilot dev` over fixtures/site: one port serves the demo pages (with the
+ * strict CSP), the index and the proxy; --fake-providers says it is a demo;
+ * no keys means an empty chain (every turn a search answer). The widget
+ * folder is a stand-in: building it is the e2e suite's job.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { validateConfig } from '../../core/config/validate.ts'
+import { DEMO_NOTICE, defaultDocsDir, startDevServer, STRICT_CSP, type DevServer } from './dev.ts'
+
+const SITE = fileURLToPath(new URL('../../fixtures/site/', import.meta.url))
+const work = mkdtempSync(join(tmpdir(), 'docpilot-dev-'))
+const widgetDir = join(work, 'widget')
+mkdirSync(widgetDir)
+writeFileSync(join(widgetDir, 'docpilot.js'), '/* stand-in loader */')
+
+const start = (fakeProviders: boolean, indexDir: string): Promise<DevServer> =>
+  startDevServer({
+    docsDir: SITE,
+    indexDir,
+    widgetDir,
+    buildWidget: false,
+    // Lexical-only keeps the index build quick; embedding is the indexer's tests' business.
+    config: validateConfig({ embed: false }, '(test)'),
+    env: { OPENAI_API_KEY: 'sk-from-the-shell-must-not-be-used' },
+    dbPath: ':memory:',
+    fakeProviders,
+  })
+
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+describe('defaultDocsDir', () => {
+  it("is the project's own docs/ when it has pages, else fixtures/site/", () => {
+    const project = join(work, 'project')
+    mkdirSync(join(project, 'docs'), { recursive: true })
+    expect(defaultDocsDir(project)).toBe(join(project, 'fixtures/site'))
+    writeFileSync(join(project, 'docs', 'intro.md'), '# Intro\n')
+    expect(defaultDocsDir(project)).toBe(join(project, 'docs'))
+  })
+})
+
+describe('with --fake-providers', () => {
+  let server: DevServer
+  beforeAll(async () => {
+    server = await start(true, join(work, 'index-fake'))
+  })
+  afterAll(() => server?.close())
+
+  it('serves the demo page with the loader, the demo notice and the strict CSP', async () => {
+    const res = await fetch(`${server.url}/`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-security-policy')).toBe(STRICT_CSP)
+    const html = await res.text()
+    expect(html).toContain(DEMO_NOTICE)
+    expect(html).toMatch(/<script src="\/docpilot-assets\/docpilot\.js" data-index="\/docpilot\/" defer><\/script>/)
+  })
+
+  it('walks the fake members, and the key in the shell appears nowhere the page can read', async () => {
+    const manifest = (await (await fetch(`${server.url}/docpilot/manifest.json`)).json()) as { chat: { chain: { provider: string }[] } }
+    expect(manifest.chat.chain.map((m) => m.provider)).toEqual(['openai'])
+    expect(server.fakes).toBeDefined()
+    expect(JSON.stringify(manifest)).not.toContain('sk-from-the-shell')
+  })
+
+  it('serves a page per source page with heading ids that are the citation anchors', async () => {
+    const html = await (await fetch(`${server.url}/api/context`)).text()
+    expect(html).toContain('id="set--get"')
+  })
+
+  it('keeps requests inside its folders and answers the icon request quietly', async () => {
+    expect((await fetch(`${server.url}/docpilot-assets/..%2Fpackage.json`)).status).toBe(404)
+    expect((await fetch(`${server.url}/docpilot/..%2F..%2Fpackage.json`)).status).toBe(404)
+    expect((await fetch(`${server.url}/favicon.ico`)).status).toBe(204)
+  })
+})
+
+describe('without keys or fakes', () => {
+  let server: DevServer
+  beforeAll(async () => {
+    server = await startDevServer({
+      docsDir: SITE,
+      indexDir: join(work, 'index-plain'),
+      widgetDir,
+      buildWidget: false,
+      config: validateConfig({ embed: false }, '(test)'),
+      env: {},
+      dbPath: ':memory:',
+    })
+  })
+  afterAll(() => server?.close())
+
+  it('has an empty chain, so every turn is a search answer, and says nothing about a demo', async () => {
+    expect(server.manifest.chat.chain).toEqual([])
+    const html = await (await fetch(`${server.url}/`)).text()
+    expect(html).not.toContain(DEMO_NOTICE)
+  })
+})
