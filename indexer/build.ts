@@ -5,7 +5,8 @@
  */
 import { resolve } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
-import type { EmbedderIdentity } from '../core/index-format.ts'
+import { resolveChain, toPublicChain } from '../core/chain/resolve.ts'
+import type { EmbedderIdentity, Manifest } from '../core/index-format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
@@ -51,6 +52,8 @@ export interface BuildResult extends WriteIndexResult {
   chunks: number
   warnings: CollectWarning[]
   embed?: EmbedSummary
+  /** The public chat chain written into the manifest (empty: readers get search answers). */
+  chat: Manifest['chat']
   ms: number
 }
 
@@ -99,6 +102,10 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
       ms: performance.now() - embedStarted,
     }
   }
+  // The panel walks the chain the build environment resolves: which members hold a key or base URL
+  // (only whether a variable is set is read; no value reaches the manifest).
+  const resolved = resolveChain(config.chat, ctx.env, { budget: config.budget })
+  const chat: Manifest['chat'] = { chain: toPublicChain(resolved), rationing: resolved.rationing }
   const written = await writeIndex({
     chunks: collected.chunks,
     files: collected.files.length,
@@ -107,6 +114,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     createdAt: opts.createdAt ?? createdAtFromEnv(process.env),
     gate: config.gate,
     ...(dense ? { dense } : {}),
+    chat,
     onPart: opts.onPart,
   })
   return {
@@ -115,6 +123,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     chunks: collected.chunks.length,
     warnings: collected.warnings,
     ...(embed ? { embed } : {}),
+    chat,
     ms: performance.now() - started,
   }
 }

@@ -2,6 +2,7 @@
 import { relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import cliProgress from 'cli-progress'
+import type { Manifest } from '../../core/index-format.ts'
 import { buildIndex, createdAtFromEnv, type EmbedSummary } from '../../indexer/build.ts'
 import { defaultCacheDir } from '../../indexer/embed.ts'
 import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
@@ -94,10 +95,20 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
           ...embedLines(result.embed, result.chunks),
           `  Before the first result a reader fetches ${kb(upFrontGzip)} gzip, then about ${kb(Math.round(avgShard))} per text shard` +
             (model.length ? `; the embedding model (${kb(model.reduce((s, p) => s + p.gzip, 0))}) once, cached after first use.` : '.'),
+          ...chainLines(result.chat),
           '',
         ].join('\n'),
       )
     })
+}
+
+/** Who answers readers: the chain the manifest carries, and the rationing note when it applies. */
+function chainLines(chat: Manifest['chat']): string[] {
+  const lines = chat.chain.length
+    ? [`  Answers: ${chat.chain.map((m) => `${m.provider} (${m.models.length > 1 ? `${m.models[0]} +${m.models.length - 1}` : m.models[0]})`).join(' → ')}; \`docpilot doctor --proxy\` lists the routes and keys.`]
+    : ['  Answers: no provider in this environment or config, so readers get search answers. Name one with chat.provider, or set its key variable when indexing (only whether it is set is read).']
+  if (chat.rationing?.note) lines.push(`  Note: ${chat.rationing.note}`)
+  return lines
 }
 
 /** The dense channel in the summary: which embedder and why, what was embedded vs reused, vector bytes. */
