@@ -25,6 +25,8 @@ import { fsPartLoader } from './fs-parts.ts'
 const SITE = fileURLToPath(new URL('../fixtures/site/', import.meta.url))
 const QUESTION = 'How do I set and get values on the context?'
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
+/** Index builds load real models; generous on a machine shared by several people. */
+const SLOW = 180_000
 const maxDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0)
 
 async function build(embed: unknown, opts: { root?: string; env?: Record<string, string>; cacheDir?: string; out?: string } = {}) {
@@ -40,7 +42,7 @@ async function build(embed: unknown, opts: { root?: string; env?: Record<string,
   return { out, result }
 }
 
-describe('each embedder kind builds an index the core searcher opens in hybrid mode', () => {
+describe('each embedder kind builds an index the core searcher opens in hybrid mode', { timeout: SLOW }, () => {
   it('static: the offline default model when the config names none and no key is set', async () => {
     const { out, result } = await build('auto')
     expect(result.embed?.why).toMatch(/no chat provider key is set, so the offline default model/)
@@ -86,7 +88,7 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     let fakes: FakeProviders
     beforeAll(async () => {
       fakes = await startFakeProviders({ embedDims: 64 })
-    })
+    }, SLOW)
     afterAll(() => fakes.close())
     beforeEach(() => fakes.reset())
 
@@ -137,7 +139,7 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
   })
 })
 
-describe("embed: 'hf:<org>/<name>'", () => {
+describe("embed: 'hf:<org>/<name>'", { timeout: SLOW }, () => {
   let server: Server
   let endpoint: string
   /** A port nothing listens on: what an offline machine looks like to fetch. */
@@ -165,7 +167,7 @@ describe("embed: 'hf:<org>/<name>'", () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
     closed = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`
     await new Promise<void>((r) => probe.close(() => r()))
-  })
+  }, SLOW)
   afterAll(() => new Promise<void>((r) => server.close(() => r())))
 
   it('downloads the model once into the cache, then builds from the cache without the network', async () => {

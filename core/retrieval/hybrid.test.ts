@@ -21,6 +21,8 @@ import type { PartLoader } from './parts.ts'
 import { openIndex } from './search.ts'
 
 const SITE = fileURLToPath(new URL('../../fixtures/site/', import.meta.url))
+/** Index builds load real models; generous on a machine shared by several people. */
+const SLOW = 180_000
 const QUESTION = 'How do I set and get values on the context?'
 
 async function build(embed: unknown, env: Record<string, string> = {}): Promise<string> {
@@ -53,11 +55,11 @@ function failing(dir: string, match: RegExp): PartLoader & { attempts: number } 
   return loader
 }
 
-describe('the offline model unreachable', () => {
+describe('the offline model unreachable', { timeout: SLOW }, () => {
   let dir: string
   beforeAll(async () => {
     dir = await build('default')
-  })
+  }, SLOW)
 
   it('retries once, then answers lexical-only with degraded: true and logs the reason', async () => {
     const loader = failing(dir, /^embed\..*vectors\.bin$/)
@@ -104,13 +106,13 @@ describe('the offline model unreachable', () => {
   })
 })
 
-describe('a hosted embedder failing', () => {
+describe('a hosted embedder failing', { timeout: SLOW }, () => {
   let fakes: FakeProviders
   let dir: string
   beforeAll(async () => {
     fakes = await startFakeProviders({ embedDims: 32 })
     dir = await build('openai', fakes.env())
-  })
+  }, SLOW)
   afterAll(() => fakes.close())
   beforeEach(() => fakes.reset())
   const embedCalls = async () => (await fakes.requests()).filter((r) => r.endpoint === 'embed').length
@@ -144,7 +146,7 @@ describe('a hosted embedder failing', () => {
   })
 })
 
-describe('declared lexical-only (embed: false)', () => {
+describe('declared lexical-only (embed: false)', { timeout: SLOW }, () => {
   it('searches lexical, is never degraded and logs nothing', async () => {
     const dir = await build(false)
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
@@ -164,11 +166,11 @@ describe('declared lexical-only (embed: false)', () => {
   })
 })
 
-describe('a manifest naming an embedder this docpilot does not know', () => {
+describe('a manifest naming an embedder this docpilot does not know', { timeout: SLOW }, () => {
   let dir: string
   beforeAll(async () => {
     dir = await build('default')
-  })
+  }, SLOW)
   const withEmbedder = (embedder: object): PartLoader => {
     const inner = fsPartLoader(dir)
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
