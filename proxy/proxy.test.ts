@@ -440,7 +440,8 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
       expect(JSON.parse(row!.ladder as string)).toEqual({ provider: 'openai', index: 0, freePool: false })
       expect(JSON.parse(row!.receipt as string).attempts[0].member).toBe('openai')
       expect(JSON.stringify(row)).not.toContain('secret')
-    })
+      // Workers: reading D1 back spawns the wrangler CLI, which takes tens of seconds on a shared machine.
+    }, 180_000)
   })
 
   describe('no key reaches the browser', () => {
