@@ -56,7 +56,8 @@ test('the gate refuses what the docs do not cover, before any model is called, w
 })
 
 test('Stop aborts a streaming answer', async ({ page }, info) => {
-  await site.fakes.control({ member: 'openai', echo: true, deltas: 20, paceMs: 300 })
+  // The stream stalls after its first delta: the turn stays answering (for the ladder's 20 s idle limit) until Stop.
+  await site.fakes.control({ member: 'openai', fault: 'hang', afterDeltas: 1, echo: true })
   await page.goto(site.url)
   const d = await openPanel(page)
   const turn = await ask(page, COVERED)
