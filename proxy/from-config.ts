@@ -46,7 +46,9 @@ export function proxySettingsFromConfig(config: DocpilotConfig, env: Env, manife
     if (m.baseUrl && m.baseUrl !== env[spec.baseUrlEnv]?.trim() && m.baseUrl !== spec.defaultBaseUrl) baseUrls[m.provider] = m.baseUrl
   }
   const routes = routesFor(resolved.members, embedder?.kind === 'hosted' ? embedder : undefined, baseUrls)
-  const out: ConfigProxySettings = { settings: settingsFor(routes, config), resolved }
+  // The daily ceiling the chain can defend: budget.dailyLimit, else a free-tier-only chain's own day.
+  const budget = { ...config.budget, ...(resolved.rationing.dailyLimit !== undefined ? { dailyLimit: resolved.rationing.dailyLimit } : {}) }
+  const out: ConfigProxySettings = { settings: settingsFor(routes, { ...config, budget }), resolved }
   if (embedder?.kind === 'hosted') out.embedder = embedder
   return out
 }

@@ -200,7 +200,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   const manifestJson = JSON.stringify(manifest)
 
   const proxy = createNodeProxy({
-    settings: settingsFor(routesFor(chain, manifest.embedder), config),
+    settings: settingsFor(routesFor(chain, manifest.embedder), { ...config, budget: { ...config.budget, dailyLimit: resolved.rationing.dailyLimit } }),
     env,
     dbPath: resolveDbPath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite'),
   })

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MIXED_CHAIN_NOTE } from '../../core/chain/rationing.ts'
+import { FREE_ONLY_NOTE, MIXED_CHAIN_NOTE } from '../../core/chain/rationing.ts'
 import { validateConfig } from '../../core/config/validate.ts'
 import { startFakeProviders, type FakeProviders } from '../../fixtures/providers/index.ts'
 import { serveProxy, type ServedProxy } from '../../proxy/node.ts'
@@ -30,6 +30,16 @@ describe('doctor --proxy (printing)', () => {
     const withCeiling = validateConfig({ chat: { chain: 'auto' }, budget: { dailyLimit: 200 } }, 'test')
     expect(renderProxyPlan(proxyPlan(withCeiling, env))).not.toContain(MIXED_CHAIN_NOTE)
     expect(renderProxyPlan(proxyPlan(config, { OPENAI_API_KEY: 'x' }))).not.toContain(MIXED_CHAIN_NOTE)
+  })
+
+  it("a free-tier-only chain gets the free tier's daily ceiling in the proxy settings, and says so", () => {
+    const plan = proxyPlan(config, { OPENROUTER_API_KEY: 'sk-or-only' })
+    expect(plan.settings.budget.dailyLimit).toBe(50)
+    expect(renderProxyPlan(plan)).toContain(FREE_ONLY_NOTE)
+    const stated = validateConfig({ chat: { chain: 'auto' }, budget: { dailyLimit: 1000 } }, 'test')
+    expect(proxyPlan(stated, { OPENROUTER_API_KEY: 'sk-or-only' }).settings.budget.dailyLimit).toBe(1000)
+    // A billed member has no free-tier day to ration against.
+    expect(proxyPlan(config, { OPENAI_API_KEY: 'x' }).settings.budget.dailyLimit).toBeUndefined()
   })
 
   it('prints the wrangler secret commands, a DOCPILOT_PROXY value the Worker accepts, and nginx and Caddy snippets', () => {

@@ -195,7 +195,7 @@ export function renderProxyPlan(plan: ProxyPlan): string {
   )
   if (plan.resolved.rationing.note) {
     out.push('')
-    out.push(`Warning: ${plan.resolved.rationing.note}`)
+    out.push(`${plan.resolved.rationing.enabled ? 'Note' : 'Warning'}: ${plan.resolved.rationing.note}`)
   }
   const missing = [...new Set(plan.lines.filter((l) => l.keyRequired && !l.keySet).map((l) => l.keyEnv!))]
   if (missing.length) {

@@ -4,7 +4,7 @@ import { CHAIN, type MemberId } from '../providers/table.ts'
 import { FREE_ROUTER, DEFAULT_FREE_MODELS } from '../ladder/free-pool.ts'
 import { autoEmbedMember } from './embed.ts'
 import { ChainConfigError, resolveChain, toPublicChain } from './resolve.ts'
-import { MIXED_CHAIN_NOTE } from './rationing.ts'
+import { FREE_ONLY_NOTE, MIXED_CHAIN_NOTE } from './rationing.ts'
 
 const chat = (input: Record<string, unknown> = {}): ChatConfig => ChatSchema.parse(input)
 
@@ -187,6 +187,15 @@ describe('rationing', () => {
     const env = envFor('openai', 'openrouter')
     expect(resolveChain(chat({ chain: 'auto' }), env, { budget: { dailyLimit: 200 } }).rationing).toEqual({ enabled: true, dailyLimit: 200 })
     expect(resolveChain(chat({ chain: 'auto' }), envFor('openrouter', 'ollama')).rationing).toEqual({ enabled: true })
+  })
+
+  it("a free tier alone rations the site to the free tier's day, which budget.dailyLimit overrides", () => {
+    const env = envFor('openrouter')
+    expect(resolveChain(chat({ chain: 'auto' }), env).rationing).toEqual({ enabled: true, dailyLimit: 50, note: FREE_ONLY_NOTE })
+    expect(resolveChain(chat({ provider: 'openrouter', model: 'free' }), env).rationing.dailyLimit).toBe(50)
+    expect(resolveChain(chat({ chain: 'auto' }), env, { budget: { dailyLimit: 1000 } }).rationing).toEqual({ enabled: true, dailyLimit: 1000 })
+    // A model named on OpenRouter is billed: no free-tier ceiling.
+    expect(resolveChain(chat({ provider: 'openrouter', model: 'anthropic/claude-sonnet-4' }), env).rationing).toEqual({ enabled: true })
   })
 })
 
