@@ -26,7 +26,30 @@ test('the whole turn without a pointer', async ({ page }, info) => {
   const body = await settled(turn, 'answered')
   await expect(input).toBeFocused()
 
-  // Tab stays inside the dialog and reaches the first citation.
+  // Tab order: from the box, Tab wraps to Close, walks the answer's citations, its sources and the
+  // thumbs, and comes back to the box; focus never leaves the dialog.
+  const order: string[] = []
+  for (let i = 0; i < 40 && order.at(-1) !== 'textbox'; i++) {
+    await page.keyboard.press('Tab')
+    order.push(
+      await page.evaluate(() => {
+        const el = document.querySelector('[data-docpilot-panel]')?.shadowRoot?.activeElement as HTMLElement | null | undefined
+        if (!el) return 'outside the panel'
+        if (el.tagName === 'TEXTAREA') return 'textbox'
+        return (el.getAttribute('aria-label') ?? el.textContent ?? '').trim()
+      }),
+    )
+  }
+  const cites = order.filter((name) => /^\[\d+\]$/.test(name))
+  expect(order[0]).toBe('Close')
+  expect(order.slice(1, 1 + cites.length)).toEqual(cites)
+  expect(cites.length).toBeGreaterThan(0)
+  expect(order.slice(-3)).toEqual(['Helpful', 'Not helpful', 'textbox'])
+  expect(order).not.toContain('outside the panel')
+  await page.keyboard.press('Shift+Tab')
+  await expect(body.getByRole('button', { name: 'Not helpful' })).toBeFocused()
+
+  // Back from the thumbs to the first citation.
   const cite = body.locator('a.dp-cite').first()
   for (let i = 0; i < 12; i++) {
     await page.keyboard.press('Shift+Tab')
@@ -48,6 +71,12 @@ test('the whole turn without a pointer', async ({ page }, info) => {
   // "/" typed inside the panel's box is just a character.
   await page.keyboard.type('a/b')
   await expect(d.getByRole('textbox')).toHaveValue('a/b')
+
+  // Cmd+K (Meta) opens it as Ctrl+K does.
+  await page.keyboard.press('Escape')
+  await expect(d).toBeHidden()
+  await page.keyboard.press('Meta+k')
+  await expect(d).toBeVisible()
 })
 
 test('dark theme and the mobile layout', async ({ browser }, info) => {
