@@ -7,6 +7,8 @@
  * `vite build -c widget/vite.config.ts` runs the panel build; `buildWidget()`
  * runs both (the dev server and `npm run build:widget` use it).
  */
+import { copyFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, defineConfig, type InlineConfig } from 'vite'
 
@@ -14,9 +16,20 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../dist/widget/', import.meta.url))
 
+/**
+ * onnxruntime-web's default browser entry carries its WebAssembly inlined
+ * (tens of MB in one script). The plain wasm entry loads
+ * ort-wasm-simd-threaded.{mjs,wasm} from beside itself instead, so the
+ * widget ships those two files next to its chunks and only readers of an
+ * ONNX index ever fetch them.
+ */
+const ORT_DIST = fileURLToPath(new URL('../node_modules/onnxruntime-web/dist/', import.meta.url))
+export const ORT_RUNTIME_FILES = ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'] as const
+
 const shared = (outDir: string, minify: boolean): InlineConfig => ({
   configFile: false,
   root,
+  resolve: { alias: [{ find: /^onnxruntime-web$/, replacement: join(ORT_DIST, 'ort.wasm.min.mjs') }] },
   logLevel: 'warn',
   publicDir: false,
   define: { 'process.env.NODE_ENV': '"production"' },
@@ -69,6 +82,7 @@ export async function buildWidget(outDir = DEFAULT_OUT_DIR, opts: { minify?: boo
   const minify = opts.minify ?? true
   await build(panelConfig(outDir, minify))
   await build(loaderConfig(outDir, minify))
+  await Promise.all(ORT_RUNTIME_FILES.map((name) => copyFile(join(ORT_DIST, name), join(outDir, name))))
   return outDir
 }
 

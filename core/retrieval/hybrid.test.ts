@@ -96,6 +96,27 @@ describe('the offline model unreachable', { timeout: SLOW }, () => {
     expect(await index.search(QUESTION)).toMatchObject({ mode: 'hybrid', degraded: false })
   })
 
+  it('gives a slow first model load its own limit: slower than one embedding, still hybrid', async () => {
+    const inner = fsPartLoader(dir)
+    const slow = (ms: number): PartLoader => ({
+      bytes: async (name) => {
+        if (name.startsWith('embed.')) await new Promise((r) => setTimeout(r, ms))
+        return inner.bytes(name)
+      },
+      json: inner.json.bind(inner),
+    })
+    const log = vi.fn()
+    const loaded = await openIndex(slow(400), { log, embedTimeoutMs: 100, loadTimeoutMs: 5_000 })
+    expect(await loaded.search(QUESTION)).toMatchObject({ mode: 'hybrid', degraded: false })
+    expect(log).not.toHaveBeenCalled()
+
+    // A load that never finishes in time is bounded by the load limit, retried once, then degraded.
+    const stuck = await openIndex(slow(5_000), { log: () => {}, embedTimeoutMs: 100, loadTimeoutMs: 200 })
+    const r = await stuck.search(QUESTION)
+    expect(r).toMatchObject({ mode: 'lexical', degraded: true })
+    expect(r.degradedReason).toMatch(/loading the embedder took longer than 200 ms/)
+  })
+
   it('degrades the same way when the index vectors cannot be fetched', async () => {
     const log = vi.fn()
     const index = await openIndex(failing(dir, /^vectors\./), { log })

@@ -22,6 +22,8 @@ import type { PartLoader } from './parts.ts'
 export interface DenseOptions extends Partial<Pick<OpenEmbedderDeps, 'transport'>> {
   /** Per-attempt limit on embedding a question (default 5 s); one retry follows a failure. */
   embedTimeoutMs?: number
+  /** Per-attempt limit on loading the embedder (model files, runtime), default 30 s. */
+  loadTimeoutMs?: number
   /** Where the degradation reason goes (default console.warn). */
   log?: (message: string) => void
   /** Use this embedder instead of building one from the manifest (a worker that already holds it). */
@@ -55,6 +57,7 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
     throw new EmbedError(`manifest.json names embedder "${identity.id}" but no "vectors" part. Rebuild the index with \`docpilot index\`.`, 'bad_model')
   }
   const timeoutMs = opts.embedTimeoutMs ?? 5000
+  const loadTimeoutMs = opts.loadTimeoutMs ?? 30_000
   const log = opts.log ?? ((m: string) => console.warn(`[docpilot] ${m}`))
   let embedder: Promise<Embedder> | null = opts.embedder ? Promise.resolve(opts.embedder) : null
   let vectors: Promise<ChunkVectors> | null = null
@@ -68,24 +71,34 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
     return embedder
   }
 
-  async function attempt(question: string, outer?: AbortSignal): Promise<Float32Array> {
-    const ctrl = new AbortController()
-    const onAbort = () => ctrl.abort(outer?.reason)
-    outer?.addEventListener('abort', onAbort)
+  /** Rejects with a timeout EmbedError (aborting `ctrl`) when `work` takes longer than `ms`. */
+  async function within<T>(work: Promise<T>, ms: number, what: string, ctrl: AbortController): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         ctrl.abort()
-        reject(new EmbedError(`embedding the question took longer than ${timeoutMs} ms`, 'timeout'))
-      }, timeoutMs)
+        reject(new EmbedError(`${what} took longer than ${ms} ms`, 'timeout'))
+      }, ms)
     })
     try {
-      const work = getEmbedder().then((e) => e.embed([question], { purpose: 'query', signal: ctrl.signal }))
-      const [v] = await Promise.race([work, timeout])
+      return await Promise.race([work, timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async function attempt(question: string, outer?: AbortSignal): Promise<Float32Array> {
+    const ctrl = new AbortController()
+    const onAbort = () => ctrl.abort(outer?.reason)
+    outer?.addEventListener('abort', onAbort)
+    try {
+      // Loading (a first visit downloads and compiles the model) has its own, longer limit than
+      // embedding one question, so a slow first load is not mistaken for a broken embedder.
+      const embedder = await within(getEmbedder(), loadTimeoutMs, 'loading the embedder', ctrl)
+      const [v] = await within(embedder.embed([question], { purpose: 'query', signal: ctrl.signal }), timeoutMs, 'embedding the question', ctrl)
       if (!v || v.length !== identity.dims) throw new EmbedError(`the embedder returned ${v?.length ?? 0} dims; the index has ${identity.dims}`, 'bad_response')
       return v
     } finally {
-      clearTimeout(timer)
       outer?.removeEventListener('abort', onAbort)
     }
   }
