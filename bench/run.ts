@@ -57,7 +57,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE)
     return 0
   }
-  const questions = values.questions?.map((f) => resolve(f))
+  // `npm run` starts scripts in the package folder; relative paths mean the folder the user typed them in.
+  const cwd = process.env.INIT_CWD ?? process.cwd()
+  const questions = values.questions?.map((f) => resolve(cwd, f))
   const names =
     values.only?.flatMap((s) => s.split(',')).filter(Boolean) ?? (questions?.length ? QUESTION_BENCHES : Object.keys(BENCHES))
   const unknown = unknownBenches(names)
@@ -79,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
       return 2
     }
   }
-  const resultsDir = values.results ? resolve(values.results) : DEFAULT_RESULTS_DIR
+  const resultsDir = values.results ? resolve(cwd, values.results) : DEFAULT_RESULTS_DIR
   // Everything printed is also kept in <results>/run.log: the README's figures come from one run's log.
   const printed: string[] = []
   const log = (line: string) => {
