@@ -29,7 +29,7 @@ export interface BenchEntry {
   what: string
 }
 
-/** Every benchmark, in the order a full run takes them (the comparison first: it builds what the others reuse). */
+/** Every benchmark, in the order a full run takes them (the comparison first: build, browser and quality share one build per corpus). */
 export const BENCHES: Record<string, BenchEntry> = {
   build: { file: 'compare-build.ts', what: 'index build time and bytes: docpilot vs Pagefind 1.6 vs Orama 3' },
   browser: { file: 'compare-browser.ts', what: 'Chromium: bytes to the first result, warm query latency, vs the peers' },
