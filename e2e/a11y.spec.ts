@@ -21,7 +21,8 @@ test.use({ colorScheme: 'dark' })
 
 const SETTLED_STATES: { state: string; rules: FaultRule; question?: string }[] = [
   { state: 'answered', rules: { echo: true } },
-  { state: 'partial', rules: { member: 'openai', fault: 'stream-break', afterDeltas: 1, echo: true, deltas: 4 } },
+  // paceMs: the socket dies 400 ms after the first delta, not 5 ms, so the delta has left the proxy first (see ladder.spec).
+  { state: 'partial', rules: { member: 'openai', fault: 'stream-break', afterDeltas: 1, echo: true, deltas: 4, paceMs: 400 } },
   { state: 'hybrid', rules: { member: 'openai', fault: 'server-error', status: 503 } },
   { state: 'rate-limited', rules: { member: 'openai', fault: 'daily-quota', resetAt: Date.UTC(2030, 0, 1, 16) } },
   { state: 'refused', rules: { echo: true }, question: UNCOVERED },

@@ -55,7 +55,9 @@ test.describe('billed members, first one rate-limited', () => {
 
   test('a stream cut after its first delta: no rotation, the partial answer is marked, Retry', async ({ page }, info) => {
     await fresh(site, page)
-    await site.fakes.control({ member: 'openai', fault: 'stream-break', afterDeltas: 1, echo: true, deltas: 4 })
+    // The socket dies 400 ms after the first delta (paceMs), not 5 ms: a stream that errors drops the chunks still
+    // queued in it (WHATWG streams, in the proxy and in the browser), so a delta cut at once may never be seen.
+    await site.fakes.control({ member: 'openai', fault: 'stream-break', afterDeltas: 1, echo: true, deltas: 4, paceMs: 400 })
     const turn = await ask(page, COVERED)
     const body = await settled(turn, 'partial')
     await expect(body.locator('.dp-answer')).toContainText('According to')
