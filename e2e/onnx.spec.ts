@@ -17,6 +17,7 @@ import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { exportStaticOnnx } from '../scripts/onnx/export-static.ts'
 import { expect, test } from './harness.ts'
 import { E2E_DOCS, E2E_WIDGET } from './paths.ts'
+import { probeWorker } from './worker-probe.ts'
 
 const QUESTION = 'How do I set and get values on the context?'
 
@@ -47,35 +48,13 @@ test('the worker runs the ONNX embedder from runtime files on the same origin an
   const fetched: string[] = []
   page.on('request', (r) => fetched.push(r.url()))
   await page.goto(server.url)
-  const chromium = await page.evaluate(
-    async ({ workerUrl, indexUrl, q }) => {
-      const worker = new Worker(workerUrl, { type: 'module' })
-      let next = 1
-      const call = (msg: Record<string, unknown>) =>
-        new Promise<any>((resolve, reject) => {
-          const id = next++
-          worker.addEventListener('message', function onMessage(e: MessageEvent) {
-            if (e.data.id !== id) return
-            worker.removeEventListener('message', onMessage)
-            if (e.data.ok) resolve(e.data)
-            else reject(new Error(e.data.error))
-          })
-          worker.postMessage({ ...msg, id })
-        })
-      await call({ type: 'open', indexUrl, proxyBase: '' })
-      const embedded = await call({ type: 'embed', q })
-      const searched = await call({ type: 'search', q, k: 8 })
-      worker.terminate()
-      return { vector: embedded.vector as number[] | null, mode: searched.result.mode as string, degraded: searched.result.degraded as boolean, top: searched.result.results.map((p: { id: string }) => p.id) as string[] }
-    },
-    { workerUrl: `${ASSET_PATH}docpilot-worker.js`, indexUrl: new URL(INDEX_PATH, server.url).href, q: QUESTION },
-  )
+  const [chromium] = await probeWorker(page, { workerUrl: `${ASSET_PATH}docpilot-worker.js`, indexUrl: new URL(INDEX_PATH, server.url).href, questions: [QUESTION] })
 
   expect(chromium).toMatchObject({ mode: 'hybrid', degraded: false, top: nodeTop })
-  expect('vector' in nodeVector && chromium.vector).toBeTruthy()
+  expect('vector' in nodeVector && chromium!.vector).toBeTruthy()
   const a = (nodeVector as { vector: Float32Array }).vector
-  expect(chromium.vector!.length).toBe(a.length)
-  expect(Math.max(...chromium.vector!.map((v, i) => Math.abs(v - a[i]!)))).toBeLessThanOrEqual(1e-4)
+  expect(chromium!.vector!.length).toBe(a.length)
+  expect(Math.max(...chromium!.vector!.map((v, i) => Math.abs(v - a[i]!)))).toBeLessThanOrEqual(1e-4)
   // The runtime came from the widget's folder on this origin, not inlined and not from a CDN.
   const origin = new URL(server.url).origin
   expect(fetched.some((u) => u === `${origin}${ASSET_PATH}ort-wasm-simd-threaded.wasm`)).toBe(true)

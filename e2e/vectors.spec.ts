@@ -14,17 +14,13 @@ import { buildIndex } from '../indexer/build.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { expect, test } from './harness.ts'
 import { E2E_WIDGET, ROOT } from './paths.ts'
+import { probeWorker, type WorkerAnswer } from './worker-probe.ts'
 
 const SETS = [
   { name: 'hono', root: join(ROOT, '../shared/corpora/hono'), include: undefined },
   { name: 'astro', root: join(ROOT, '../shared/corpora/astro'), include: ['src/content/docs/en/**/*.{md,mdx}'] },
 ]
 
-interface RuntimeAnswer {
-  vector: number[] | null
-  mode: string
-  top: string[]
-}
 
 for (const set of SETS) {
   test.describe(`${set.name} dev questions`, () => {
@@ -67,7 +63,7 @@ for (const set of SETS) {
     test('Node and Chromium give the same question vectors and the same top 8', async ({ page }) => {
       test.setTimeout(300_000)
       const index = await openIndex(fsPartLoader(indexDir), { log: () => {} })
-      const node: RuntimeAnswer[] = []
+      const node: Omit<WorkerAnswer, 'degraded'>[] = []
       for (const q of questions) {
         const v = await index.dense!.queryVector(q)
         const r = await index.search(q, { k: 8 })
@@ -76,34 +72,7 @@ for (const set of SETS) {
 
       // The page is any served docs page (UTF-8, strict CSP); the worker is the panel's own bundle.
       await page.goto(server.url)
-      const chromium = await page.evaluate(
-        async ({ workerUrl, indexUrl, questions }) => {
-          const worker = new Worker(workerUrl, { type: 'module' })
-          let next = 1
-          const call = (msg: Record<string, unknown>) =>
-            new Promise<any>((resolve, reject) => {
-              const id = next++
-              const onMessage = (e: MessageEvent) => {
-                if (e.data.id !== id) return
-                worker.removeEventListener('message', onMessage)
-                if (e.data.ok) resolve(e.data)
-                else reject(new Error(e.data.error))
-              }
-              worker.addEventListener('message', onMessage)
-              worker.postMessage({ ...msg, id })
-            })
-          await call({ type: 'open', indexUrl, proxyBase: '' })
-          const out = []
-          for (const q of questions) {
-            const embedded = await call({ type: 'embed', q })
-            const searched = await call({ type: 'search', q, k: 8 })
-            out.push({ vector: embedded.vector, mode: searched.result.mode, top: searched.result.results.map((p: { id: string }) => p.id) })
-          }
-          worker.terminate()
-          return out
-        },
-        { workerUrl: `${ASSET_PATH}docpilot-worker.js`, indexUrl: new URL(INDEX_PATH, server.url).href, questions },
-      )
+      const chromium = await probeWorker(page, { workerUrl: `${ASSET_PATH}docpilot-worker.js`, indexUrl: new URL(INDEX_PATH, server.url).href, questions })
 
       expect(chromium).toHaveLength(questions.length)
       let worst = 0
