@@ -53,6 +53,14 @@ export interface PublicChainMember {
   freePool: boolean
 }
 
+/** What the panel needs of the chat config to run a turn; no key, no upstream. */
+export interface PublicChatSettings {
+  maxTokens: number
+  temperature: number
+  /** Per member: to the first byte, and between deltas. */
+  timeouts: { firstByteMs: number; idleMs: number }
+}
+
 export interface Manifest {
   format: typeof FORMAT_VERSION
   docpilot: string
@@ -72,5 +80,7 @@ export interface Manifest {
     chain: PublicChainMember[]
     /** Set when a mixed chain turned per-day rationing off. */
     rationing?: { enabled: boolean; dailyLimit?: number; note?: string }
+    /** The owner's answer settings (chat.maxTokens, temperature, timeouts) the panel's turns use. */
+    settings?: PublicChatSettings
   }
 }

@@ -31,3 +31,20 @@ test('a streamed answer with citations that link to the cited heading', async ({
   await expect(page).toHaveURL(new RegExp(`${path!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}#${anchor}$`))
   await expect(page.locator(`[id="${decodeURIComponent(anchor!)}"]`)).toBeVisible()
 })
+
+test.describe("the owner's answer settings", () => {
+  let tuned: Site
+  test.beforeAll(async () => {
+    tuned = await startSite({ members: ['openai'], config: { chat: { chain: 'auto', maxTokens: 321, temperature: 0.6 } } })
+  })
+  test.afterAll(async () => tuned?.close())
+
+  test('chat.maxTokens and chat.temperature reach the provider through the panel', async ({ page }) => {
+    await page.goto(tuned.url)
+    await openPanel(page)
+    await settled(await ask(page, COVERED), 'answered')
+    const chats = (await tuned.fakes.requests()).filter((r) => r.endpoint === 'chat')
+    expect(chats).toHaveLength(1)
+    expect(chats[0]!.body).toMatchObject({ max_tokens: 321, temperature: 0.6 })
+  })
+})

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
-import { resolveChain, toPublicChain } from '../core/chain/resolve.ts'
+import { publicChat, resolveChain } from '../core/chain/resolve.ts'
 import type { EmbedderIdentity, Manifest } from '../core/index-format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
@@ -104,8 +104,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   }
   // The panel walks the chain the build environment resolves: which members hold a key or base URL
   // (only whether a variable is set is read; no value reaches the manifest).
-  const resolved = resolveChain(config.chat, ctx.env, { budget: config.budget })
-  const chat: Manifest['chat'] = { chain: toPublicChain(resolved), rationing: resolved.rationing }
+  const chat = publicChat(resolveChain(config.chat, ctx.env, { budget: config.budget }), config.chat)
   const written = await writeIndex({
     chunks: collected.chunks,
     files: collected.files.length,

@@ -13,7 +13,7 @@ import { serve, type ServerType } from '@hono/node-server'
 import type { Command } from 'commander'
 import { Hono, type Context } from 'hono'
 import { compress } from 'hono/compress'
-import { resolveChain, toPublicChain } from '../../core/chain/resolve.ts'
+import { publicChat, resolveChain } from '../../core/chain/resolve.ts'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
 import type { Manifest } from '../../core/index-format.ts'
 import { CHAIN } from '../../core/providers/table.ts'
@@ -194,9 +194,9 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
 
   // The chain this environment holds, written into the manifest the panel reads.
   const resolved = resolveChain(config.chat, env, { budget: config.budget })
-  const chain = toPublicChain(resolved)
   const stored = JSON.parse(await readFile(join(indexDir, 'manifest.json'), 'utf8')) as Manifest
-  const manifest: Manifest = { ...stored, chat: { ...stored.chat, chain, rationing: resolved.rationing } }
+  const manifest: Manifest = { ...stored, chat: publicChat(resolved, config.chat) }
+  const { chain } = manifest.chat
   const manifestJson = JSON.stringify(manifest)
 
   const proxy = createNodeProxy({

@@ -57,4 +57,10 @@ describe('docpilot index writes the chat chain the panel walks', () => {
     expect(r.manifest!.chat.chain.map((m) => m.provider)).toEqual(['anthropic'])
     expect(r.manifest!.chat.rationing?.note).toBeUndefined()
   })
+
+  it("carries the owner's answer settings (chat.maxTokens, temperature, timeouts) for the panel's turns", async () => {
+    const r = await index({}, { chat: { provider: 'openai', maxTokens: 333, temperature: 0.7, timeouts: { firstByteMs: 9000 } }, embed: 'default' })
+    expect(r.code).toBe(0)
+    expect(r.manifest!.chat.settings).toEqual({ maxTokens: 333, temperature: 0.7, timeouts: { firstByteMs: 9000, idleMs: 20_000 } })
+  })
 })

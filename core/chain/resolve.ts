@@ -12,7 +12,7 @@
  * sees `toPublicChain()`'s projection, via the manifest.
  */
 import type { ChainEntry, ChatConfig } from '../config/schema.ts'
-import type { PublicChainMember } from '../index-format.ts'
+import type { Manifest, PublicChainMember } from '../index-format.ts'
 import { CHAIN, providerSpec, type MemberId, type ProviderSpec } from '../providers/table.ts'
 import { FREE_POOL_KEYWORD, FREE_ROUTER, freePoolModels } from '../ladder/free-pool.ts'
 import { rationing, type Rationing } from './rationing.ts'
@@ -180,6 +180,15 @@ export function toPublicChain(resolved: ResolvedChain): PublicChainMember[] {
     route: memberRoute(m.provider),
     freePool: m.freePool,
   }))
+}
+
+/** The manifest's chat block: the public chain, its rationing and the answer settings. */
+export function publicChat(resolved: ResolvedChain, chat: ChatConfig): Manifest['chat'] {
+  return {
+    chain: toPublicChain(resolved),
+    rationing: resolved.rationing,
+    settings: { maxTokens: chat.maxTokens, temperature: chat.temperature, timeouts: { ...chat.timeouts } },
+  }
 }
 
 /** The same-origin route prefix the proxy serves a member under; adapters append their protocol path. */

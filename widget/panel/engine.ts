@@ -63,9 +63,9 @@ export class Engine {
     update: (change: Partial<TurnView>) => void,
   ): Promise<void> {
     let text = ''
-    let chain: Manifest['chat']['chain'] = []
+    let chat: Manifest['chat'] = { chain: [] }
     try {
-      chain = (await this.manifest()).chat.chain
+      chat = (await this.manifest()).chat
     } catch (error) {
       // No manifest: the retrieve step below fails the same way and the turn settles as an error.
       console.warn('docpilot:', error)
@@ -75,7 +75,8 @@ export class Engine {
       question,
       history,
       retrieve: (q: string): Promise<SearchResult> => this.retrieval().search(q),
-      chain,
+      chain: chat.chain,
+      ...(chat.settings ? { options: chat.settings } : {}),
       transport: routeTransport({ origin: this.options.proxyBase }),
       cooldowns,
       clock: systemClock,
