@@ -6,17 +6,10 @@
  */
 import { ERROR_NOTICE } from '../core/turn/copy.ts'
 import type { FaultRule } from '../fixtures/providers/index.ts'
-import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED, UNCOVERED } from './paths.ts'
 
-let site: Site
-test.beforeAll(async () => {
-  site = await startSite({ members: ['openai'] })
-})
-test.afterAll(async () => site?.close())
-test.beforeEach(async () => {
-  await site.fakes.reset()
-})
+const site = useSite({ members: ['openai'] }, [])
 test.use({ colorScheme: 'dark' })
 
 const SETTLED_STATES: { state: string; rules: FaultRule; question?: string }[] = [

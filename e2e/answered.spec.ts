@@ -1,11 +1,7 @@
-import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED } from './paths.ts'
 
-let site: Site
-test.beforeAll(async () => {
-  site = await startSite({ members: ['openai'] })
-})
-test.afterAll(async () => site?.close())
+const site = useSite({ members: ['openai'] })
 
 test('a streamed answer with citations that link to the cited heading', async ({ page }, info) => {
   // Slow deltas so the answer is seen growing before it settles.
@@ -33,11 +29,7 @@ test('a streamed answer with citations that link to the cited heading', async ({
 })
 
 test.describe("the owner's answer settings", () => {
-  let tuned: Site
-  test.beforeAll(async () => {
-    tuned = await startSite({ members: ['openai'], config: { chat: { chain: 'auto', maxTokens: 321, temperature: 0.6 } } })
-  })
-  test.afterAll(async () => tuned?.close())
+  const tuned = useSite({ members: ['openai'], config: { chat: { chain: 'auto', maxTokens: 321, temperature: 0.6 } } })
 
   test('chat.maxTokens and chat.temperature reach the provider through the panel', async ({ page }) => {
     await page.goto(tuned.url)

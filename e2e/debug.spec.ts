@@ -1,17 +1,9 @@
 /** ?dpdebug=1: turn.ladder on the console for every turn and a drawer with the receipt; nothing without the flag. */
 import type { ConsoleMessage } from '@playwright/test'
-import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED } from './paths.ts'
 
-let site: Site
-test.beforeAll(async () => {
-  site = await startSite({ members: ['openai', 'gemini'] })
-})
-test.afterAll(async () => site?.close())
-test.beforeEach(async () => {
-  await site.fakes.reset()
-  await site.fakes.control({ echo: true })
-})
+const site = useSite({ members: ['openai', 'gemini'] }, { echo: true })
 
 const fromDocpilot = (m: ConsoleMessage) => /turn\.ladder|docpilot/i.test(m.text())
 

@@ -6,7 +6,7 @@
  */
 import type { Locator, Page } from '@playwright/test'
 import { COPY } from '../widget/panel/copy.ts'
-import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED, UNCOVERED } from './paths.ts'
 
 /** The embedder's files in the index folder (model descriptor, vocabulary, word vectors). */
@@ -26,15 +26,7 @@ function warnings(page: Page): string[] {
 }
 
 test.describe('the embedder is unreachable', () => {
-  let site: Site
-  test.beforeAll(async () => {
-    site = await startSite({ members: ['openai'] })
-  })
-  test.afterAll(async () => site?.close())
-  test.beforeEach(async () => {
-    await site.fakes.reset()
-    await site.fakes.control({ echo: true })
-  })
+  const site = useSite({ members: ['openai'] }, { echo: true })
 
   test('a lexical-only answer with no word of it, then a refusal that says search is degraded', async ({ page }, info) => {
     let blocked = 0
@@ -72,11 +64,7 @@ test.describe('the embedder is unreachable', () => {
 })
 
 test.describe('a site that declared lexical-only', () => {
-  let site: Site
-  test.beforeAll(async () => {
-    site = await startSite({ members: ['openai'], lexicalOnly: true })
-  })
-  test.afterAll(async () => site?.close())
+  const site = useSite({ members: ['openai'], lexicalOnly: true })
 
   test('answers and refuses without ever saying degraded, and logs nothing', async ({ page }, info) => {
     await site.fakes.control({ echo: true })

@@ -1,12 +1,8 @@
 /** Thumbs post the rating with turn.ladder and the receipt to the proxy, which stores it. */
-import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED } from './paths.ts'
 
-let site: Site
-test.beforeAll(async () => {
-  site = await startSite({ members: ['openai', 'gemini'] })
-})
-test.afterAll(async () => site?.close())
+const site = useSite({ members: ['openai', 'gemini'] })
 
 test('a thumbs-down is stored by the proxy with the ladder record and the receipt', async ({ page }, info) => {
   await site.fakes.reset()

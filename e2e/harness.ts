@@ -9,7 +9,7 @@ import { startDevServer, type DevServer } from '../cli/commands/dev.ts'
 import type { DocpilotConfigInput } from '../core/config/schema.ts'
 import { validateConfig } from '../core/config/validate.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
-import { startFakeProviders, type FakeProviders } from '../fixtures/providers/index.ts'
+import { startFakeProviders, type FakeProviders, type FaultRule } from '../fixtures/providers/index.ts'
 import { E2E_DOCS, E2E_INDEX, E2E_LEXICAL_INDEX, E2E_WIDGET } from './paths.ts'
 
 /**
@@ -52,7 +52,7 @@ export interface SiteOptions {
 }
 
 /** A dev server whose environment holds only the given members, all pointed at one fake provider server. */
-export async function startSite(opts: SiteOptions): Promise<Site> {
+async function startSite(opts: SiteOptions): Promise<Site> {
   const fakes = await startFakeProviders()
   const all = fakes.env()
   const env: Record<string, string> = {}
@@ -86,6 +86,27 @@ export async function startSite(opts: SiteOptions): Promise<Site> {
       await fakes.close()
     },
   }
+}
+
+/**
+ * One site for the enclosing file or describe block: started before its first
+ * test, closed after its last. With `eachTest`, the fakes are reset before
+ * every test and then given those rules (an empty list: reset only).
+ * The returned object is filled in by the time the block's tests run.
+ */
+export function useSite(opts: SiteOptions, eachTest?: FaultRule | FaultRule[]): Site {
+  const site = {} as Site
+  test.beforeAll(async () => {
+    Object.assign(site, await startSite(opts))
+  })
+  test.afterAll(async () => site.close?.())
+  if (eachTest !== undefined) {
+    test.beforeEach(async () => {
+      await site.fakes.reset()
+      if (!Array.isArray(eachTest) || eachTest.length > 0) await site.fakes.control(eachTest)
+    })
+  }
+  return site
 }
 
 export function dialog(page: Page): Locator {

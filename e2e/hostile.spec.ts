@@ -9,7 +9,7 @@
  */
 import type { Page } from '@playwright/test'
 import { HYBRID_NOTICE } from '../core/turn/copy.ts'
-import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED } from './paths.ts'
 
 const HOSTILE_ANSWER = [
@@ -22,14 +22,7 @@ const HOSTILE_ANSWER = [
 /** A question the hostile page answers (fixtures/site/guide/security.md). */
 const HOSTILE_QUESTION = 'How do I stop script injection when rendering untrusted user input?'
 
-let site: Site
-test.beforeAll(async () => {
-  site = await startSite({ members: ['openai'], csp: false })
-})
-test.afterAll(async () => site?.close())
-test.beforeEach(async () => {
-  await site.fakes.reset()
-})
+const site = useSite({ members: ['openai'], csp: false }, [])
 
 /** Alerts the page opened (the fixture's payloads call alert()). */
 function alerts(page: Page): string[] {

@@ -1,13 +1,11 @@
 /** Keyboard only: open with Ctrl+K or "/", ask, reach the citations, close with Esc, focus comes back. */
-import { dialog, expect, expectAccessible, keepScreenshot, settled, startSite, test, type Site } from './harness.ts'
+import { dialog, expect, expectAccessible, keepScreenshot, settled, test, useSite } from './harness.ts'
 import { COVERED } from './paths.ts'
 
-let site: Site
+const site = useSite({ members: ['openai'] })
 test.beforeAll(async () => {
-  site = await startSite({ members: ['openai'] })
   await site.fakes.control({ echo: true })
 })
-test.afterAll(async () => site?.close())
 
 test('the whole turn without a pointer', async ({ page }, info) => {
   await page.goto(site.url)

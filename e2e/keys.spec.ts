@@ -1,14 +1,10 @@
 /** No request from the page carries a provider key, and no response to the page contains one. */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { ask, expect, openPanel, settled, startSite, test, watchForSecrets, type Site } from './harness.ts'
+import { ask, expect, openPanel, settled, test, useSite, watchForSecrets } from './harness.ts'
 import { COVERED } from './paths.ts'
 
-let site: Site
-test.beforeAll(async () => {
-  site = await startSite({ members: ['openai', 'gemini', 'anthropic', 'openrouter'] })
-})
-test.afterAll(async () => site?.close())
+const site = useSite({ members: ['openai', 'gemini', 'anthropic', 'openrouter'] })
 
 test('provider keys stay in the proxy', async ({ page, context }) => {
   await site.fakes.reset()

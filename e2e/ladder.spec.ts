@@ -6,7 +6,7 @@
 import type { Page } from '@playwright/test'
 import type { RecordedRequest } from '../fixtures/providers/index.ts'
 import { HYBRID_NOTICE } from '../core/turn/copy.ts'
-import { ask, dialog, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
+import { ask, dialog, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite, type Site } from './harness.ts'
 import { COVERED } from './paths.ts'
 
 const chats = async (site: Site): Promise<RecordedRequest[]> => (await site.fakes.requests()).filter((r) => r.endpoint === 'chat')
@@ -23,11 +23,7 @@ async function fresh(site: Site, page: Page) {
 }
 
 test.describe('billed members, first one rate-limited', () => {
-  let site: Site
-  test.beforeAll(async () => {
-    site = await startSite({ members: ['openai', 'gemini'] })
-  })
-  test.afterAll(async () => site?.close())
+  const site = useSite({ members: ['openai', 'gemini'] })
 
   test('429 from the first member: the second answers, silently; the cooling member is untouched next turn', async ({ page }, info) => {
     await fresh(site, page)
@@ -101,11 +97,7 @@ test.describe('billed members, first one rate-limited', () => {
 })
 
 test.describe('no provider keys at all', () => {
-  let site: Site
-  test.beforeAll(async () => {
-    site = await startSite({ members: [] })
-  })
-  test.afterAll(async () => site?.close())
+  const site = useSite({ members: [] })
 
   test('every turn is a search answer', async ({ page }, info) => {
     await page.goto(site.url)
@@ -117,11 +109,7 @@ test.describe('no provider keys at all', () => {
 })
 
 test.describe('free pool', () => {
-  let site: Site
-  test.beforeAll(async () => {
-    site = await startSite({ members: ['openrouter'], config: { chat: { provider: 'openrouter', model: 'free' } } })
-  })
-  test.afterAll(async () => site?.close())
+  const site = useSite({ members: ['openrouter'], config: { chat: { provider: 'openrouter', model: 'free' } } })
 
   test("one free id's 429 moves to the next id inside the member", async ({ page }, info) => {
     await site.fakes.reset()
@@ -143,11 +131,7 @@ test.describe('free pool', () => {
 })
 
 test.describe('a server of your own', () => {
-  let site: Site
-  test.beforeAll(async () => {
-    site = await startSite({ members: ['ollama', 'openrouter', 'openai'] })
-  })
-  test.afterAll(async () => site?.close())
+  const site = useSite({ members: ['ollama', 'openrouter', 'openai'] })
 
   test('answers last: billed, then the free pool, then ollama', async ({ page }, info) => {
     await fresh(site, page)

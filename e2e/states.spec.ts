@@ -1,17 +1,9 @@
 /** The turns that settle somewhere other than an answer (spec 002, "What the reader sees"). */
 import { ERROR_NOTICE, MEANWHILE_NOTICE } from '../core/turn/copy.ts'
-import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, startSite, test, type Site } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED, UNCOVERED } from './paths.ts'
 
-let site: Site
-test.beforeAll(async () => {
-  site = await startSite({ members: ['openai'] })
-})
-test.afterAll(async () => site?.close())
-test.beforeEach(async () => {
-  await site.fakes.reset()
-  await site.fakes.control({ echo: true })
-})
+const site = useSite({ members: ['openai'] }, { echo: true })
 
 test('a failure before retrieval is the transport error, with role="alert"', async ({ page }, info) => {
   // The manifest loads, every other index part fails: retrieval cannot run.
