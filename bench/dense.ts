@@ -23,7 +23,7 @@ import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { CHROMIUM_ARGS } from '../playwright.config.ts'
 import { timeInProcess, type Timing } from './cpu-time.ts'
 import type { BenchOptions } from './run.ts'
-import { kb, median, ms, p95, ratio } from './stats.ts'
+import { kb, median, ms, p95, ratio, timePasses } from './stats.ts'
 
 const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
 const WIDGET = resolve(import.meta.dirname, '../dist/widget')
@@ -45,20 +45,6 @@ async function build(root: string, out: string, embed: 'default' | false, cacheD
     ...(include ? { include } : {}),
     embed: { env: {}, cacheDir },
   })
-}
-
-/** Per-call wall times of `fn` over the questions, `rounds` passes after one warm-up pass. */
-async function sample(questions: string[], rounds: number, fn: (q: string) => Promise<unknown>): Promise<number[]> {
-  for (const q of questions) await fn(q)
-  const out: number[] = []
-  for (let r = 0; r < rounds; r++) {
-    for (const q of questions) {
-      const t0 = performance.now()
-      await fn(q)
-      out.push(performance.now() - t0)
-    }
-  }
-  return out
 }
 
 const line = (label: string, a: string, b: string, r: string) => `  ${label.padEnd(44)} ${a.padStart(12)} ${b.padStart(12)} ${r.padStart(8)}`
@@ -166,8 +152,8 @@ export async function run(opts: BenchOptions): Promise<unknown> {
     // Query embedding in Node, next to the lexical search of the same question.
     const honoIndex = await openIndex(fsPartLoader(out), { log: () => {} })
     const honoQs = questionsOf('hono')
-    const embedNode = latency(await sample(honoQs, rounds, (q) => honoIndex.dense!.queryVector(q)))
-    const lexNode = latency(await sample(honoQs, rounds, (q) => honoIndex.search(q, { lexicalOnly: true })))
+    const embedNode = latency(await timePasses(rounds, honoQs, (q) => honoIndex.dense!.queryVector(q)))
+    const lexNode = latency(await timePasses(rounds, honoQs, (q) => honoIndex.search(q, { lexicalOnly: true })))
     log('query embedding, offline model (median / p95)       dense       lexical     ratio')
     log(line(`Node, ${embedNode.samples} questions`, `${ms(embedNode.median)} / ${ms(embedNode.p95)}`, `${ms(lexNode.median)} / ${ms(lexNode.p95)}`, ratio(embedNode.median, lexNode.median)))
     let browser: Awaited<ReturnType<typeof chromiumEmbedding>> = null
@@ -183,8 +169,8 @@ export async function run(opts: BenchOptions): Promise<unknown> {
     await build(join(SHARED, 'corpora/astro'), astroOut, 'default', cache, ASTRO_INCLUDE)
     const astro: DocIndex = await openIndex(fsPartLoader(astroOut), { log: () => {} })
     const astroQs = questionsOf('astro')
-    const hybrid = latency(await sample(astroQs, rounds, (q) => astro.search(q)))
-    const lexical = latency(await sample(astroQs, rounds, (q) => astro.search(q, { lexicalOnly: true })))
+    const hybrid = latency(await timePasses(rounds, astroQs, (q) => astro.search(q)))
+    const lexical = latency(await timePasses(rounds, astroQs, (q) => astro.search(q, { lexicalOnly: true })))
     log(`astro (${astro.size} chunks): warm query (median / p95)    hybrid      lexical     ratio`)
     log(line(`Node, ${hybrid.samples} searches`, `${ms(hybrid.median)} / ${ms(hybrid.p95)}`, `${ms(lexical.median)} / ${ms(lexical.p95)}`, ratio(hybrid.median, lexical.median)))
 

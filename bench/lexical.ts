@@ -25,7 +25,7 @@ import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { writeIndex, type PartSize } from '../indexer/write.ts'
 import { timeInProcess, type Timing } from './cpu-time.ts'
 import type { BenchOptions } from './run.ts'
-import { kb, median, ms, p95, ratio } from './stats.ts'
+import { kb, median, ms, p95, ratio, timePasses } from './stats.ts'
 
 const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
 
@@ -88,19 +88,6 @@ function buildBaseline(chunks: ChunkRecord[]): Baseline {
     upFrontGzip: indexGzip + chunksGzip,
     indexGzip,
   }
-}
-
-async function timePasses(passes: number, questions: string[], search: (q: string) => unknown): Promise<number[]> {
-  for (const q of questions) await search(q)
-  const samples: number[] = []
-  for (let r = 0; r < passes; r++) {
-    for (const q of questions) {
-      const t = performance.now()
-      await search(q)
-      samples.push(performance.now() - t)
-    }
-  }
-  return samples
 }
 
 const sum = (ps: readonly PartSize[], key: 'raw' | 'gzip') => ps.reduce((s, p) => s + p[key], 0)

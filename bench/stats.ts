@@ -1,4 +1,18 @@
-/** Order statistics and figure formatting for bench samples. */
+/** Sampling, order statistics and figure formatting for bench samples. */
+
+/** Per-call wall times of `fn` over the questions, `passes` passes after one warm-up pass. */
+export async function timePasses(passes: number, questions: readonly string[], fn: (q: string) => unknown): Promise<number[]> {
+  for (const q of questions) await fn(q)
+  const samples: number[] = []
+  for (let r = 0; r < passes; r++) {
+    for (const q of questions) {
+      const t0 = performance.now()
+      await fn(q)
+      samples.push(performance.now() - t0)
+    }
+  }
+  return samples
+}
 
 /** Nearest rank, so a reported p95 is a value that was measured. */
 export function quantile(samples: readonly number[], q: number): number {
