@@ -46,9 +46,7 @@ export function proxySettingsFromConfig(config: DocpilotConfig, env: Env, manife
     if (m.baseUrl && m.baseUrl !== env[spec.baseUrlEnv]?.trim() && m.baseUrl !== spec.defaultBaseUrl) baseUrls[m.provider] = m.baseUrl
   }
   const routes = routesFor(resolved.members, embedder?.kind === 'hosted' ? embedder : undefined, baseUrls)
-  // The daily ceiling the chain can defend: budget.dailyLimit, else a free-tier-only chain's own day.
-  const budget = { ...config.budget, ...(resolved.rationing.dailyLimit !== undefined ? { dailyLimit: resolved.rationing.dailyLimit } : {}) }
-  const out: ConfigProxySettings = { settings: settingsFor(routes, { ...config, budget }), resolved }
+  const out: ConfigProxySettings = { settings: settingsFor(routes, config, resolved.rationing), resolved }
   if (embedder?.kind === 'hosted') out.embedder = embedder
   return out
 }

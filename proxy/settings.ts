@@ -9,6 +9,7 @@
  */
 import { z } from 'zod'
 import { BudgetSchema, FeedbackSchema, ProxySchema, type DocpilotConfig } from '../core/config/schema.ts'
+import type { Rationing } from '../core/chain/rationing.ts'
 import type { EmbedderIdentity, PublicChainMember } from '../core/index-format.ts'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
 
@@ -74,6 +75,15 @@ export function routesFor(
   return [...byMember.values()]
 }
 
-export function settingsFor(routes: ProxyRoute[], config: Pick<DocpilotConfig, 'proxy' | 'budget' | 'feedback'>): ProxySettings {
-  return { routes, proxy: config.proxy, budget: config.budget, feedback: config.feedback }
+/**
+ * The proxy's settings for these routes. The daily ceiling is the one the
+ * chain's rationing defends: budget.dailyLimit, else a free-tier-only chain's own day.
+ */
+export function settingsFor(
+  routes: ProxyRoute[],
+  config: Pick<DocpilotConfig, 'proxy' | 'budget' | 'feedback'>,
+  rationing: Pick<Rationing, 'dailyLimit'>,
+): ProxySettings {
+  const budget = { ...config.budget, ...(rationing.dailyLimit !== undefined ? { dailyLimit: rationing.dailyLimit } : {}) }
+  return { routes, proxy: config.proxy, budget, feedback: config.feedback }
 }

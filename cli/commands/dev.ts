@@ -200,7 +200,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   const manifestJson = JSON.stringify(manifest)
 
   const proxy = createNodeProxy({
-    settings: settingsFor(routesFor(chain, manifest.embedder), { ...config, budget: { ...config.budget, dailyLimit: resolved.rationing.dailyLimit } }),
+    settings: settingsFor(routesFor(chain, manifest.embedder), config, resolved.rationing),
     env,
     dbPath: resolveDbPath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite'),
   })
