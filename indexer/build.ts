@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
-import { publicChat, resolveChain } from '../core/chain/resolve.ts'
+import { publicChat, resolveChain, type ResolvedChain } from '../core/chain/resolve.ts'
 import type { EmbedderIdentity, Manifest } from '../core/index-format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
@@ -72,6 +72,8 @@ export function createdAtFromEnv(env: Record<string, string | undefined>): strin
 export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   const started = performance.now()
   const { config } = opts
+  // The chain is resolved once, before any work: the embedder ('auto' follows its head) and the manifest share it.
+  const ctx = embedContext(opts)
   const collected = await collectChunks(
     {
       root: opts.root,
@@ -85,7 +87,6 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     },
     opts.onCollect,
   )
-  const ctx = embedContext(opts)
   const embedStarted = performance.now()
   const indexEmbedder = await resolveIndexEmbedder(config.embed, ctx)
   let dense: WriteIndexInput['dense']
@@ -104,7 +105,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   }
   // The panel walks the chain the build environment resolves: which members hold a key or base URL
   // (only whether a variable is set is read; no value reaches the manifest).
-  const chat = publicChat(resolveChain(config.chat, ctx.env, { budget: config.budget }), config.chat)
+  const chat = publicChat(ctx.chain, config.chat)
   const written = await writeIndex({
     chunks: collected.chunks,
     files: collected.files.length,
@@ -127,12 +128,13 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   }
 }
 
-function embedContext(opts: BuildOptions): EmbedContext {
+function embedContext(opts: BuildOptions): EmbedContext & { chain: ResolvedChain } {
   const env = opts.embed?.env ?? process.env
   const cwd = process.cwd()
   return {
     env,
     chat: opts.config.chat,
+    chain: resolveChain(opts.config.chat, env, { budget: opts.config.budget }),
     configDir: opts.embed?.configDir ?? cwd,
     cacheDir: opts.embed?.cacheDir ?? defaultCacheDir(cwd, env),
     ...(opts.embed?.fetch ? { fetch: opts.embed.fetch } : {}),

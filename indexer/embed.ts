@@ -39,6 +39,8 @@ export interface EmbedContext {
   /** Embedding cache and hub downloads. */
   cacheDir: string
   fetch?: typeof fetch
+  /** The chat chain already resolved from `chat` and `env` (the build writes it too); resolved here when absent. */
+  chain?: ResolvedChain
 }
 
 export interface IndexEmbedder {
@@ -161,11 +163,13 @@ export async function resolveIndexEmbedder(embed: EmbedConfig, ctx: EmbedContext
   if (embed === false) return null
   if (embed === 'default') return loadDefaultModel()
   if (embed === 'auto') {
-    let resolved: ResolvedChain | null = null
-    try {
-      resolved = resolveChain(ctx.chat, ctx.env)
-    } catch {
-      resolved = null
+    let resolved: ResolvedChain | null = ctx.chain ?? null
+    if (!resolved) {
+      try {
+        resolved = resolveChain(ctx.chat, ctx.env)
+      } catch {
+        resolved = null
+      }
     }
     const head = resolved ? autoEmbedMember(resolved) : null
     if (head && resolved && memberAvailable(providerSpec(head.provider), ctx.env)) {
