@@ -145,19 +145,19 @@ function makeProgress(ctx: CliContext) {
       stop: () => started && bar.stop(),
     }
   }
-  let lastQuarter = -1
-  let lastEmbedQuarter = -1
   return {
-    update(done: number, total: number) {
-      const quarter = Math.floor((done / Math.max(total, 1)) * 4)
-      if (quarter !== lastQuarter) ctx.stderr(`indexing: ${done}/${total} files\n`)
-      lastQuarter = quarter
-    },
-    embedded(done: number, total: number) {
-      const quarter = Math.floor((done / Math.max(total, 1)) * 4)
-      if (quarter !== lastEmbedQuarter) ctx.stderr(`embedding: ${done}/${total} chunks\n`)
-      lastEmbedQuarter = quarter
-    },
+    update: quarterLines(ctx, 'indexing', 'files'),
+    embedded: quarterLines(ctx, 'embedding', 'chunks'),
     stop: () => {},
+  }
+}
+
+/** A progress line each time `done` crosses into the next quarter of `total`. */
+function quarterLines(ctx: CliContext, label: string, unit: string): (done: number, total: number) => void {
+  let last = -1
+  return (done, total) => {
+    const quarter = Math.floor((done / Math.max(total, 1)) * 4)
+    if (quarter !== last) ctx.stderr(`${label}: ${done}/${total} ${unit}\n`)
+    last = quarter
   }
 }
