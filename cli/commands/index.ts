@@ -6,6 +6,7 @@ import type { Manifest } from '../../core/index-format.ts'
 import { buildIndex, createdAtFromEnv, type EmbedSummary } from '../../indexer/build.ts'
 import { defaultCacheDir } from '../../indexer/embed.ts'
 import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
+import { kb } from '../format.ts'
 
 interface IndexFlags {
   site?: string | boolean
@@ -15,7 +16,6 @@ interface IndexFlags {
   exclude?: string[]
 }
 
-const kb = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KB`)
 
 export function defineIndexCommand(program: Command, ctx: CliContext): void {
   program

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { Command } from 'commander'
 import { UsageError, type CliContext } from '../context.ts'
+import { kb } from '../format.ts'
 
 const SHIPPED = fileURLToPath(new URL('../../dist/widget/', import.meta.url))
 const DEFAULT_OUT = 'public/docpilot-assets'
@@ -39,18 +40,6 @@ async function buildFromSource(out: string, minify: boolean): Promise<string | n
   }
   return build(out, { minify })
 }
-
-async function fileSizes(dir: string): Promise<{ name: string; raw: number; gzip: number }[]> {
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.js') || n.endsWith('.wasm')).sort()
-  return Promise.all(
-    names.map(async (name) => {
-      const bytes = await readFile(join(dir, name))
-      return { name, raw: bytes.length, gzip: gzipSync(bytes).length }
-    }),
-  )
-}
-
-const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
 
 export function defineWidgetCommand(program: Command, ctx: CliContext): void {
   program
@@ -84,10 +73,13 @@ Examples:
         }
         await cp(SHIPPED, out, { recursive: true })
       }
-      const sizes = await fileSizes(out)
-      const loader = sizes.find((s) => s.name === 'docpilot.js')
-      ctx.stdout(`Wrote the widget into ${relative(ctx.cwd, out) || '.'}: ${sizes.length} files` + (loader ? `; the loader is ${kb(loader.gzip)} gzip, the rest loads when a reader opens the panel.\n` : '.\n'))
-      const src = '/' + relative(ctx.cwd, out).split('\\').join('/').replace(/^(public|dist|static)\//, '') + '/docpilot.js'
-      ctx.stdout(`\nAdd this to your pages (adjust src to where the folder is served):\n  <script src="${src.replace(/^\/+/, '/')}" data-index="${flags.index}" defer></script>\n`)
+      const files = (await readdir(out)).length
+      const loaderGzip = gzipSync(await readFile(join(out, 'docpilot.js'))).length
+      const shown = relative(ctx.cwd, out).split('\\').join('/')
+      ctx.stdout(`Wrote the widget into ${shown || '.'}: ${files} files; the loader is ${kb(loaderGzip)} gzip, the rest loads when a reader opens the panel.\n`)
+      // A site serves public/, dist/ or static/ at its root; the folder below it is the URL path.
+      const served = shown.replace(/^(public|dist|static)(\/|$)/, '')
+      const src = `/${served ? `${served}/` : ''}docpilot.js`
+      ctx.stdout(`\nAdd this to your pages (adjust src to where the folder is served):\n  <script src="${src}" data-index="${flags.index}" defer></script>\n`)
     })
 }
