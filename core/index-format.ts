@@ -83,4 +83,6 @@ export interface Manifest {
     /** The owner's answer settings (chat.maxTokens, temperature, timeouts) the panel's turns use. */
     settings?: PublicChatSettings
   }
+  /** What the empty panel offers: the owner's `panel.suggestions`, or questions derived from headings. Absent in older indexes. */
+  panel?: { suggestions: string[] }
 }

@@ -8,6 +8,7 @@ import type { DocpilotConfig } from '../core/config/schema.ts'
 import { publicChat, resolveChain, type ResolvedChain } from '../core/chain/resolve.ts'
 import type { EmbedderIdentity, Manifest } from '../core/index-format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
+import { suggestFromHeadings } from './suggest.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
 
@@ -115,6 +116,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     gate: config.gate,
     ...(dense ? { dense } : {}),
     chat,
+    panel: { suggestions: panelSuggestions(config.panel.suggestions, collected.chunks) },
     onPart: opts.onPart,
   })
   return {
@@ -126,6 +128,12 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     chat,
     ms: performance.now() - started,
   }
+}
+
+/** The owner's suggestions as written, none for `false`, else questions derived from the headings. */
+function panelSuggestions(configured: DocpilotConfig['panel']['suggestions'], chunks: Parameters<typeof suggestFromHeadings>[0]): string[] {
+  if (configured === false) return []
+  return configured ?? suggestFromHeadings(chunks)
 }
 
 function embedContext(opts: BuildOptions): EmbedContext & { chain: ResolvedChain } {

@@ -39,6 +39,7 @@ export interface WriteIndexInput {
   /** The dense channel's parts (vectors, model files) and the embedder identity naming them. */
   dense?: DenseParts
   chat?: Manifest['chat']
+  panel?: Manifest['panel']
   lexicalSettings?: LexicalSettings
   shardSize?: number
   /** Called after each part is on disk (progress; a throw aborts the write). */
@@ -146,6 +147,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
       },
     },
     chat: input.chat ?? { chain: [] },
+    ...(input.panel ? { panel: input.panel } : {}),
   }
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
   // Vectors and model files are binary and stored as they are (already compact, or served compressed).

@@ -122,6 +122,18 @@ export const FeedbackSchema = z.strictObject({
   maxBytes: z.number().int().min(256).max(65_536).default(8192),
 })
 
+/** What the panel offers readers beyond answers. */
+export const PanelSchema = z.strictObject({
+  /**
+   * Questions the empty panel suggests (at most 4). Absent: derived from the
+   * docs' headings at index time. false: none.
+   */
+  suggestions: z
+    .union([z.literal(false), z.array(z.string().trim().min(1).max(200)).max(4)])
+    .describe('false or a list of up to 4 questions')
+    .optional(),
+})
+
 export const ConfigSchema = z.strictObject({
   docs: DocsSchema.default({}),
   /** Output folder of `docpilot index`. */
@@ -151,6 +163,7 @@ export const ConfigSchema = z.strictObject({
     rateLimit: { perMinute: 20, burst: 10 },
   }),
   feedback: FeedbackSchema.default({ storeText: false, maxBytes: 8192 }),
+  panel: PanelSchema.default({}),
 })
 
 /** What an owner writes (every field optional). */

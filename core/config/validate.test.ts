@@ -61,6 +61,14 @@ describe('validateConfig', () => {
     expect(lines).toHaveLength(5)
   })
 
+  it('names panel.suggestions and what it takes: false or up to four questions', () => {
+    expect(problems({ panel: { suggestions: ['a', 'b', 'c', 'd', 'e'] } })).toEqual([
+      'Invalid config docpilot.config.ts: panel.suggestions must be false or a list of up to 4 questions (got ["a","b","c","d","e"])',
+    ])
+    expect(problems({ panel: { suggestions: ['  '] } })).toEqual(['Invalid config docpilot.config.ts: panel.suggestions[0] must not be empty (got "  ")'])
+    expect(validateConfig({ panel: { suggestions: [' Why? '] } }, 'docpilot.config.ts').panel.suggestions).toEqual(['Why?'])
+  })
+
   it('rejects a file that exports something other than an object', () => {
     expect(problems(5)).toEqual(['Invalid config docpilot.config.ts: the file must export a config object (got 5)'])
   })
