@@ -40,3 +40,10 @@ export function positiveInt(name: string): (raw: string) => number {
     return n
   }
 }
+
+/** Parses --port: 0 (any free port) to 65535. */
+export function portNumber(raw: string): number {
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${raw}")`)
+  return n
+}

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { IN_MEMORY, SqliteState, createNodeProxy, resolveDbPath } from './node.ts'
+import { IN_MEMORY, MemoryState, SqliteState, createNodeProxy, resolveDbPath } from './node.ts'
 import { parseProxySettings } from './settings.ts'
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'docpilot-node-state-'))
@@ -31,6 +31,19 @@ describe('proxy state path', () => {
     // A new UTC day starts over.
     expect((await reopened.spendDaily(1, Date.UTC(2026, 0, 2, 0, 0, 1))).ok).toBe(true)
     reopened.close()
+  })
+})
+
+describe('state in memory (no SQLite installed)', () => {
+  it('keeps the same daily ceiling as the SQLite state, and starts over on a new UTC day', async () => {
+    const now = Date.UTC(2026, 0, 1, 12)
+    for (const state of [new MemoryState(), new SqliteState(IN_MEMORY)]) {
+      expect(await state.spendDaily(2, now)).toEqual({ ok: true, used: 1, resetAt: Date.UTC(2026, 0, 2) })
+      expect(await state.spendDaily(2, now)).toEqual({ ok: true, used: 2, resetAt: Date.UTC(2026, 0, 2) })
+      expect(await state.spendDaily(2, now)).toEqual({ ok: false, used: 2, resetAt: Date.UTC(2026, 0, 2) })
+      expect(await state.spendDaily(2, Date.UTC(2026, 0, 2, 0, 0, 1))).toMatchObject({ ok: true, used: 1 })
+      state.close()
+    }
   })
 })
 

@@ -1,13 +1,19 @@
 /**
- * The Node entry of the proxy (`docpilot dev`, self-hosters). Per-client
- * buckets live in memory; the daily ceiling and feedback live in one SQLite
- * file, so several processes pointed at the same file share one ceiling and
- * a restart keeps the day's count.
+ * The Node entry of the proxy (`docpilot dev`, `preview`, self-hosters).
+ * Per-client buckets live in memory; the daily ceiling and feedback live in
+ * one SQLite file, so several processes pointed at the same file share one
+ * ceiling and a restart keeps the day's count.
+ *
+ * SQLite comes from better-sqlite3, a native module and an optional peer
+ * dependency: an owner who only indexes never installs (or compiles) it. It is
+ * loaded on first use; without it, state kept in memory (':memory:') needs
+ * nothing, and a file path fails with the package to install.
  */
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { basename, dirname, resolve } from 'node:path'
 import type { AddressInfo } from 'node:net'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { serve, getRequestListener, type ServerType } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context, Hono } from 'hono'
@@ -30,8 +36,87 @@ export function resolveDbPath(cwd: string, path: string): string {
   return path === IN_MEMORY ? IN_MEMORY : resolve(cwd, path)
 }
 
+/** What the Node proxy keeps: request buckets, the daily counter and feedback. */
+export interface ProxyState extends LimitStore, FeedbackStore {
+  /** Stored feedback, newest last (for owners' scripts and tests). */
+  feedbackRows(): FeedbackRow[]
+  close(): void
+}
+
+type SqliteModule = typeof Database
+
+let sqlite: SqliteModule | null | undefined
+
+/** better-sqlite3, or null when it is not installed. */
+function loadSqlite(): SqliteModule | null {
+  if (sqlite !== undefined) return sqlite
+  try {
+    sqlite = createRequire(import.meta.url)('better-sqlite3') as SqliteModule
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err
+    sqlite = null
+  }
+  return sqlite
+}
+
+export function sqliteInstalled(): boolean {
+  return loadSqlite() !== null
+}
+
+/** A state file was asked for, and better-sqlite3 is not installed. */
+export class SqliteMissingError extends Error {
+  constructor(path: string) {
+    super(
+      `Keeping the proxy's daily counter and feedback in ${path} needs SQLite: install it with \`npm install better-sqlite3\` ` +
+        `(or keep them in this process's memory with ':memory:', lost on restart).`,
+    )
+    this.name = 'SqliteMissingError'
+  }
+}
+
+/** Daily counter and feedback in this process's memory: what ':memory:' keeps when SQLite is not installed. */
+export class MemoryState implements ProxyState {
+  private readonly buckets = new MemoryBuckets()
+  private readonly daily = new Map<string, number>()
+  private readonly feedback: FeedbackRow[] = []
+
+  async take(client: string, limit: RateLimit, now: number): Promise<TakeResult> {
+    return this.buckets.take(client, limit, now)
+  }
+
+  async spendDaily(limit: number, now: number): Promise<DailyResult> {
+    const day = dayKey(now)
+    const used = this.daily.get(day) ?? 0
+    const resetAt = nextUtcMidnight(now)
+    if (used >= limit) return { ok: false, used, resetAt }
+    // Only today's count matters; yesterday's is dropped.
+    this.daily.clear()
+    this.daily.set(day, used + 1)
+    return { ok: true, used: used + 1, resetAt }
+  }
+
+  async save(row: FeedbackRow): Promise<void> {
+    this.feedback.push(row)
+  }
+
+  feedbackRows(): FeedbackRow[] {
+    return [...this.feedback]
+  }
+
+  close(): void {}
+}
+
+/** The state for a path: SQLite when installed; without it, memory for ':memory:' and an error for a file. */
+export function openProxyState(path: string): ProxyState {
+  if (!sqliteInstalled()) {
+    if (path === IN_MEMORY) return new MemoryState()
+    throw new SqliteMissingError(path)
+  }
+  return new SqliteState(path)
+}
+
 /** Daily counter and feedback in SQLite; buckets in this process's memory. */
-export class SqliteState implements LimitStore, FeedbackStore {
+export class SqliteState implements ProxyState {
   private readonly db: Database.Database
   private readonly buckets = new MemoryBuckets()
   private readonly spend: Database.Statement<[{ day: string; limit: number }], { used: number }>
@@ -39,13 +124,13 @@ export class SqliteState implements LimitStore, FeedbackStore {
   private readonly insertFeedback: Database.Statement<unknown[]>
 
   constructor(path: string) {
-    if (path !== IN_MEMORY) {
-      if (basename(path) === IN_MEMORY) {
-        throw new Error(`Proxy state path ${path} is ':memory:' joined to a folder; pass ':memory:' itself for state kept in memory (resolveDbPath does this).`)
-      }
-      mkdirSync(dirname(path), { recursive: true })
+    if (path !== IN_MEMORY && basename(path) === IN_MEMORY) {
+      throw new Error(`Proxy state path ${path} is ':memory:' joined to a folder; pass ':memory:' itself for state kept in memory (resolveDbPath does this).`)
     }
-    this.db = new Database(path)
+    const Sqlite = loadSqlite()
+    if (!Sqlite) throw new SqliteMissingError(path)
+    if (path !== IN_MEMORY) mkdirSync(dirname(path), { recursive: true })
+    this.db = new Sqlite(path)
     this.db.pragma('journal_mode = WAL')
     this.db.pragma('busy_timeout = 5000')
     this.db.exec('CREATE TABLE IF NOT EXISTS daily (day TEXT PRIMARY KEY, used INTEGER NOT NULL)')
@@ -90,7 +175,7 @@ export interface NodeProxyOptions {
   settings: ProxySettings
   /** Keys and base-URL overrides; defaults to process.env. */
   env?: ProxyEnv
-  /** SQLite file for the daily counter and feedback; ':memory:' keeps nothing. */
+  /** SQLite file for the daily counter and feedback; ':memory:' keeps nothing (and needs no SQLite). */
   dbPath?: string
   /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
   trustProxy?: boolean
@@ -100,7 +185,7 @@ export interface NodeProxyOptions {
 
 export interface NodeProxy {
   app: Hono
-  state: SqliteState
+  state: ProxyState
   close(): void
 }
 
@@ -119,7 +204,7 @@ function clientIp(c: Context, trustProxy: boolean): string {
 
 /** The proxy as a Hono app (mount it, or serve it with `serveProxy`). */
 export function createNodeProxy(options: NodeProxyOptions): NodeProxy {
-  const state = new SqliteState(options.dbPath ?? DEFAULT_DB_PATH)
+  const state = openProxyState(options.dbPath ?? DEFAULT_DB_PATH)
   const env = options.env ?? process.env
   const trustProxy = options.trustProxy ?? false
   const app = createProxyApp({
@@ -140,20 +225,56 @@ export interface ServedProxy extends NodeProxy {
   server: ServerType
 }
 
+/** Something else already listens on the port asked for. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly hostname: string,
+  ) {
+    super(`port ${port} on ${hostname} is already in use (another docpilot, or another server): pick another with --port ${port + 1}, or --port 0 for any free one`)
+    this.name = 'PortInUseError'
+  }
+}
+
+/** Serves a fetch handler on a port (0: any free one); a port already taken rejects with PortInUseError, not an uncaught error event. */
+export async function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, hostname: string): Promise<ServerType> {
+  return new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch, port, hostname }, () => {
+      s.off('error', failed)
+      resolve(s)
+    })
+    function failed(err: NodeJS.ErrnoException) {
+      reject(err.code === 'EADDRINUSE' ? new PortInUseError(port, hostname) : err)
+    }
+    s.once('error', failed)
+  })
+}
+
+/** Stops accepting, drops open (streaming) connections, and resolves once the server is closed. */
+export function stopServer(server: ServerType): Promise<void> {
+  return new Promise<void>((done) => {
+    server.close(() => done())
+    if ('closeAllConnections' in server) server.closeAllConnections()
+  })
+}
+
 export async function serveProxy(options: NodeProxyOptions & { port?: number; hostname?: string }): Promise<ServedProxy> {
   const proxy = createNodeProxy(options)
   const hostname = options.hostname ?? '127.0.0.1'
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: proxy.app.fetch, port: options.port ?? 0, hostname }, () => resolve(s))
-  })
+  let server: ServerType
+  try {
+    server = await listen(proxy.app.fetch, options.port ?? 0, hostname)
+  } catch (err) {
+    proxy.close()
+    throw err
+  }
   const { port } = server.address() as AddressInfo
   return {
     ...proxy,
     server,
     url: `http://${hostname}:${port}`,
     close: () => {
-      server.close()
-      if ('closeAllConnections' in server) server.closeAllConnections()
+      void stopServer(server)
       proxy.close()
     },
   }

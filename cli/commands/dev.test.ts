@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { validateConfig } from '../../core/config/validate.ts'
+import { startFakeProviders, type FakeProviders } from '../../fixtures/providers/index.ts'
 import { DEMO_NOTICE, defaultDocsDir, startDevServer, STRICT_CSP, type DevServer } from './dev.ts'
 
 const SITE = fileURLToPath(new URL('../../fixtures/site/', import.meta.url))
@@ -34,9 +35,12 @@ const start = (fakeProviders: boolean, indexDir: string): Promise<DevServer> =>
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 describe('defaultDocsDir', () => {
-  it("is the project's own docs/ when it has pages, else fixtures/site/", () => {
+  it("is the project's own docs/ when it has pages, else the fixture site when there is one, else nothing", () => {
     const project = join(work, 'project')
     mkdirSync(join(project, 'docs'), { recursive: true })
+    expect(defaultDocsDir(project)).toBeUndefined()
+    mkdirSync(join(project, 'fixtures', 'site'), { recursive: true })
+    writeFileSync(join(project, 'fixtures', 'site', 'index.md'), '# Fixture\n')
     expect(defaultDocsDir(project)).toBe(join(project, 'fixtures/site'))
     writeFileSync(join(project, 'docs', 'intro.md'), '# Intro\n')
     expect(defaultDocsDir(project)).toBe(join(project, 'docs'))
@@ -97,5 +101,39 @@ describe('without keys or fakes', () => {
     expect(server.manifest.chat.chain).toEqual([])
     const html = await (await fetch(`${server.url}/`)).text()
     expect(html).not.toContain(DEMO_NOTICE)
+  })
+})
+
+describe('a custom member configured by baseURL in the config', () => {
+  let server: DevServer
+  let fakes: FakeProviders
+  beforeAll(async () => {
+    fakes = await startFakeProviders()
+    server = await startDevServer({
+      docsDir: SITE,
+      indexDir: join(work, 'index-custom'),
+      widgetDir,
+      buildWidget: false,
+      config: validateConfig({ embed: false, chat: { chain: [{ provider: 'custom', model: 'my-model', baseURL: fakes.baseUrl('custom') }] } }, '(test)'),
+      // Nothing in the environment: the config alone says where the server is, as it does for `proxy` and `doctor`.
+      env: {},
+      dbPath: ':memory:',
+    })
+  })
+  afterAll(async () => {
+    await server?.close()
+    await fakes?.close()
+  })
+
+  it('is served by the dev proxy exactly as `docpilot proxy` serves it', async () => {
+    const res = await fetch(`${server.url}/ai/custom/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'my-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    const body = await res.text()
+    expect(res.status, body).toBe(200)
+    expect(body).toContain('data:')
+    expect((await fakes.requests()).map((r) => r.member)).toEqual(['custom'])
   })
 })

@@ -64,6 +64,25 @@ describe('doctor --proxy (printing)', () => {
   })
 })
 
+describe('doctor --proxy with nothing configured', () => {
+  it('exits 0, says readers get search answers and what to set for model answers, and prints nothing on stderr', async () => {
+    const o = { out: '', err: '' }
+    const ctx = { cwd: tmp(), env: {}, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false }
+    expect(await main(['doctor', '--proxy'], ctx)).toBe(0)
+    expect(o.out).toContain('readers get search answers')
+    expect(o.out).toMatch(/chat: \{ provider: 'openai' \}.*\n?.*OPENAI_API_KEY/s)
+    expect(o.err).toBe('')
+  })
+
+  it('with a key, prints the routes and nothing on stderr', async () => {
+    const o = { out: '', err: '' }
+    const ctx = { cwd: tmp(), env: { OPENAI_API_KEY: 'sk-x' }, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false }
+    expect(await main(['doctor', '--proxy'], ctx)).toBe(0)
+    expect(o.out).toContain('/ai/openai/chat/completions')
+    expect(o.err).toBe('')
+  })
+})
+
 describe('doctor --proxy --url (checking a running proxy)', () => {
   let fakes: FakeProviders
   const running: ServedProxy[] = []

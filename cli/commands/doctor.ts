@@ -348,7 +348,7 @@ and one deliberately malformed POST per route, which the proxy refuses before an
         stdout: ctx.stdout,
       })
       // main() turns a thrown error into exit code 1.
-      if (code !== 0) throw new Error(flags.url ? 'doctor: the proxy check failed (FAIL lines above).' : 'doctor: nothing to check.')
+      if (code !== 0) throw new Error('doctor: the proxy check failed (FAIL lines above).')
     })
 }
 
@@ -364,13 +364,8 @@ export interface DoctorProxyOptions {
 /** Prints the plan (and, with a URL, the check); returns the exit code. */
 export async function runDoctorProxy(opts: DoctorProxyOptions): Promise<number> {
   const plan = proxyPlan(opts.config, opts.env, opts.embedder)
-  if (plan.lines.length === 0) {
-    opts.stdout(
-      'No proxy routes: the chat chain is empty in this environment. Set a provider key (e.g. OPENAI_API_KEY) or name one with chat.provider, then run this again.\n',
-    )
-    return 1
-  }
-  opts.stdout(renderProxyPlan(plan))
+  if (plan.lines.length === 0) opts.stdout(NO_ROUTES)
+  else opts.stdout(renderProxyPlan(plan))
   if (!opts.url) return 0
   let url: URL
   try {
@@ -383,5 +378,11 @@ export async function runDoctorProxy(opts: DoctorProxyOptions): Promise<number> 
   opts.stdout(result.text)
   return result.ok ? 0 : 1
 }
+
+/** An empty chain is a working setup (search answers), not a failure: say what readers get and what turns models on. */
+export const NO_ROUTES =
+  'No proxy routes: no chat provider is configured, so readers get search answers (the ranked passages, no model).\n' +
+  'For model answers, name a provider in the config (chat: { provider: \'openai\' }) or set its key where you run\n' +
+  'docpilot index and this command (e.g. OPENAI_API_KEY); `docpilot doctor --proxy` then lists the routes to deploy.\n'
 
 export type { ProxyRoute }

@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -27,5 +28,21 @@ describe('docpilot proxy --settings', () => {
     expect(await r.main()).toBe(2)
     expect(r.o.err).toMatch(/settings\.json: Invalid proxy settings at routes\.0\.member/)
     expect(r.o.err).toContain('DOCPILOT_PROXY JSON that `docpilot doctor --proxy` prints')
+  })
+})
+
+describe('docpilot proxy on a port something else holds', () => {
+  it('says which port is taken and how to pick another, instead of a stack trace', async () => {
+    const holder = createServer()
+    await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done))
+    const { port } = holder.address() as AddressInfo
+    try {
+      const o = { out: '', err: '' }
+      const ctx = { cwd: mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-')), env: {}, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false }
+      expect(await main(['proxy', '--port', String(port), '--db', ':memory:'], ctx)).toBe(1)
+      expect(o.err.trim()).toBe(`port ${port} on 127.0.0.1 is already in use (another docpilot, or another server): pick another with --port ${port + 1}, or --port 0 for any free one`)
+    } finally {
+      holder.close()
+    }
   })
 })

@@ -5,7 +5,7 @@ import type { Command } from 'commander'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
 import { DEFAULT_DB_PATH, resolveDbPath, serveProxy } from '../../proxy/node.ts'
-import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
+import { indexDirFor, loadConfigFor, portNumber, UsageError, type CliContext } from '../context.ts'
 import { manifestEmbedder } from './doctor.ts'
 
 interface ProxyFlags {
@@ -43,7 +43,7 @@ export function defineProxyCommand(program: Command, ctx: CliContext): void {
         'Put it behind your site\'s reverse proxy (`docpilot doctor --proxy` prints nginx and Caddy snippets).\n' +
         'The daily ceiling and feedback live in a SQLite file; several processes may share it.',
     )
-    .option('--port <n>', 'port to listen on', positiveInt('--port'), 8787)
+    .option('-p, --port <port>', 'port to listen on (0: any free port)', portNumber, 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--db <file>', `SQLite file for the daily counter and feedback (default: ${DEFAULT_DB_PATH}; :memory: keeps nothing)`)
     .option('--trust-proxy', 'take the client address from X-Forwarded-For (only behind your own reverse proxy)')

@@ -6,39 +6,20 @@
  * `prepack`); a source checkout, which has Vite, builds them fresh so they
  * always match the code.
  */
-import { cp, readdir, readFile, stat } from 'node:fs/promises'
+import { cp, readdir, readFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { Command } from 'commander'
 import { UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
+import { shippedWidget, widgetBuilder } from '../widget-files.ts'
 
-const SHIPPED = fileURLToPath(new URL('../../dist/widget/', import.meta.url))
 const DEFAULT_OUT = 'public/docpilot-assets'
 
 interface WidgetFlags {
   out: string
   index: string
   minify: boolean
-}
-
-async function hasLoader(dir: string): Promise<boolean> {
-  return stat(join(dir, 'docpilot.js')).then(
-    (s) => s.isFile(),
-    () => false,
-  )
-}
-
-/** Builds with Vite when this is a source checkout; null when Vite is not installed (a published package). */
-async function buildFromSource(out: string, minify: boolean): Promise<string | null> {
-  let build: typeof import('../../widget/vite.config.ts').buildWidget
-  try {
-    build = (await import('../../widget/vite.config.ts')).buildWidget
-  } catch {
-    return null
-  }
-  return build(out, { minify })
 }
 
 export function defineWidgetCommand(program: Command, ctx: CliContext): void {
@@ -66,13 +47,9 @@ Examples:
         throw new UsageError(`--index must be a URL path like /docpilot/ (got "${flags.index}")`)
       }
       const out = resolve(ctx.cwd, flags.out)
-      const built = await buildFromSource(out, flags.minify)
-      if (!built) {
-        if (!(await hasLoader(SHIPPED))) {
-          throw new Error(`This docpilot install has no widget files (${SHIPPED} is missing or empty). Reinstall docpilot, or build from a source checkout with \`npm run build:widget\`.`)
-        }
-        await cp(SHIPPED, out, { recursive: true })
-      }
+      const build = await widgetBuilder()
+      if (build) await build(out, { minify: flags.minify })
+      else await cp(shippedWidget(), out, { recursive: true })
       const files = (await readdir(out)).length
       const loaderGzip = gzipSync(await readFile(join(out, 'docpilot.js'))).length
       const shown = relative(ctx.cwd, out).split('\\').join('/')

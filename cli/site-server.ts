@@ -1,0 +1,154 @@
+/**
+ * The one HTTP server behind `docpilot dev` and `docpilot preview`: a docs
+ * site, the index, the widget files and the Node proxy on one origin, as a
+ * deployed site serves them. What differs between the two commands (demo
+ * pages or the owner's built site, a fresh index or the real one) is passed
+ * in; how files are found, typed, cached and compressed lives here once.
+ */
+import { statSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { extname, join, resolve, sep } from 'node:path'
+import { Hono, type Context } from 'hono'
+import { compress } from 'hono/compress'
+import { listen, stopServer, type NodeProxy } from '../proxy/node.ts'
+
+/**
+ * The page's Content-Security-Policy: no inline script, no eval. The one
+ * relaxation is 'wasm-unsafe-eval', which WebAssembly compilation needs (for
+ * embedders that run a WASM runtime); nothing else is allowed to evaluate code.
+ */
+export const STRICT_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ')
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.htm': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.wasm': 'application/wasm',
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+}
+
+export const isHtml = (path: string) => /\.html?$/i.test(path)
+
+/** A file under `root`, or undefined when the path escapes it or names nothing. */
+export function safeFile(root: string, urlPath: string): string | undefined {
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(urlPath)
+  } catch {
+    return undefined
+  }
+  const file = resolve(root, `.${decoded.startsWith('/') ? decoded : `/${decoded}`}`)
+  if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) return undefined
+  try {
+    return statSync(file).isFile() ? file : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The file a static host serves for a URL path: the file itself, the folder's index.html, or the path with .html added. */
+export function siteFile(root: string, urlPath: string): string | undefined {
+  return safeFile(root, urlPath) ?? safeFile(root, join(urlPath, 'index.html')) ?? safeFile(root, `${urlPath.replace(/\/$/, '')}.html`)
+}
+
+/** A folder served below a URL path. */
+export interface Mount {
+  /** URL path ending in '/', e.g. '/docpilot/'. */
+  url: string
+  dir: string
+  /** 'immutable': content-addressed files, cached forever. 'revalidate': checked on every use. */
+  cache: 'immutable' | 'revalidate'
+}
+
+/** What the site answers for a page path: HTML to send, a file to send as it is, or nothing (404). */
+export type PageAnswer = { html: string; status?: number } | { file: string } | undefined
+
+export interface SiteServerOptions {
+  proxy: NodeProxy
+  /** Folders served below URL paths (the index, the widget files), checked before the pages. */
+  mounts?: Mount[]
+  /** Exact paths answered from memory (a rewritten manifest, a stylesheet), checked first. */
+  fixed?: Record<string, { body: string; type: string }>
+  /** Every other GET. */
+  page: (path: string) => Promise<PageAnswer>
+  /** Send STRICT_CSP with every HTML response. */
+  csp: boolean
+  port: number
+  host: string
+}
+
+export interface SiteServer {
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+export async function startSiteServer(opts: SiteServerOptions): Promise<SiteServer> {
+  const typeOf = (path: string) => TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream'
+  const sendFile = async (c: Context, path: string, cache: string) =>
+    c.body(await readFile(path), 200, { 'content-type': typeOf(path), 'cache-control': cache })
+  const sendHtml = (c: Context, body: string, status: number) => {
+    if (opts.csp) c.header('content-security-policy', STRICT_CSP)
+    c.header('cache-control', 'no-store')
+    return c.html(body, status as 200)
+  }
+
+  const app = new Hono()
+  app.all('/ai/*', (c) => opts.proxy.app.fetch(c.req.raw, c.env))
+  // Everything else is compressed on the wire, as any production server does (the bench counts
+  // these bytes). Not /ai/: a streamed answer must reach the reader delta by delta.
+  app.use('*', async (c, next) => (c.req.path.startsWith('/ai/') ? next() : compress()(c, next)))
+  app.get('*', async (c) => {
+    const path = c.req.path
+    const fixed = opts.fixed?.[path]
+    if (fixed) return c.body(fixed.body, 200, { 'content-type': fixed.type, 'cache-control': 'no-cache' })
+    for (const mount of opts.mounts ?? []) {
+      if (!path.startsWith(mount.url)) continue
+      const file = safeFile(mount.dir, path.slice(mount.url.length))
+      if (!file) return c.notFound()
+      return sendFile(c, file, mount.cache === 'immutable' ? 'public, max-age=31536000, immutable' : 'no-cache')
+    }
+    const answer = await opts.page(path)
+    if (answer && 'file' in answer) {
+      if (opts.csp && isHtml(answer.file)) return sendHtml(c, await readFile(answer.file, 'utf8'), 200)
+      return sendFile(c, answer.file, 'no-cache')
+    }
+    // A site without an icon: say so instead of a 404 in every reader's console.
+    if (path === '/favicon.ico') return c.body(null, 204)
+    if (answer) return sendHtml(c, answer.html, answer.status ?? 200)
+    return sendHtml(c, '<!doctype html><title>Not found</title><p>Not found.</p>', 404)
+  })
+
+  const server = await listen(app.fetch, opts.port, opts.host)
+  const { port } = server.address() as AddressInfo
+  const shown = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host.includes(':') ? `[${opts.host}]` : opts.host
+  return {
+    url: `http://${shown}:${port}`,
+    port,
+    close: () => stopServer(server),
+  }
+}
