@@ -12,7 +12,7 @@ export const HF_DEFAULT_ENDPOINT = 'https://huggingface.co'
 /** Tried in order; the first that exists is the model (transformers.js repos keep it under onnx/). */
 const MODEL_CANDIDATES = ['onnx/model.onnx', 'model.onnx']
 const REQUIRED = ['tokenizer.json']
-const OPTIONAL = ['tokenizer_config.json', '1_Pooling/config.json', 'config.json']
+const OPTIONAL = ['tokenizer_config.json', '1_Pooling/config.json', 'sentence_bert_config.json', 'config.json']
 
 export class HubError extends Error {
   override name = 'HubError'

@@ -95,7 +95,7 @@ async function loadOnnxFolder(dir: string, name: string, why: string): Promise<I
     { name: 'model.onnx', bytes: await readFile(modelPath) },
     { name: 'tokenizer.json', bytes: await readFile(join(dir, 'tokenizer.json')) },
   ]
-  for (const opt of ['tokenizer_config.json', '1_Pooling/config.json']) {
+  for (const opt of ['tokenizer_config.json', '1_Pooling/config.json', 'sentence_bert_config.json']) {
     if (await isFile(join(dir, opt))) files.push({ name: opt, bytes: await readFile(join(dir, opt)) })
   }
   const { OnnxEmbedder } = await import('../core/embed/onnx.ts')
@@ -107,6 +107,7 @@ async function loadOnnxFolder(dir: string, name: string, why: string): Promise<I
       tokenizer: text('tokenizer.json'),
       ...(has('tokenizer_config.json') ? { tokenizerConfig: text('tokenizer_config.json') } : {}),
       ...(has('1_Pooling/config.json') ? { pooling: text('1_Pooling/config.json') } : {}),
+      ...(has('sentence_bert_config.json') ? { sentenceBert: text('sentence_bert_config.json') } : {}),
     },
     // dims are known after the first vector; 0 until then.
     { id: name, model: `onnx:${name}`, dims: 0 },

@@ -19,6 +19,11 @@ describe('WordPiece tokenizer (tokenizer.json)', () => {
     // [CLS] hello , rout ##ing cookie ##s ! [UNK] [SEP]
     expect(tok.encode('Hello, Routing Cookies! zebra').ids).toEqual([2, 4, 13, 7, 8, 10, 11, 14, 1, 3])
   })
+  it("takes sentence-transformers' max_seq_length over the tokenizer file's own truncation", () => {
+    const json = { ...(tinyBert().tokenizer as object), truncation: { max_length: 4 } }
+    expect(new Tokenizer(json).encode('hello world route cookie').ids).toEqual([2, 4, 5, 3])
+    expect(new Tokenizer(json, {}, 512, 6).encode('hello world route cookie').ids).toEqual([2, 4, 5, 6, 10, 3])
+  })
   it('truncates to the token limit and keeps the special tokens', () => {
     const short = new Tokenizer(tinyBert().tokenizer, {}, 4)
     expect(short.encode('hello world route cookie').ids).toEqual([2, 4, 5, 3])

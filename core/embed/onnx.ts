@@ -18,19 +18,21 @@ export interface OnnxFolder {
   tokenizer: unknown
   tokenizerConfig?: { model_max_length?: number; pad_token?: string }
   pooling?: { pooling_mode_cls_token?: boolean; pooling_mode_mean_tokens?: boolean }
+  /** sentence-transformers' own settings: its max_seq_length is the limit the model was trained and published with. */
+  sentenceBert?: { max_seq_length?: number }
 }
 
 export interface OnnxOptions {
   /** Texts per session run (default 16). */
   batchSize?: number
-  /** Token limit below the model's own (default: the model's, at most 512). */
+  /** Token limit below the model's own (default: sentence_bert_config.json's, else the tokenizer's, at most 512). */
   maxTokens?: number
   /** Retrieval prefixes some models expect (e5: 'query: ' / 'passage: '). */
   prefixes?: { query?: string; document?: string }
 }
 
 /** The folder's parts as an index names them (content-addressed copies of the files). */
-export const ONNX_PARTS = ['model.onnx', 'tokenizer.json', 'tokenizer_config.json', '1_Pooling/config.json'] as const
+export const ONNX_PARTS = ['model.onnx', 'tokenizer.json', 'tokenizer_config.json', '1_Pooling/config.json', 'sentence_bert_config.json'] as const
 
 export class OnnxEmbedder implements Embedder {
   private queue: Promise<unknown> = Promise.resolve()
@@ -53,7 +55,7 @@ export class OnnxEmbedder implements Embedder {
     if (!session.inputNames.includes('input_ids')) {
       throw new EmbedError(`model.onnx takes inputs [${session.inputNames.join(', ')}]; an encoder with "input_ids" is expected`, 'bad_model')
     }
-    const tokenizer = new Tokenizer(folder.tokenizer, folder.tokenizerConfig, opts.maxTokens ?? 512)
+    const tokenizer = new Tokenizer(folder.tokenizer, folder.tokenizerConfig, opts.maxTokens ?? 512, folder.sentenceBert?.max_seq_length)
     const pooling = folder.pooling?.pooling_mode_cls_token && !folder.pooling.pooling_mode_mean_tokens ? 'cls' : 'mean'
     return new OnnxEmbedder({ quantization: 'int8', ...identity, kind: 'local' }, session, tokenizer, pooling, opts)
   }

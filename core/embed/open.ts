@@ -76,11 +76,12 @@ export async function openEmbedder(identity: EmbedderIdentity, deps: OpenEmbedde
   }
   // Loaded only for onnx indexes: keeps onnxruntime out of static and hosted readers.
   const { OnnxEmbedder } = await import('./onnx.ts')
-  const [model, tokenizer, tokenizerConfig, pooling] = await Promise.all([
+  const [model, tokenizer, tokenizerConfig, pooling, sentenceBert] = await Promise.all([
     read('model.onnx'),
     read('tokenizer.json'),
     read('tokenizer_config.json', true),
     read('1_Pooling/config.json', true),
+    read('sentence_bert_config.json', true),
   ])
   return OnnxEmbedder.create(
     {
@@ -88,6 +89,7 @@ export async function openEmbedder(identity: EmbedderIdentity, deps: OpenEmbedde
       tokenizer: JSON.parse(text(tokenizer!)),
       ...(tokenizerConfig ? { tokenizerConfig: JSON.parse(text(tokenizerConfig)) } : {}),
       ...(pooling ? { pooling: JSON.parse(text(pooling)) } : {}),
+      ...(sentenceBert ? { sentenceBert: JSON.parse(text(sentenceBert)) } : {}),
     },
     identity,
   )

