@@ -219,3 +219,38 @@ describe('a manifest naming an embedder this docpilot does not know', { timeout:
     await expect(openIndex(inner)).rejects.toThrow(/names embedder "docpilot-static-en-v1" but no "vectors" part/)
   })
 })
+
+describe('one result row per section', { timeout: SLOW }, () => {
+  let dir: string
+  beforeAll(async () => {
+    // One long section cut into many windows, each mentioning the question's words, next to short sections.
+    const docs = mkdtempSync(join(tmpdir(), 'dp-sections-'))
+    const long = Array.from({ length: 12 }, (_, i) => `Step ${i + 1}: set the signed cookie secret and rotate the cookie key with care.`).join(' ')
+    writeFileSync(join(docs, 'cookies.md'), `# Cookies\n\n## Signed cookies\n\n${long}\n\n## Deleting a cookie\n\nCall deleteCookie with the cookie name.\n`)
+    writeFileSync(join(docs, 'sessions.md'), '# Sessions\n\n## Session cookie\n\nThe session id lives in a signed cookie.\n')
+    dir = join(mkdtempSync(join(tmpdir(), 'dp-sections-out-')), 'index')
+    await buildIndex({
+      root: docs,
+      mode: 'source',
+      out: dir,
+      config: validateConfig({ chunks: { maxWords: 50, overlapWords: 10 } }, '(test)'),
+      docpilotVersion: 'test',
+      embed: { env: {}, configDir: tmpdir(), cacheDir: mkdtempSync(join(tmpdir(), 'dp-cache-')) },
+    })
+  }, SLOW)
+
+  for (const lexicalOnly of [false, true]) {
+    it(`${lexicalOnly ? 'lexical-only' : 'hybrid'}: windows of one long section come back as one row, the best one`, async () => {
+      const index = await openIndex(fsPartLoader(dir))
+      const windows = (await index.chunks([...Array(index.size).keys()])).filter((c) => c.anchor === 'signed-cookies')
+      expect(windows.length).toBeGreaterThan(3)
+      const r = await index.search('signed cookie secret key', { k: 8, lexicalOnly })
+      const sections = r.results.map((p) => `${p.path}#${p.anchor}`)
+      expect(new Set(sections).size).toBe(sections.length)
+      expect(sections).toContain('cookies.md#signed-cookies')
+      expect(sections).toEqual(expect.arrayContaining(['cookies.md#deleting-a-cookie', 'sessions.md#session-cookie']))
+      // Scores stay in ranking order after windows are folded.
+      expect(r.results.map((p) => p.score)).toEqual([...r.results.map((p) => p.score)].sort((a, b) => b - a))
+    })
+  }
+})

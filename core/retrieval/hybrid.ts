@@ -152,6 +152,11 @@ export interface RankInput {
   lexicalOnly?: boolean
   queryVector?: Float32Array
   signal?: AbortSignal
+  /**
+   * The section a chunk belongs to (windows of one long section share it). Results keep the best
+   * chunk of each section only, so no surface shows the same heading twice. Absent: every chunk is its own.
+   */
+  sectionOf?: (ordinal: number) => string
 }
 
 export interface Ranked {
@@ -171,13 +176,28 @@ export function fusionConfig(manifest: Manifest): FusionConfig {
   return f && (f.method === 'linear' || f.method === 'rrf') ? (f as FusionConfig) : DEFAULT_FUSION
 }
 
+/** The first `k` hits, best first, skipping a hit whose section an earlier hit already holds. */
+export function onePerSection<T extends { ordinal: number }>(hits: readonly T[], k: number, sectionOf?: (ordinal: number) => string): T[] {
+  if (!sectionOf) return hits.slice(0, k)
+  const seen = new Set<string>()
+  const out: T[] = []
+  for (const h of hits) {
+    if (out.length === k) break
+    const section = sectionOf(h.ordinal)
+    if (seen.has(section)) continue
+    seen.add(section)
+    out.push(h)
+  }
+  return out
+}
+
 function lexicalOnlyRank(input: RankInput, degradedReason?: string): Ranked {
   return {
     mode: 'lexical',
     degraded: degradedReason !== undefined,
     ...(degradedReason !== undefined ? { degradedReason } : {}),
     gate: gate({ lexical: lexicalSignal(input.lexical) }, gateConfig(input.manifest)),
-    hits: input.lexical.slice(0, input.k).map((h) => ({ ordinal: h.ordinal, score: h.score, channels: { lexical: h.score } })),
+    hits: onePerSection(input.lexical, input.k, input.sectionOf).map((h) => ({ ordinal: h.ordinal, score: h.score, channels: { lexical: h.score } })),
   }
 }
 
@@ -212,6 +232,10 @@ export async function rankHybrid(input: RankInput): Promise<Ranked> {
       { lexical: lexicalSignal(input.lexical), dense: agreementSignal(input.lexical, (o) => denseScore(vectors, v, o)) },
       gateConfig(input.manifest),
     ),
-    hits: fused.slice(0, input.k).map((f) => ({ ordinal: Number(f.id), score: f.score, channels: f.channels })),
+    hits: onePerSection(
+      fused.map((f) => ({ ordinal: Number(f.id), score: f.score, channels: f.channels })),
+      input.k,
+      input.sectionOf,
+    ),
   }
 }

@@ -37,7 +37,10 @@ export interface LexicalSettings {
 /**
  * Function words and question scaffolding. Tuned on the dev question sets:
  * these words carry no topic, and left in they let long questions match
- * every page that says "how do I".
+ * every page that says "how do I". Words that change what a question asks
+ * ("only", "without", "not") are kept as terms: measured on the four dev
+ * files, keeping "only" and "without" lifts astro R@1 and changes nothing
+ * else, while also keeping "still" and "instead" cost astro-dev R@8 .90 -> .87.
  */
 const STOP_WORDS = [
   'a', 'about', 'after', 'all', 'also', 'am', 'an', 'and', 'any', 'are', 'as', 'at',
@@ -47,7 +50,7 @@ const STOP_WORDS = [
   'that', 'the', 'their', 'them', 'then', 'there', 'these', 'they', 'this', 'those', 'to',
   'up', 'us', 'was', 'we', 'were', 'what', 'when', 'where', 'which', 'while', 'who',
   'whom', 'why', 'will', 'with', 'would', 'you', 'your', 'yours', 'should', 'want',
-  'need', 'way', 'without', 'only', 'still', 'instead', 'possible', 'something', 'thing',
+  'need', 'way', 'still', 'instead', 'possible', 'something', 'thing',
   'things', 'make', 'making', 'tell',
 ]
 

@@ -97,6 +97,12 @@ export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Pr
     return p
   }
 
+  // Windows of one long section share page and anchor: one result row per section.
+  const sectionOf = (ordinal: number) => {
+    const [page, anchor] = meta.chunks[ordinal]!
+    return `${page}#${anchor}`
+  }
+
   async function chunks(ordinals: number[]): Promise<ChunkRecord[]> {
     const texts = await Promise.all(ordinals.map((o) => shard(Math.floor(o / meta.shardSize))))
     return ordinals.map((o, i) => ({ ...decodeMeta(meta, o), text: texts[i]![o % meta.shardSize]! }))
@@ -110,7 +116,9 @@ export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Pr
     async search(question, opts = {}) {
       const k = opts.k ?? DEFAULT_K
       const lexicalHits = lexical.search(question, Math.max(k, FUSION_CANDIDATES))
-      const ranked = await rankHybrid({ question, k, lexical: lexicalHits, dense, manifest, lexicalOnly: opts.lexicalOnly, queryVector: opts.queryVector })
+      const ranked = await rankHybrid({
+        question, k, lexical: lexicalHits, dense, manifest, lexicalOnly: opts.lexicalOnly, queryVector: opts.queryVector, sectionOf,
+      })
       const records = await chunks(ranked.hits.map((h) => h.ordinal))
       const results: Passage[] = records.map((r, i) => ({ ...r, score: ranked.hits[i]!.score, channels: ranked.hits[i]!.channels }))
       const { mode, degraded, degradedReason, gate } = ranked

@@ -80,15 +80,32 @@ function hasHeading(el: Element): boolean {
   return select('h1, h2, h3, h4, h5, h6', el) !== null
 }
 
-/** Heading text without the generator's permalink decorations (`#`, `¶`, zero-width space). */
+/**
+ * Heading text without the generator's decorations: permalinks (`#`, `¶`,
+ * zero-width space) and badges (VitePress `VPBadge`, Docusaurus `badge`,
+ * Starlight `sl-badge`), whose text is not part of the heading's name.
+ */
 function headingText(el: Element): string {
-  const copy: Element = { ...el, children: el.children.filter((c) => !isPermalink(c)) }
-  return toText(copy).replace(/[\u200b#¶]+\s*$/u, '').replace(/\s+/g, ' ').trim()
+  return toText(withoutDecorations(el)).replace(/[\u200b#¶]+\s*$/u, '').replace(/\s+/g, ' ').trim()
+}
+
+function withoutDecorations(el: Element): Element {
+  const children = el.children
+    .filter((c) => !isPermalink(c) && !isBadge(c))
+    .map((c) => (c.type === 'element' ? withoutDecorations(c) : c))
+  return { ...el, children }
+}
+
+function isBadge(node: Nodes): boolean {
+  return node.type === 'element' && classesOf(node).some((c) => /badge/i.test(c))
+}
+
+function classesOf(el: Element): string[] {
+  const cls = el.properties.className
+  return Array.isArray(cls) ? cls.map(String) : []
 }
 
 function isPermalink(node: Nodes): boolean {
   if (node.type !== 'element' || node.tagName !== 'a') return false
-  const cls = node.properties.className
-  const classes = Array.isArray(cls) ? cls.map(String) : []
-  return classes.some((c) => /anchor|permalink|hash-link/.test(c)) || node.properties.ariaHidden === 'true'
+  return classesOf(node).some((c) => /anchor|permalink|hash-link/.test(c)) || node.properties.ariaHidden === 'true'
 }

@@ -4,7 +4,7 @@ import { parseMarkdown } from './markdown.ts'
 import { toSections, type Section } from '../sections.ts'
 
 const snippet = (name: string) => readFileSync(new URL(`../../fixtures/snippets/${name}`, import.meta.url), 'utf8')
-const sectionsOf = (name: string, slugger: 'vitepress' | 'starlight' = 'vitepress') => {
+const sectionsOf = (name: string, slugger: 'vitepress' | 'starlight' | 'docusaurus' | 'github' = 'vitepress') => {
   const page = parseMarkdown(snippet(name), { mdx: name.endsWith('.mdx') })
   return { page, ...toSections(page, slugger, 'fallback-title') }
 }
@@ -79,6 +79,69 @@ describe('MDX (astro, Starlight)', () => {
     const page = parseMarkdown('---\ntitle: T\n---\n\n## Hello *there* {#hi}\n\nBody {1 + 1}.\n', { mdx: true })
     expect(page.fallback).toBeUndefined()
     expect(page.nodes[0]).toEqual({ type: 'heading', depth: 2, text: 'Hello there', id: 'hi' })
+  })
+})
+
+describe('titles and trails as readers see them (several generators)', () => {
+  it('VitePress: badge text, with or without children, never reaches a trail', () => {
+    const { title, sections } = sectionsOf('vitepress/default-theme-badge.md')
+    expect(title).toBe('Badge')
+    const trails = sections.map((s) => s.trail)
+    expect(trails).toContainEqual(['Badge', 'Usage', 'Title'])
+    expect(trails).toContainEqual(['Badge', 'Custom Children', 'Title'])
+    expect(trails).toContainEqual(['Badge', '<Badge>'])
+    expect(JSON.stringify(trails)).not.toMatch(/custom element|default|beta|deprecated|1\.9/)
+    expect(find(sections, 'Custom Children')!.text).toContain('which will be displayed in the badge')
+  })
+
+  it('VitePress: a <Version> or <CRoot /> component in a heading is dropped, children and all', () => {
+    const md = '---\ntitle: experimental | Config\n---\n\n# experimental <CRoot />\n\n## experimental.fsModuleCache <Version type="experimental">4.0.11</Version> {#experimental-fsmodulecache}\n\n- **Type:** `boolean`\n'
+    const { title, sections } = toSections(parseMarkdown(md, { mdx: false }), 'vitepress', 'experimental')
+    expect(title).toBe('experimental')
+    expect(sections[1]).toMatchObject({ anchor: 'experimental-fsmodulecache', trail: ['experimental', 'experimental.fsModuleCache'] })
+  })
+
+  it('MDX: components in headings are dropped the same way (JSX elements, not raw HTML)', () => {
+    const md = '---\ntitle: API\n---\n\n## render() <Badge variant="tip">New</Badge>\n\ntext\n\n## <code>hydrate()</code> <Since v="2.1" />\n\nmore\n'
+    const { sections } = toSections(parseMarkdown(md, { mdx: true }), 'github', 'api')
+    expect(sections.map((s) => s.trail)).toEqual([['API'], ['API', 'render()'], ['API', 'hydrate()']])
+  })
+
+  it('Docusaurus: the H1 is the title, `{/* #id */}` comments and <APITable> wrappers stay out of trails', () => {
+    const { title, sections, page } = sectionsOf('docusaurus/plugin-svgr.mdx', 'docusaurus')
+    expect(page.fallback).toBeUndefined()
+    expect(title).toBe('📦 plugin-svgr')
+    expect(sections.map((s) => s.trail)).toEqual([
+      ['📦 plugin-svgr'],
+      ['📦 plugin-svgr', 'Installation'],
+      ['📦 plugin-svgr', 'Configuration'],
+      ['📦 plugin-svgr', 'Configuration', 'Example configuration'],
+    ])
+    expect(find(sections, 'Configuration')!.text).toContain('svgrConfig')
+  })
+
+  it('plain Markdown: with no # H1 and no frontmatter title, the first heading is the title (not the HTML banner, not the file name)', () => {
+    const { title, sections } = toSections(parseMarkdown(snippet('plain/banner-readme.md'), { mdx: false }), 'github', 'banner-readme')
+    expect(title).toBe('Reply')
+    expect(sections.map((s) => [s.anchor, s.trail])).toEqual([
+      ['', ['Reply']],
+      ['options', ['Reply', 'Options']],
+      ['reply-with-a-file', ['Reply', 'Reply with a file']],
+    ])
+    expect(sections[0]!.text).toContain('Send a message back to the conversation')
+  })
+
+  it('a frontmatter title repeated as the first heading is the title once, not a section under itself', () => {
+    const { title, sections } = sectionsOf('plain/title-repeated.md', 'github')
+    expect(title).toBe('Deploying')
+    expect(sections.map((s) => s.trail)).toEqual([['Deploying'], ['Deploying', 'Deploying to a CDN']])
+    expect(sections[0]!.text).toBe('Build the site, then upload the output folder.')
+  })
+
+  it('the file name is the title only when the page has no heading at all', () => {
+    const { title, sections } = toSections(parseMarkdown('Just a paragraph.\n', { mdx: false }), 'github', 'notes')
+    expect(title).toBe('notes')
+    expect(sections[0]!.trail).toEqual(['notes'])
   })
 })
 

@@ -124,7 +124,7 @@ function walkBlocks(nodes: AnyNode[], out: PageNode[], lenient: boolean): void {
   for (const node of nodes) {
     if (SKIPPED_BLOCKS.has(node.type)) continue
     if (node.type === 'heading') {
-      const { text, id } = parseExplicitId(cleanInline(inlineText(node), lenient))
+      const { text, id } = parseExplicitId(cleanInline(headingText(node), lenient))
       out.push(id ? { type: 'heading', depth: node.depth ?? 2, text, id } : { type: 'heading', depth: node.depth ?? 2, text })
     } else if (CONTAINERS.has(node.type)) {
       walkBlocks(node.children ?? [], out, lenient)
@@ -175,6 +175,45 @@ function inlineText(node: AnyNode): string {
     default:
       return (node.children ?? []).map(inlineText).join('')
   }
+}
+
+/**
+ * A heading as the page's outline shows it: components placed in a heading
+ * (`<Badge>`, `<Version>4.0</Version>`, `<CRoot />`) are decorations, and
+ * their text is not part of the title or trail. In plain Markdown a component
+ * arrives as separate opening tag, text and closing tag nodes, so the text
+ * between a decoration's tags is skipped here.
+ */
+function headingText(node: AnyNode): string {
+  let out = ''
+  const open: string[] = []
+  for (const child of node.children ?? []) {
+    if (child.type === 'html') {
+      const tag = HTML_TAG.exec(child.value ?? '')
+      if (tag) {
+        const [, closing, name, attrs, selfClosing] = tag
+        if (closing && open.includes(name!)) open.length = open.lastIndexOf(name!)
+        else if (!closing && !selfClosing && (open.length || isDecoration(name!, attrs!))) open.push(name!)
+        continue
+      }
+    }
+    if (open.length) continue
+    if (child.type === 'mdxJsxTextElement' && isDecoration(child.name ?? '', jsxClass(child))) continue
+    out += child.children ? headingText(child) : inlineText(child)
+  }
+  return out
+}
+
+const HTML_TAG = /^<(\/)?([A-Za-z][\w.:-]*)([^<>]*?)(\/)?>$/
+
+/** A component (capitalised or custom-element name) or anything styled as a badge. */
+function isDecoration(name: string, attrs: string): boolean {
+  return /^[A-Z]/.test(name) || name.includes('-') || /class(?:Name)?\s*=\s*["'][^"']*badge/i.test(attrs)
+}
+
+function jsxClass(node: AnyNode): string {
+  const attrs = (node as { attributes?: { name?: string; value?: unknown }[] }).attributes ?? []
+  return attrs.map((a) => (typeof a.value === 'string' ? `${a.name}="${a.value}"` : '')).join(' ')
 }
 
 /** `{'<'}` and `{"{"}` are how MDX escapes characters; keep the character. */

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { parseHtmlPage } from './html.ts'
+import { toSections } from '../sections.ts'
+
+const page = (main: string, title = 'Site') => `<!doctype html><html><head><title>${title}</title></head><body><main>${main}</main></body></html>`
+
+describe('built HTML headings', () => {
+  it('drops generator badges (VitePress, Docusaurus, Starlight) and permalinks from heading text', () => {
+    const html = page(
+      '<h1>Config</h1>' +
+        '<h2 id="base">base <span class="VPBadge tip">^1.9.0</span><a class="header-anchor" href="#base">​</a></h2><p>a</p>' +
+        '<h2 id="lang">lang <span class="badge badge--secondary">beta</span></h2><p>b</p>' +
+        '<h2 id="head">head <span class="sl-badge note small">New</span></h2><p>c</p>',
+    )
+    const { sections } = toSections(parseHtmlPage(html), 'github', 'config')
+    expect(sections.map((s) => s.trail)).toEqual([['Config'], ['Config', 'base'], ['Config', 'lang'], ['Config', 'head']])
+  })
+
+  it('keeps the text of ordinary inline elements in a heading', () => {
+    const { sections } = toSections(parseHtmlPage(page('<h1>API</h1><h2 id="x"><code>render()</code> and <em>hydrate</em></h2><p>t</p>')), 'github', 'api')
+    expect(sections[1]!.trail).toEqual(['API', 'render() and hydrate'])
+  })
+})
