@@ -4,10 +4,11 @@ import { toText } from 'hast-util-to-text'
 import { describe, expect, it } from 'vitest'
 import { ConfigSchema } from '../core/config/schema.ts'
 import type { ChunkRecord } from '../core/index-format.ts'
+import { sharedPath } from '../fixtures/shared-data.ts'
 import { collectChunks } from '../indexer/collect.ts'
 import { fileForUrl, overlapWords, renderPages, sectionKey, sectionKeyOfHref, sectionsByUrl } from './render-html.ts'
 
-const HONO = new URL('../../shared/corpora/hono', import.meta.url).pathname
+const HONO = sharedPath('corpora/hono')
 
 async function honoChunks(include: string[]): Promise<ChunkRecord[]> {
   const config = ConfigSchema.parse({ anchors: { slugger: 'vitepress' } })

@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-// The CLI is written in TypeScript; tsx compiles it on the fly so the package
-// runs straight from source in development and when installed.
-import { register } from 'tsx/esm/api'
+// An installed package runs the compiled JavaScript in dist/ (built at `npm pack`).
+// A checkout of the repository has the TypeScript sources beside this file and
+// runs them through tsx, a dev dependency, so a change needs no build step.
+import { existsSync } from 'node:fs'
 
-register()
-const { main } = await import('../cli/main.ts')
+const sources = new URL('../cli/main.ts', import.meta.url)
+let main
+if (existsSync(sources)) {
+  const { register } = await import('tsx/esm/api')
+  register()
+  ;({ main } = await import(sources.href))
+} else {
+  ;({ main } = await import('../dist/cli/main.js'))
+}
 process.exitCode = await main(process.argv.slice(2))

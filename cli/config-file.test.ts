@@ -33,8 +33,8 @@ describe('loadConfig', () => {
   })
 
   it('reports broken JSON, a missing --config file, and two configs at once', async () => {
-    await writeFile(join(dir, 'docpilot.config.json'), '{ "out": ')
-    await expect(loadConfig({ cwd: dir })).rejects.toThrow(/Invalid config docpilot.config.json: the file is not valid JSON/)
+    await writeFile(join(dir, 'docpilot.config.json'), '{\n  "out": ,\n}\n')
+    await expect(loadConfig({ cwd: dir })).rejects.toThrow(/^Invalid config docpilot.config.json:2:10: not valid JSON: Unexpected token Comma/)
     await expect(loadConfig({ cwd: dir, explicit: 'nope.ts' })).rejects.toThrow('Invalid config nope.ts: the file does not exist')
     await writeFile(join(dir, 'docpilot.config.mjs'), 'export default {}')
     await expect(loadConfig({ cwd: dir })).rejects.toThrow(/found docpilot.config.mjs and docpilot.config.json/)
@@ -43,5 +43,62 @@ describe('loadConfig', () => {
   it('asks for a default export', async () => {
     await writeFile(join(dir, 'docpilot.config.mjs'), 'export const config = {}')
     await expect(loadConfig({ cwd: dir })).rejects.toThrow('the file has no default export')
+  })
+
+  it('names the unknown field when CommonJS exports something else than a config', async () => {
+    await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}')
+    await writeFile(join(dir, 'docpilot.config.js'), 'exports.config = { out: "x" }')
+    await expect(loadConfig({ cwd: dir })).rejects.toThrow(/^Invalid config docpilot.config.js: config/)
+  })
+})
+
+/** The same config in each syntax docpilot accepts: ESM and CommonJS, with and without types. */
+const SOURCES: Record<string, string> = {
+  ts: `const slugger: 'vitepress' = 'vitepress'\nexport default { anchors: { slugger } }\n`,
+  mts: `const slugger: 'vitepress' = 'vitepress'\nexport default { anchors: { slugger } }\n`,
+  cts: `const slugger: 'vitepress' = 'vitepress'\nmodule.exports = { anchors: { slugger } }\n`,
+  mjs: `export default async () => ({ anchors: { slugger: 'vitepress' } })\n`,
+  cjs: `module.exports = { anchors: { slugger: 'vitepress' } }\n`,
+  json: `{ "anchors": { "slugger": "vitepress" } }\n`,
+}
+
+for (const type of ['commonjs', 'module'] as const) {
+  describe(`in a project whose package.json says "type": "${type}"`, () => {
+    beforeEach(() => writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'site', type })))
+
+    for (const [ext, source] of Object.entries(SOURCES)) {
+      it(`loads docpilot.config.${ext}`, async () => {
+        await writeFile(join(dir, `docpilot.config.${ext}`), source)
+        const loaded = await loadConfig({ cwd: dir })
+        expect(loaded.file).toBe(join(dir, `docpilot.config.${ext}`))
+        expect(loaded.config.anchors.slugger).toBe('vitepress')
+      })
+    }
+
+    it('loads docpilot.config.js written as ESM or as CommonJS', async () => {
+      await writeFile(join(dir, 'esm.config.js'), `export default { anchors: { slugger: 'vitepress' } }\n`)
+      expect((await loadConfig({ cwd: dir, explicit: 'esm.config.js' })).config.anchors.slugger).toBe('vitepress')
+      await writeFile(join(dir, 'cjs.config.js'), `module.exports = { anchors: { slugger: 'starlight' } }\n`)
+      expect((await loadConfig({ cwd: dir, explicit: 'cjs.config.js' })).config.anchors.slugger).toBe('starlight')
+    })
+
+    it('names the file, line and column of a syntax error', async () => {
+      for (const ext of ['ts', 'cjs', 'mjs']) {
+        await rm(join(dir, `docpilot.config.${ext === 'ts' ? 'cjs' : 'ts'}`), { force: true })
+        await writeFile(join(dir, `docpilot.config.${ext}`), `const config = {\n  out: 'a',,\n}\nexport default config\n`)
+        await expect(loadConfig({ cwd: dir, explicit: `docpilot.config.${ext}` })).rejects.toThrow(
+          new RegExp(`^Invalid config docpilot\\.config\\.${ext}:2:11: syntax error: Unexpected token`),
+        )
+      }
+    })
+  })
+}
+
+describe('a config that fails when it runs', () => {
+  it('says what it threw, or which import is missing', async () => {
+    await writeFile(join(dir, 'docpilot.config.ts'), `throw new Error('no docs today')\nexport default {}\n`)
+    await expect(loadConfig({ cwd: dir })).rejects.toThrow('Invalid config docpilot.config.ts: running it failed: no docs today')
+    await writeFile(join(dir, 'docpilot.config.ts'), `import theme from 'no-such-theme'\nexport default { theme }\n`)
+    await expect(loadConfig({ cwd: dir })).rejects.toThrow('Invalid config docpilot.config.ts: it imports "no-such-theme", which is not installed here')
   })
 })

@@ -1,15 +1,21 @@
 /**
- * Finds and loads docpilot.config.{ts,mts,js,mjs,json}: from --config when
- * given, else from the working directory. TypeScript configs load directly
- * because the CLI runs under tsx. Validation happens before anything runs.
+ * Finds and loads docpilot.config.{ts,mts,cts,js,mjs,cjs,json}: from --config
+ * when given, else from the working directory. Validation happens before
+ * anything runs.
+ *
+ * JavaScript and TypeScript configs load through jiti (pure JavaScript, no
+ * native binary), which reads ESM and CommonJS, with or without types,
+ * whatever the project's package.json "type" says: an owner's project made by
+ * `npm init -y` is CommonJS, and its docpilot.config.ts is still ESM syntax.
  */
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { parse as parseJsonWithLocations } from '@humanwhocodes/momoa'
 import { ConfigError, validateConfig } from '../core/config/validate.ts'
-import type { DocpilotConfig } from '../core/config/schema.ts'
+import { ConfigSchema, type DocpilotConfig } from '../core/config/schema.ts'
 
-export const CONFIG_NAMES = ['docpilot.config.ts', 'docpilot.config.mts', 'docpilot.config.js', 'docpilot.config.mjs', 'docpilot.config.json']
+const EXTENSIONS = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs', 'json']
+export const CONFIG_NAMES = EXTENSIONS.map((ext) => `docpilot.config.${ext}`)
 
 export interface LoadedConfig {
   /** Absolute path of the config file, or null when none exists (defaults apply). */
@@ -31,24 +37,59 @@ function display(file: string, cwd: string): string {
   return rel && !rel.startsWith('..') ? rel : file
 }
 
+/** JSON.parse says what is wrong but rarely where; a parser that tracks positions says where. */
+function jsonSyntaxError(text: string, shown: string, err: Error): ConfigError {
+  try {
+    parseJsonWithLocations(text)
+  } catch (located) {
+    const { line, column, message } = located as { line?: number; column?: number; message: string }
+    if (line && column) return new ConfigError(`${shown}:${line}:${column}`, [`not valid JSON: ${message.replace(/\s*\(\d+:\d+\)$/, '')}`])
+  }
+  return new ConfigError(shown, [`not valid JSON: ${err.message}`])
+}
+
+/** jiti reports a syntax error as "ParseError: <message> \n <file>:<line>:<column>". */
+function loadError(err: Error, shown: string): ConfigError {
+  const parse = /^(?:\w*Error: )?([^\n]*?)\s*\n\s*\S+?:(\d+):(\d+)\s*$/.exec(err.message)
+  if (parse) return new ConfigError(`${shown}:${parse[2]}:${parse[3]}`, [`syntax error: ${parse[1] || 'unexpected token'}`])
+  const code = (err as NodeJS.ErrnoException).code
+  const missing = code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND' ? /Cannot find (?:module|package) '([^']+)'/.exec(err.message) : null
+  if (missing) return new ConfigError(shown, [`it imports "${missing[1]}", which is not installed here; install it or remove the import`])
+  return new ConfigError(shown, [`running it failed: ${err.message.split('\n')[0]}`])
+}
+
+/**
+ * jiti hands back `module.exports = { ... }` as the module itself, indistinguishable from an ES
+ * module with named exports only. It is the config when it names a config field; otherwise the
+ * file most likely forgot `export default`.
+ */
+function commonJsExports(mod: object): object | undefined {
+  return Object.keys(mod).some((key) => Object.hasOwn(ConfigSchema.shape, key)) ? mod : undefined
+}
+
 async function readExport(file: string, shown: string): Promise<unknown> {
   if (file.endsWith('.json')) {
     const text = await readFile(file, 'utf8')
     try {
       return JSON.parse(text)
     } catch (err) {
-      throw new ConfigError(shown, [`the file is not valid JSON (${(err as Error).message}); fix the syntax`])
+      throw jsonSyntaxError(text, shown, err as Error)
     }
   }
+  const { createJiti } = await import('jiti')
+  // No caches: a config is read once per run, and an owner's edit must always be seen.
+  const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false })
   let mod: { default?: unknown }
   try {
-    mod = (await import(pathToFileURL(file).href)) as { default?: unknown }
+    mod = (await jiti.import(file)) as { default?: unknown }
   } catch (err) {
-    throw new ConfigError(shown, [`the file could not be loaded (${(err as Error).message.split('\n')[0]}); fix the error above it`])
+    throw loadError(err as Error, shown)
   }
-  if (!('default' in mod)) throw new ConfigError(shown, ['the file has no default export; write `export default { ... }`'])
-  const value = typeof mod.default === 'function' ? await (mod.default as () => unknown)() : await mod.default
-  return value
+  const value = 'default' in mod ? mod.default : commonJsExports(mod)
+  if (value === undefined) {
+    throw new ConfigError(shown, ['the file has no default export; write `export default { ... }` (or `module.exports = { ... }` in CommonJS)'])
+  }
+  return typeof value === 'function' ? await (value as () => unknown)() : await value
 }
 
 export async function loadConfig(opts: { cwd: string; explicit?: string }): Promise<LoadedConfig> {
@@ -69,3 +110,6 @@ export async function loadConfig(opts: { cwd: string; explicit?: string }): Prom
   const shown = display(file, cwd)
   return { file, dir: dirname(file), config: validateConfig(await readExport(file, shown), shown) }
 }
+
+/** The --config option's help line, naming every file name looked for. */
+export const CONFIG_OPTION_HELP = `config file (default: docpilot.config.{${EXTENSIONS.join(',')}} in the working directory)`

@@ -4,8 +4,10 @@
  * 1 failure (bad input, bad config, a run that failed), 2 usage.
  */
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { UsageError, type CliContext } from './context.ts'
+import { PACKAGE_ROOT } from './package-root.ts'
 
 type DefineCommand = (program: Command, ctx: CliContext) => void
 
@@ -33,7 +35,7 @@ function commandsFor(argv: readonly string[]): string[] {
   return Object.keys(COMMANDS)
 }
 
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version
 
 function defaultContext(): CliContext {
   return {

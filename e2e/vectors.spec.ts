@@ -9,16 +9,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ASSET_PATH, INDEX_PATH, startDevServer, type DevServer } from '../cli/commands/dev.ts'
 import { validateConfig } from '../core/config/validate.ts'
+import { sharedPath } from '../fixtures/shared-data.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { buildIndex } from '../indexer/build.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { expect, test } from './harness.ts'
-import { E2E_WIDGET, ROOT } from './paths.ts'
+import { E2E_WIDGET } from './paths.ts'
 import { probeWorker, type WorkerAnswer } from './worker-probe.ts'
 
 const SETS = [
-  { name: 'hono', root: join(ROOT, '../shared/corpora/hono'), include: undefined },
-  { name: 'astro', root: join(ROOT, '../shared/corpora/astro'), include: ['src/content/docs/en/**/*.{md,mdx}'] },
+  { name: 'hono', root: sharedPath('corpora/hono'), include: undefined },
+  { name: 'astro', root: sharedPath('corpora/astro'), include: ['src/content/docs/en/**/*.{md,mdx}'] },
 ]
 
 
@@ -26,7 +27,7 @@ for (const set of SETS) {
   test.describe(`${set.name} dev questions`, () => {
     let server: DevServer
     let indexDir: string
-    const questions = readFileSync(join(ROOT, `../shared/eval/${set.name}-dev.jsonl`), 'utf8')
+    const questions = readFileSync(sharedPath(`eval/${set.name}-dev.jsonl`), 'utf8')
       .split('\n')
       .filter((l) => l.trim())
       .map((l) => (JSON.parse(l) as { q: string }).q)

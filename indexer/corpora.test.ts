@@ -8,11 +8,11 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { SluggerName } from '../core/config/schema.ts'
+import { sharedPath } from '../fixtures/shared-data.ts'
 import { collectChunks, fallbackWarnings, type CollectOptions, type CollectResult } from './collect.ts'
 import { parseMarkdown } from './sources/markdown.ts'
 import { toSections } from './sections.ts'
 
-const SHARED = new URL('../../shared/', import.meta.url).pathname
 const URLS: CollectOptions['urls'] = { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false }
 const CHUNKS: CollectOptions['chunks'] = { maxWords: 220, overlapWords: 40 }
 
@@ -29,7 +29,7 @@ const corpora = [
 
 for (const corpus of corpora) {
   describe(`corpus ${corpus.name}`, () => {
-    const root = `${SHARED}corpora/${corpus.name}`
+    const root = sharedPath(`corpora/${corpus.name}`)
     let result: CollectResult
 
     beforeAll(async () => {
@@ -37,7 +37,7 @@ for (const corpus of corpora) {
     }, 120_000)
 
     it(`every gold section of ${corpus.set} has a chunk with exactly its trail`, () => {
-      const questions = readFileSync(`${SHARED}eval/${corpus.set}`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Gold)
+      const questions = readFileSync(sharedPath(`eval/${corpus.set}`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Gold)
       const trailsByPath = new Map<string, Set<string>>()
       for (const c of result.chunks) {
         if (!trailsByPath.has(c.path)) trailsByPath.set(c.path, new Set())

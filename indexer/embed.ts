@@ -19,6 +19,7 @@ import { autoEmbedMember } from '../core/chain/embed.ts'
 import { memberAvailable, resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
 import type { ChatConfig, EmbedConfig } from '../core/config/schema.ts'
 import { HostedEmbedder } from '../core/embed/hosted.ts'
+import { loadOnnx } from '../core/embed/load-onnx.ts'
 import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
 import { encodeQuantized, quantizeRows } from '../core/embed/quantize.ts'
 import { StaticEmbedder } from '../core/embed/static.ts'
@@ -98,7 +99,7 @@ async function loadOnnxFolder(dir: string, name: string, why: string): Promise<I
   for (const opt of ['tokenizer_config.json', '1_Pooling/config.json', 'sentence_bert_config.json']) {
     if (await isFile(join(dir, opt))) files.push({ name: opt, bytes: await readFile(join(dir, opt)) })
   }
-  const { OnnxEmbedder } = await import('../core/embed/onnx.ts')
+  const OnnxEmbedder = await loadOnnx()
   const text = (n: string) => JSON.parse(new TextDecoder().decode(files.find((f) => f.name === n)!.bytes))
   const has = (n: string) => files.some((f) => f.name === n)
   const embedder = await OnnxEmbedder.create(

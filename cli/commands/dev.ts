@@ -20,7 +20,7 @@ import { buildIndex } from '../../indexer/build.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { createNodeProxy, IN_MEMORY, resolveDbPath, sqliteInstalled, type NodeProxy } from '../../proxy/node.ts'
-import { loadConfig } from '../config-file.ts'
+import { CONFIG_OPTION_HELP, loadConfig } from '../config-file.ts'
 import { loadConfigFor, portNumber, UsageError, type CliContext } from '../context.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../demo-pages.ts'
 import { isHtml, siteFile, startSiteServer, type PageAnswer } from '../site-server.ts'
@@ -276,7 +276,7 @@ export function defineDevCommand(program: Command, ctx: CliContext): void {
     .option('--fake-providers', 'start the fake LLM providers and answer from them (a demo, no keys needed)')
     .option('--no-csp', 'serve pages without the strict Content-Security-Policy')
     .option('--no-build', 'in a checkout of docpilot: serve dist/widget/ as it is instead of rebuilding it first')
-    .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
+    .option('--config <file>', CONFIG_OPTION_HELP)
     .addHelpText(
       'after',
       `

@@ -14,6 +14,7 @@ import { keyRequired, upstreamBase } from '../../proxy/app.ts'
 import { proxySettingsFromConfig, type ConfigProxySettings, type HostedEmbedder } from '../../proxy/from-config.ts'
 import { protocolPaths, type RouteKind } from '../../proxy/protocol.ts'
 import type { ProxyRoute } from '../../proxy/settings.ts'
+import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { indexDirFor, loadConfigFor, UsageError, type CliContext } from '../context.ts'
 
 type Env = Record<string, string | undefined>
@@ -324,7 +325,7 @@ export function defineDoctorCommand(program: Command, ctx: CliContext): void {
     )
     .option('--proxy', 'check the proxy setup')
     .option('--url <url>', 'a running proxy (the docs site origin, or the Node proxy) to check route by route')
-    .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
+    .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
     .addHelpText(
       'after',

@@ -5,6 +5,7 @@ import cliProgress from 'cli-progress'
 import type { Manifest } from '../../core/index-format.ts'
 import { buildIndex, createdAtFromEnv, type EmbedSummary } from '../../indexer/build.ts'
 import { defaultCacheDir } from '../../indexer/embed.ts'
+import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
 
@@ -31,7 +32,7 @@ export function defineIndexCommand(program: Command, ctx: CliContext): void {
     .option('--out <dir>', 'where to write the index (default: `out` from the config, .docpilot/index)')
     .option('--include <glob...>', 'only files matching these globs, relative to the folder (default: **/*.md **/*.mdx, or **/*.html with --site)')
     .option('--exclude <glob...>', 'skip files matching these globs')
-    .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
+    .option('--config <file>', CONFIG_OPTION_HELP)
     .addHelpText(
       'after',
       `

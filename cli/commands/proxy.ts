@@ -5,6 +5,7 @@ import type { Command } from 'commander'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
 import { DEFAULT_DB_PATH, resolveDbPath, serveProxy } from '../../proxy/node.ts'
+import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { indexDirFor, loadConfigFor, portNumber, UsageError, type CliContext } from '../context.ts'
 import { manifestEmbedder } from './doctor.ts'
 
@@ -47,7 +48,7 @@ export function defineProxyCommand(program: Command, ctx: CliContext): void {
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--db <file>', `SQLite file for the daily counter and feedback (default: ${DEFAULT_DB_PATH}; :memory: keeps nothing)`)
     .option('--trust-proxy', 'take the client address from X-Forwarded-For (only behind your own reverse proxy)')
-    .option('--config <file>', 'config file (default: docpilot.config.{ts,mts,js,mjs,json} in the working directory)')
+    .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
     .option('--settings <file>', 'serve exactly these routes and limits: a JSON file holding the DOCPILOT_PROXY value `doctor --proxy` prints (instead of the config)')
     .addHelpText(

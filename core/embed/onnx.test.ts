@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { sharedPath } from '../../fixtures/shared-data.ts'
 import { exportStaticOnnx } from '../../scripts/onnx/export-static.ts'
 import { reference, tinyBert } from '../../scripts/onnx/tiny-bert.ts'
 import { DEFAULT_MODEL_DIR } from './load-default.ts'
@@ -80,7 +81,7 @@ describe('the offline default model exported as ONNX', () => {
       },
       { id: 'x', model: 'x', dims: 100 },
     )
-    const questions = readFileSync('/work/shared/eval/hono-dev.jsonl', 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { q: string }).q)
+    const questions = readFileSync(sharedPath('eval/hono-dev.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { q: string }).q)
     const a = await stat.embed(questions)
     const b = await onnx.embed(questions)
     const worst = Math.max(...a.map((v, i) => maxDiff(v, b[i]!)))

@@ -11,6 +11,7 @@ import type { Transport } from '../ladder/attempt.ts'
 import { isMemberId, providerSpec } from '../providers/table.ts'
 import type { PartLoader } from '../retrieval/parts.ts'
 import { HostedEmbedder } from './hosted.ts'
+import { loadOnnx } from './load-onnx.ts'
 import { StaticEmbedder } from './static.ts'
 import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from './static-model.ts'
 import { EmbedError, type Embedder } from './types.ts'
@@ -75,7 +76,7 @@ export async function openEmbedder(identity: EmbedderIdentity, deps: OpenEmbedde
     return e
   }
   // Loaded only for onnx indexes: keeps onnxruntime out of static and hosted readers.
-  const { OnnxEmbedder } = await import('./onnx.ts')
+  const OnnxEmbedder = await loadOnnx()
   const [model, tokenizer, tokenizerConfig, pooling, sentenceBert] = await Promise.all([
     read('model.onnx'),
     read('tokenizer.json'),
