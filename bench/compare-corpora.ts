@@ -7,7 +7,7 @@
  */
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { join, relative, resolve } from 'node:path'
+import { basename, join, relative, resolve } from 'node:path'
 import type { DocpilotConfigInput } from '../core/config/schema.ts'
 import type { AnyOrama } from '@orama/orama'
 import type { ChunkRecord } from '../core/index-format.ts'
@@ -31,6 +31,8 @@ export interface CorpusSpec {
   include?: string[]
   /** The docpilot.config a site owner would write for it (everything else default, so `embed` is 'auto'). */
   config: DocpilotConfigInput
+  /** The owner's own config file instead of `config` (`--corpus DIR --config FILE`). */
+  configFile?: string
   /** The dev question set that goes with it. */
   questions: string
 }
@@ -52,6 +54,23 @@ export const CORPORA: CorpusSpec[] = [
 ]
 
 /** Default work folder (git-ignored); a run can put it elsewhere (tests use a temp folder). */
+/**
+ * Any docs folder as a corpus (`npm run bench -- --corpus DIR --questions FILE`):
+ * named after the folder, indexed with docpilot's defaults (or the owner's
+ * config file), gold paths in the question file relative to DIR.
+ */
+export function corpusFromDir(dir: string, questions: string, opts: { include?: string[]; configFile?: string } = {}): CorpusSpec {
+  const root = resolve(dir)
+  return {
+    name: basename(root),
+    root,
+    config: {},
+    questions,
+    ...(opts.include?.length ? { include: opts.include } : {}),
+    ...(opts.configFile ? { configFile: resolve(opts.configFile) } : {}),
+  }
+}
+
 export const DEFAULT_WORK_ROOT = resolve(import.meta.dirname, 'results/work')
 
 export interface FileSize {
@@ -106,8 +125,11 @@ function buildEnv(cacheDir: string): NodeJS.ProcessEnv {
  */
 export async function buildDocpilot(spec: CorpusSpec, out: string): Promise<Timing> {
   const scratch = await mkdtemp(`${out}.tmp-`)
-  const configFile = join(scratch, 'docpilot.config.json')
-  await writeFile(configFile, JSON.stringify(spec.config))
+  let configFile = spec.configFile
+  if (!configFile) {
+    configFile = join(scratch, 'docpilot.config.json')
+    await writeFile(configFile, JSON.stringify(spec.config))
+  }
   const args = [DOCPILOT_BIN, 'index', spec.root, '--out', out, '--config', configFile]
   if (spec.include?.length) args.push('--include', ...spec.include)
   try {

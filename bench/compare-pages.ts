@@ -5,6 +5,8 @@
  */
 import { join, resolve } from 'node:path'
 import type { PreparedCorpus } from './compare-corpora.ts'
+import { writeFile } from 'node:fs/promises'
+import { buildWidget } from '../widget/vite.config.ts'
 import { bundlePage } from './peers/chromium.ts'
 import { startStaticServer, type StaticServer } from './peers/static-server.ts'
 
@@ -22,7 +24,18 @@ export interface EnginePage {
 
 const bundled = new Map<string, Promise<void>>()
 
-/** Bundles the three page scripts once per work folder. */
+/**
+ * A docs page as a site ships it with docpilot: the loader script tag and
+ * nothing else of docpilot's. What it downloads while the reader never
+ * touches the panel is what every page view costs.
+ */
+const DOCS_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>A docs page</title></head>
+<body><main><h1>A docs page</h1><p>The reader reads and never opens the panel.</p></main>
+<script src="/widget/docpilot.js" data-index="/docpilot/" defer></script></body></html>
+`
+
+/** Bundles the three page scripts and the shipped widget once per work folder. */
 function bundleAll(outDir: string): Promise<void> {
   let p = bundled.get(outDir)
   if (!p) {
@@ -30,6 +43,8 @@ function bundleAll(outDir: string): Promise<void> {
       bundlePage(join(PEERS, 'page-docpilot.ts'), outDir, 'docpilot'),
       bundlePage(join(PEERS, 'page-pagefind.ts'), outDir, 'pagefind'),
       bundlePage(join(PEERS, 'page-orama.ts'), outDir, 'orama'),
+      buildWidget(join(outDir, 'widget')),
+      writeFile(join(outDir, 'docs-page.html'), DOCS_PAGE),
     ]).then(() => undefined)
     bundled.set(outDir, p)
   }
@@ -40,6 +55,8 @@ export interface CorpusSite {
   server: StaticServer
   pages: EnginePage[]
   url(page: EnginePage): string
+  /** A docs page carrying only the widget's loader script, over this corpus's docpilot index. */
+  docsPageUrl: string
 }
 
 export async function serveCorpus(c: PreparedCorpus): Promise<CorpusSite> {
@@ -47,6 +64,7 @@ export async function serveCorpus(c: PreparedCorpus): Promise<CorpusSite> {
   await bundleAll(pagesDir)
   const server = await startStaticServer({
     '/bench/': pagesDir,
+    '/widget/': join(pagesDir, 'widget'),
     '/docpilot/': c.docpilotDir,
     '/pagefind/': c.pagefindDir,
     '/orama/': c.oramaDir,
@@ -59,5 +77,5 @@ export async function serveCorpus(c: PreparedCorpus): Promise<CorpusSite> {
     { engine: 'orama-bm25', path: '/bench/orama.html?index=bm25', needsVectors: false },
     ...(hybrid ? [{ engine: 'orama-hybrid' as const, path: '/bench/orama.html?index=hybrid', needsVectors: true }] : []),
   ]
-  return { server, pages, url: (p) => `${server.url}${p.path}` }
+  return { server, pages, url: (p) => `${server.url}${p.path}`, docsPageUrl: `${server.url}/bench/docs-page.html` }
 }

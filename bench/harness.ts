@@ -44,6 +44,9 @@ export const BENCHES: Record<string, BenchEntry> = {
 /** What `--questions` alone runs: the benchmarks that read a question set and are quick. */
 export const QUESTION_BENCHES = ['quality']
 
+/** What `--corpus DIR` runs without --only: the side-by-side comparison on that folder. */
+export const CORPUS_BENCHES = ['build', 'browser', 'quality']
+
 export const DEFAULT_RESULTS_DIR = join(import.meta.dirname, 'results')
 
 export type LoadedBench = { ok: true; module: BenchModule } | { ok: false; reason: string }

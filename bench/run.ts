@@ -5,6 +5,7 @@
  *   npm run bench                                  everything (under 10 minutes on 2 cores)
  *   npm run bench -- --only quality,browser        some
  *   npm run bench -- --questions my-set.jsonl      the quality table for any question file
+ *   npm run bench -- --corpus ../my-docs --questions q.jsonl   build, browser and quality on any docs folder
  *   npm run bench -- --smoke                       the cheapest run of each, to prove they start
  *
  * After a run that included build, browser and quality, bench/results/summary.md
@@ -14,18 +15,24 @@ import { availableParallelism } from 'node:os'
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { existsSync } from 'node:fs'
+import { corpusFromDir } from './compare-corpora.ts'
 import { loadQuestionSets } from './compare-questions.ts'
 import { childrenCpuMs } from './cpu-time.ts'
-import { BENCHES, DEFAULT_RESULTS_DIR, QUESTION_BENCHES, runBenches, unknownBenches } from './harness.ts'
+import { BENCHES, CORPUS_BENCHES, DEFAULT_RESULTS_DIR, QUESTION_BENCHES, runBenches, unknownBenches } from './harness.ts'
 import { writeSummary } from './summary.ts'
 
 export type { BenchOptions } from './harness.ts'
 
-const USAGE = `npm run bench [-- --only NAME[,NAME]] [--questions FILE]... [--rounds N] [--smoke] [--results DIR]
+const USAGE = `npm run bench [-- --only NAME[,NAME]] [--questions FILE]... [--corpus DIR] [--rounds N] [--smoke] [--results DIR]
 
   --only NAME       run these benchmarks (comma-separated or repeated); default: all
   --questions FILE  question set(s) in the shared JSONL format (../shared/eval/README.md); each is matched to
                     the corpus holding its gold paths. Without --only, runs: ${QUESTION_BENCHES.join(', ')}
+  --corpus DIR      measure docpilot and the peers on this docs folder instead of hono and astro; needs
+                    --questions (gold paths relative to DIR). Without --only, runs: ${CORPUS_BENCHES.join(', ')}
+  --include GLOB    with --corpus: the pages to read (default **/*.md **/*.mdx), repeatable
+  --config FILE     with --corpus: the site's docpilot config file (default: docpilot's defaults)
   --rounds N        repetitions of builds and timed passes (default 3)
   --smoke           the cheapest run of each benchmark (first corpus, one round)
   --results DIR     where results go (default bench/results)
@@ -43,6 +50,9 @@ async function main(argv: string[]): Promise<number> {
       options: {
         only: { type: 'string', multiple: true },
         questions: { type: 'string', multiple: true },
+        corpus: { type: 'string' },
+        include: { type: 'string', multiple: true },
+        config: { type: 'string' },
         rounds: { type: 'string' },
         smoke: { type: 'boolean' },
         results: { type: 'string' },
@@ -60,8 +70,25 @@ async function main(argv: string[]): Promise<number> {
   // `npm run` starts scripts in the package folder; relative paths mean the folder the user typed them in.
   const cwd = process.env.INIT_CWD ?? process.cwd()
   const questions = values.questions?.map((f) => resolve(cwd, f))
+  if (values.corpus && !questions?.length) {
+    console.error(`--corpus ${values.corpus}: give the questions to ask it with --questions FILE (gold paths relative to ${values.corpus})`)
+    return 2
+  }
+  if ((values.include || values.config) && !values.corpus) {
+    console.error('--include and --config describe a --corpus DIR; give --corpus too')
+    return 2
+  }
+  const corpora = values.corpus ? [corpusFromDir(resolve(cwd, values.corpus), questions![0]!, {
+    ...(values.include ? { include: values.include } : {}),
+    ...(values.config ? { configFile: resolve(cwd, values.config) } : {}),
+  })] : undefined
+  if (corpora && !existsSync(corpora[0]!.root)) {
+    console.error(`--corpus ${values.corpus}: no such folder`)
+    return 2
+  }
   const names =
-    values.only?.flatMap((s) => s.split(',')).filter(Boolean) ?? (questions?.length ? QUESTION_BENCHES : Object.keys(BENCHES))
+    values.only?.flatMap((s) => s.split(',')).filter(Boolean) ??
+    (corpora ? CORPUS_BENCHES : questions?.length ? QUESTION_BENCHES : Object.keys(BENCHES))
   const unknown = unknownBenches(names)
   if (unknown.length) {
     console.error(`unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`)
@@ -75,7 +102,7 @@ async function main(argv: string[]): Promise<number> {
   if (questions?.length) {
     // Bad question files stop the run before anything is built, with the file and the fix named.
     try {
-      loadQuestionSets(questions)
+      loadQuestionSets(questions, corpora)
     } catch (err) {
       console.error((err as Error).message)
       return 2
@@ -93,7 +120,7 @@ async function main(argv: string[]): Promise<number> {
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
   const childCpu0 = childrenCpuMs()
-  const outcomes = await runBenches({ names, rounds, log, questions, smoke: values.smoke, resultsDir })
+  const outcomes = await runBenches({ names, rounds, log, questions, smoke: values.smoke, resultsDir, ...(corpora ? { corpora } : {}) })
   const summary = await writeSummary(resultsDir, outcomes)
   if (summary) log(`\nside-by-side summary -> ${summary}`)
 

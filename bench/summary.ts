@@ -8,7 +8,7 @@
 import { writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus } from 'node:os'
 import { join } from 'node:path'
-import type { BrowserResult, BrowserRow } from './compare-browser.ts'
+import { bytesOf, primaryRow, type BrowserResult, type BrowserRow } from './compare-browser.ts'
 import type { BuildResult, BuildRow } from './compare-build.ts'
 import type { EngineId } from './compare-pages.ts'
 import { engineLabel, type QualityResult, type QualityRow } from './compare-quality.ts'
@@ -48,15 +48,15 @@ function table(title: string, cells: Map<EngineId, Cells>, notes: string[]): str
   const lines = [
     `### ${title}`,
     '',
-    '| engine | build wall / CPU (median) | index gzip (raw) | to first result: code + index gzip | model (once) | warm query median / p95 | R@1 | R@8 | MRR@8 |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| engine | build wall / CPU (median) | index gzip (raw) | to first result, cold: code + index + model = total | warm query median / p95 | R@1 | R@8 | MRR@8 |',
+    '|---|---|---|---|---|---|---|---|',
   ]
   for (const engine of ENGINES) {
     const c = cells.get(engine)
     if (!c || (!c.build && !c.browser && (!c.quality || c.quality.skipped))) continue
     const self = engine === primary
     const b = c.build
-    const f = c.browser?.firstResult
+    const f = bytesOf(c.browser)
     const w = c.browser?.warm
     const q = c.quality && !c.quality.skipped ? c.quality : undefined
     const dq = dp.quality && !dp.quality.skipped ? dp.quality : undefined
@@ -69,8 +69,7 @@ function table(title: string, cells: Map<EngineId, Cells>, notes: string[]): str
               withRatio(ms(b.cpuMedianMs), dp.build?.cpuMedianMs, b.cpuMedianMs, self || b === dp.build)
             : '—',
           b ? `${withRatio(kb(b.bytes.gzip), dp.build?.bytes.gzip, b.bytes.gzip, self || b === dp.build)} (${kb(b.bytes.raw)})` : '—',
-          f ? withRatio(`${kb(f.loader)} + ${kb(f.index)} = ${kb(f.total)}`, dp.browser?.firstResult.total, f.total, self) : '—',
-          f?.model ? kb(f.model) : '—',
+          f ? withRatio(`${kb(f.loader)} + ${kb(f.index)} + ${f.model ? kb(f.model) : '0'} = ${kb(f.total)}`, bytesOf(dp.browser)?.total, f.total, self) : '—',
           w ? `${withRatio(ms(w.medianMs), dp.browser?.warm.medianMs, w.medianMs, self)} / ${ms(w.p95Ms)}` : '—',
           f3(q?.r1),
           withRatio(f3(q?.r8), dq?.r8, q?.r8, self),
@@ -80,6 +79,35 @@ function table(title: string, cells: Map<EngineId, Cells>, notes: string[]): str
     )
   }
   return [...lines, '', ...notes, '']
+}
+
+/** Cold visits by network profile, docpilot against Pagefind, and the page view without intent. */
+function coldTable(r: BrowserResult): string[] {
+  const dp = primaryRow(r.rows)
+  const pf = r.rows.find((row) => row.engine === 'pagefind')
+  const lines = [
+    `Cold visit, one per answerable question (fresh context, empty cache), medians: time from navigation start to the first result painted, and bytes (${engineLabel(dp.engine)} / Pagefind in brackets).`,
+    '',
+    `| network | ${engineLabel(dp.engine)} time | Pagefind time | ${engineLabel(dp.engine)} bytes (requests) | Pagefind bytes (requests) |`,
+    '|---|---|---|---|---|',
+  ]
+  for (const profile of r.profiles) {
+    const d = dp.cold[profile]
+    const p = pf?.cold[profile]
+    if (!d) continue
+    lines.push(
+      `| ${profile} | ${ms(d.ms)}${p ? ` (${ratio(d.ms, p.ms)})` : ''} | ${p ? ms(p.ms) : '—'} | ` +
+        `${kb(d.total)}${p ? ` (${ratio(d.total, p.total)})` : ''} (${d.requests}) | ${p ? `${kb(p.total)} (${p.requests})` : '—'} |`,
+    )
+  }
+  const v = r.pageView
+  lines.push(
+    '',
+    `Page view without intent (a docs page with the loader script, idle ${(v.idleMs / 1000).toFixed(0)} s): ${kb(v.bytes)} in ${v.requests} requests` +
+      (v.files.length ? ` (${v.files.map((f) => `\`${f.path}\` ${kb(f.bytes)}`).join(', ')}).` : '.'),
+    '',
+  )
+  return lines
 }
 
 /** Markdown for the figures of one run; '' when the run measured none of them. */
@@ -116,6 +144,7 @@ export function formatSummary(input: SummaryInput, machine: string): string {
     if (quality) notes.push(`Quality over ${quality.answerable} answerable questions (${quality.offTopic} off-topic not scored for recall).`)
     const setName = set ? ` — ${set}` : ''
     out.push(...table(`${corpus}${setName}`, cells, notes.map((n) => `${n}  `)))
+    if (browser) out.push(...coldTable(browser))
   }
   return out.join('\n')
 }

@@ -72,20 +72,41 @@ export async function openEnginePage(browser: Browser, url: string): Promise<{ c
 }
 
 /**
- * Fresh page -> first search with one result ready. Every response that
- * finished in between is counted except the host HTML page itself (the docs
- * page a reader is already on).
+ * A network a reader might be on, applied through the DevTools protocol
+ * (Network.emulateNetworkConditions): Chromium delays each response by the
+ * latency and paces bodies at the throughput, per page.
  */
-export async function firstResultTransfers(
-  browser: Browser,
-  pageUrl: string,
-  q: string,
-  queryVector?: number[],
-): Promise<{ transfers: Transfer[]; ms: number; hits: PageHit[] }> {
-  const context = await browser.newContext()
+export interface NetworkProfile {
+  name: string
+  /** Absent: no throttling. */
+  throttle?: { downloadKbps: number; uploadKbps: number; latencyMs: number }
+}
+
+export const NETWORK_PROFILES: NetworkProfile[] = [
+  { name: 'unthrottled' },
+  { name: '10 Mbit/s, 40 ms', throttle: { downloadKbps: 10_000, uploadKbps: 5_000, latencyMs: 40 } },
+  { name: '1.6 Mbit/s, 150 ms', throttle: { downloadKbps: 1_600, uploadKbps: 750, latencyMs: 150 } },
+]
+
+async function applyProfile(context: BrowserContext, page: Page, profile: NetworkProfile): Promise<void> {
+  if (!profile.throttle) return
+  const { downloadKbps, uploadKbps, latencyMs } = profile.throttle
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('Network.enable')
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: latencyMs,
+    // The protocol takes bytes per second.
+    downloadThroughput: (downloadKbps * 1000) / 8,
+    uploadThroughput: (uploadKbps * 1000) / 8,
+  })
+}
+
+/** Every response a context receives, except `skip` (the docs page the reader is already on). */
+function countTransfers(context: BrowserContext, skip: string): () => Promise<Transfer[]> {
   const pending: Promise<Transfer | undefined>[] = []
   context.on('requestfinished', (req) => {
-    if (req.url() === pageUrl) return
+    if (req.url() === skip) return
     pending.push(
       req
         .sizes()
@@ -93,18 +114,53 @@ export async function firstResultTransfers(
         .catch(() => undefined),
     )
   })
+  return async () => (await Promise.all(pending)).filter((t): t is Transfer => t !== undefined)
+}
+
+export interface ColdVisit {
+  transfers: Transfer[]
+  /** Navigation start to the first hit painted, on the page's clock. */
+  ms: number
+  hits: number
+}
+
+/**
+ * One cold visit: a fresh context (empty HTTP cache and IndexedDB) on the
+ * given network opens `pageUrl?q=...`, whose script searches at once and
+ * paints the first hit. Counts every response but the page itself.
+ */
+export async function coldVisit(browser: Browser, pageUrl: string, q: string, profile: NetworkProfile, queryVector?: number[]): Promise<ColdVisit> {
+  const url = new URL(pageUrl)
+  url.searchParams.set('q', q)
+  if (queryVector) url.searchParams.set('v', JSON.stringify(queryVector.map((x) => Number(x.toFixed(6)))))
+  const context = await browser.newContext()
+  const transfers = countTransfers(context, url.href)
   try {
     const page = await context.newPage()
-    const t0 = Date.now()
+    await applyProfile(context, page, profile)
+    await page.goto(url.href)
+    await page.waitForFunction(() => window.benchFirst !== undefined, undefined, { timeout: 120_000 })
+    const first = (await page.evaluate(() => window.benchFirst))!
+    if (first.error) throw new Error(`cold visit to ${pageUrl}: ${first.error}`)
+    return { transfers: await transfers(), ms: first.ms, hits: first.hits }
+  } finally {
+    await context.close()
+  }
+}
+
+/**
+ * What a page view costs a visitor who never touches the panel: a fresh
+ * context opens `pageUrl`, the page sits idle for `idleMs`, and every
+ * response after the page itself is counted.
+ */
+export async function idlePageView(browser: Browser, pageUrl: string, idleMs: number): Promise<Transfer[]> {
+  const context = await browser.newContext()
+  const transfers = countTransfers(context, pageUrl)
+  try {
+    const page = await context.newPage()
     await page.goto(pageUrl)
-    await page.waitForFunction(() => window.benchEngine !== undefined)
-    const hits = await page.evaluate(
-      ([query, vec]) => window.benchEngine!.search(query, 1, vec ?? undefined),
-      [q, queryVector ?? null] as const,
-    )
-    const ms = Date.now() - t0
-    const transfers = (await Promise.all(pending)).filter((t): t is Transfer => t !== undefined)
-    return { transfers, ms, hits }
+    await page.waitForTimeout(idleMs)
+    return await transfers()
   } finally {
     await context.close()
   }

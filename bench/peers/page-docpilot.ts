@@ -6,7 +6,7 @@
  */
 import type { PartLoader } from '../../core/retrieval/parts.ts'
 import { openIndex, type DocIndex } from '../../core/retrieval/search.ts'
-import type { PageEngine } from './page-engine.ts'
+import { startPage, type PageEngine } from './page-engine.ts'
 
 const base = new URL('/docpilot/', location.href)
 const lexicalOnly = new URLSearchParams(location.search).get('mode') === 'lexical'
@@ -37,4 +37,4 @@ const engine: PageEngine = {
     return res.results.map((p) => ({ path: p.path, trail: p.trail }))
   },
 }
-window.benchEngine = engine
+startPage(engine)

@@ -4,7 +4,7 @@
  * `?index=NAME` picks the BM25 or the hybrid (with vectors) database.
  */
 import { loadOrama, searchOrama, type OramaBundle } from './orama.ts'
-import type { PageEngine } from './page-engine.ts'
+import { startPage, type PageEngine } from './page-engine.ts'
 
 const name = new URLSearchParams(location.search).get('index') ?? 'bm25'
 let db: ReturnType<typeof loadOrama> | undefined
@@ -20,4 +20,4 @@ const engine: PageEngine = {
     return searchOrama(d, q, { k, queryVector })
   },
 }
-window.benchEngine = engine
+startPage(engine)
