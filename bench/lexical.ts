@@ -1,6 +1,6 @@
 /**
- * First benchmark: per corpus, index build time and bytes, bytes a reader
- * fetches before the first result, warm lexical query latency (median, p95)
+ * First benchmark: per corpus, index build time and bytes, bytes a fresh
+ * reader fetches before its first (lexical-only) result, warm lexical query latency (median, p95)
  * in Node, and recall@8 on the dev set.
  *
  * Baseline, measured side by side in the same run over the same chunks: the
@@ -21,6 +21,7 @@ import { toContractLine } from '../core/eval/contract.ts'
 import { parseQuestions, scoreRun, type QueryOutput } from '../core/eval/score.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { collectChunks } from '../indexer/collect.ts'
+import { coldFetchCost } from '../indexer/fetch-cost.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { writeIndex, type PartSize } from '../indexer/write.ts'
 import { timeInProcess, type Timing } from './cpu-time.ts'
@@ -126,21 +127,10 @@ export async function run(opts: Options): Promise<LexicalRow[]> {
 
     const questions = parseQuestions(await readFile(join(SHARED, corpus.questions), 'utf8'), corpus.questions)
     const index = await openIndex(fsPartLoader(out))
-    const shardNames = index.manifest.parts.texts as string[]
-    const shardSize = Math.ceil(index.size / shardNames.length)
-    const shardGzip = new Map(parts.filter((p) => p.name.startsWith('texts.')).map((p) => [p.name, p.gzip]))
-    const upFront = sum(parts.filter((p) => !p.name.startsWith('texts.')), 'gzip')
-    const ordinal = new Map(chunks.map((c, i) => [c.id, i]))
-
-    // Bytes before the first result: every part but the texts, plus the text shards the top 8 live in.
-    const firstResult: number[] = []
     const outputs: QueryOutput[] = []
-    for (const q of questions) {
-      const res = await index.search(q.q, { k: 8, lexicalOnly: true })
-      outputs.push(toContractLine(q.id, res))
-      const shards = new Set(res.results.map((p) => shardNames[Math.floor(ordinal.get(p.id)! / shardSize)]!))
-      firstResult.push(upFront + [...shards].reduce((s, n) => s + (shardGzip.get(n) ?? 0), 0))
-    }
+    for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: 8, lexicalOnly: true })))
+    // Bytes before the first result: what a fresh reader fetches for each question (manifest, lexical head, postings, text shards).
+    const firstResult = (await coldFetchCost(out, questions.map((q) => q.q), 8, { lexicalOnly: true })).questions.map((c) => c.bytes)
     const baseOutputs: QueryOutput[] = questions.map((q) => ({ id: q.id, mode: 'lexical', gate: { pass: true, score: 1 }, results: base.search(q.q) }))
 
     const texts = questions.map((q) => q.q)
@@ -148,7 +138,7 @@ export async function run(opts: Options): Promise<LexicalRow[]> {
     const baseLatency = await timePasses(passes.baseline, texts, base.search)
     await rm(out, { recursive: true, force: true })
 
-    const lexicalPart = parts.filter((p) => p.name.startsWith('lexical.'))
+    const lexicalPart = parts.filter((p) => p.name.startsWith('lexical.') || p.name.startsWith('postings.'))
     const row: LexicalRow = {
       corpus: corpus.name,
       files,
@@ -165,7 +155,7 @@ export async function run(opts: Options): Promise<LexicalRow[]> {
           totalGzip: sum(parts, 'gzip'),
           lexicalGzip: sum(lexicalPart, 'gzip'),
           firstResultGzip: { median: median(firstResult), max: Math.max(...firstResult) },
-          textShards: shardNames.length,
+          textShards: parts.filter((p) => p.name.startsWith('texts.')).length,
         },
         baseline: { indexGzip: base.indexGzip, firstResultGzip: base.upFrontGzip },
       },

@@ -14,15 +14,7 @@ export async function timePasses(passes: number, questions: readonly string[], f
   return samples
 }
 
-/** Nearest rank, so a reported p95 is a value that was measured. */
-export function quantile(samples: readonly number[], q: number): number {
-  if (!samples.length) return NaN
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
-}
-
-export const median = (s: readonly number[]) => quantile(s, 0.5)
-export const p95 = (s: readonly number[]) => quantile(s, 0.95)
+export { median, p95, quantile } from '../core/stats.ts'
 
 /** "0.42x" style docpilot/peer ratio; '—' when either side has no figure. */
 export function ratio(docpilot: number, peer: number): string {

@@ -6,7 +6,30 @@
 import type { MemberId } from './providers/table.ts'
 
 /** Bumped on any incompatible change; readers refuse other versions with a clear message. */
-export const FORMAT_VERSION = 1
+export const FORMAT_VERSION = 2
+
+/**
+ * A set of numbered files in one folder whose name carries the digest of
+ * them all, so every file in it is cacheable forever and the manifest names
+ * thousands of them in a few bytes. File i is `${dir}/${i}${ext}`.
+ */
+export interface ShardSet {
+  dir: string
+  count: number
+  ext: string
+  /** Items per shard, where the reader computes which shard holds an item (text shards: chunks). */
+  per?: number
+}
+
+export function shardFile(set: ShardSet, i: number): string {
+  if (!Number.isInteger(i) || i < 0 || i >= set.count) throw new RangeError(`shard ${i} is outside ${set.dir} (0..${set.count - 1})`)
+  return `${set.dir}/${i}${set.ext}`
+}
+
+export function isShardSet(value: unknown): value is ShardSet {
+  const v = value as Partial<ShardSet> | null
+  return !!v && typeof v === 'object' && typeof v.dir === 'string' && typeof v.count === 'number' && typeof v.ext === 'string'
+}
 
 export interface ChunkRecord {
   /** Stable id, unique within the index. */
@@ -39,6 +62,8 @@ export interface EmbedderIdentity {
   provider?: MemberId
   /** Local embedders: part name -> content-addressed file name. */
   files?: Record<string, string>
+  /** Local static embedders served split by token: the rows, sharded by a hash of the token (see core/embed/static-split.ts). */
+  shards?: ShardSet
 }
 
 /** One member of the resolved chat chain as the browser sees it: never a key. */
@@ -67,8 +92,8 @@ export interface Manifest {
   createdAt: string
   corpus: { digest: string; files: number; chunks: number }
   embedder: EmbedderIdentity
-  /** Content-addressed file names of the other parts. */
-  parts: Record<string, string | string[]>
+  /** Content-addressed file names of the other parts, or shard sets (lexical postings, text shards). */
+  parts: Record<string, string | ShardSet>
   /** Settings that make browser and CLI search identically. */
   lexical: Record<string, unknown>
   retrieval: {
@@ -85,4 +110,22 @@ export interface Manifest {
   }
   /** What the empty panel offers: the owner's `panel.suggestions`, or questions derived from headings. Absent in older indexes. */
   panel?: { suggestions: string[] }
+}
+
+/**
+ * Whether a file name belongs to this manifest's index: a named part, a
+ * model file, or a file inside one of its shard folders. A cache keeps what
+ * a new index still uses and drops the rest.
+ */
+export function partOfIndex(manifest: Manifest): (name: string) => boolean {
+  const files = new Set<string>()
+  const dirs: string[] = []
+  const add = (value: string | ShardSet | undefined) => {
+    if (typeof value === 'string') files.add(value)
+    else if (value) dirs.push(`${value.dir}/`)
+  }
+  for (const value of Object.values(manifest.parts)) add(value)
+  for (const value of Object.values(manifest.embedder.files ?? {})) add(value)
+  add(manifest.embedder.shards)
+  return (name) => files.has(name) || dirs.some((d) => name.startsWith(d))
 }

@@ -10,6 +10,7 @@ import type { EmbedderIdentity, Manifest } from '../core/index-format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
 import { suggestFromHeadings } from './suggest.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
+import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
 import { writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
 
 export interface BuildOptions {
@@ -55,6 +56,8 @@ export interface BuildResult extends WriteIndexResult {
   embed?: EmbedSummary
   /** The public chat chain written into the manifest (empty: readers get search answers). */
   chat: Manifest['chat']
+  /** What a reader's first question downloads, measured on sample questions made of the docs' own headings. */
+  firstQuestion: FetchCost
   ms: number
 }
 
@@ -119,8 +122,10 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     panel: { suggestions: panelSuggestions(config.panel.suggestions, collected.chunks) },
     onPart: opts.onPart,
   })
+  const firstQuestion = await coldFetchCost(written.dir, sampleQuestions(collected.chunks))
   return {
     ...written,
+    firstQuestion,
     files: collected.files,
     chunks: collected.chunks.length,
     warnings: collected.warnings,

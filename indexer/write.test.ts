@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { FORMAT_VERSION, type ChunkRecord } from '../core/index-format.ts'
+import { FORMAT_VERSION, type ChunkRecord, type ShardSet } from '../core/index-format.ts'
 import { IndexFormatError, openIndex } from '../core/retrieval/search.ts'
 import { fsPartLoader } from './fs-parts.ts'
 import { OutDirError, writeIndex, type WriteIndexInput } from './write.ts'
@@ -38,8 +38,12 @@ const input = (out: string, extra: Partial<WriteIndexInput> = {}): WriteIndexInp
 
 async function snapshot(folder: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
-  for (const name of (await readdir(folder)).sort()) out[name] = (await readFile(join(folder, name))).toString('base64')
-  return out
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true })
+  for (const e of entries.filter((e) => e.isFile())) {
+    const path = join(e.parentPath, e.name)
+    out[path.slice(folder.length + 1)] = (await readFile(path)).toString('base64')
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)))
 }
 
 describe('writeIndex', () => {
@@ -55,12 +59,15 @@ describe('writeIndex', () => {
     const { manifest } = await writeIndex(input(join(dir, 'idx')))
     expect(manifest.format).toBe(FORMAT_VERSION)
     expect(manifest.corpus).toMatchObject({ files: 3, chunks: 5 })
-    expect(manifest.parts.texts).toHaveLength(3)
+    expect(manifest.parts.texts).toMatchObject({ count: 3, per: 2, ext: '.json.gz' })
+    expect((manifest.parts.texts as ShardSet).dir).toMatch(/^texts\.[0-9a-f]{16}$/)
+    expect((manifest.parts.postings as ShardSet).dir).toMatch(/^postings\.[0-9a-f]{16}$/)
     expect(String(manifest.parts.lexical)).toMatch(/^lexical\.[0-9a-f]{16}\.json\.gz$/)
     const changed = await writeIndex(input(join(dir, 'idx2'), { chunks: [...CHUNKS.slice(0, 4), { ...CHUNKS[4]!, text: 'changed' }] }))
-    // Only the shard holding the changed chunk (and what indexes it) gets a new name.
-    expect((changed.manifest.parts.texts as string[]).slice(0, 2)).toEqual((manifest.parts.texts as string[]).slice(0, 2))
-    expect(changed.manifest.parts.texts).not.toEqual(manifest.parts.texts)
+    // A changed chunk renames its shard folders (cached copies of the old ones are never reused), not the model.
+    expect((changed.manifest.parts.texts as ShardSet).dir).not.toBe((manifest.parts.texts as ShardSet).dir)
+    const files = await readdir(join(dir, 'idx2', (changed.manifest.parts.texts as ShardSet).dir))
+    expect(files.sort()).toEqual(['0.json.gz', '1.json.gz', '2.json.gz'])
   })
 
   it('round-trips every chunk field through the parts', async () => {
@@ -92,7 +99,8 @@ describe('writeIndex', () => {
     await writeIndex(input(out))
     const { manifest } = await writeIndex(input(out, { chunks: CHUNKS.slice(0, 2) }))
     expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'))).toEqual(manifest)
-    expect((await readdir(out)).length).toBe(1 + 2 + 1)
+    // manifest, lexical head, postings folder, texts folder: nothing of the old index left.
+    expect((await readdir(out)).length).toBe(4)
     expect(await readdir(dir)).toEqual(['idx'])
   })
 

@@ -11,9 +11,10 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { FORMAT_VERSION, type ChunkRecord, type EmbedderIdentity, type Manifest } from '../core/index-format.ts'
+import { FORMAT_VERSION, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index-format.ts'
 import { buildLexicalIndex, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
-import { encodeMeta, type TextShard } from '../core/retrieval/parts.ts'
+import { DEFAULT_POSTINGS_SHARD_BYTES, sectionRuns, splitLexicalIndex } from '../core/retrieval/lexical-split.ts'
+import { encodeTextShard } from '../core/retrieval/parts.ts'
 import { DEFAULT_FUSION } from '../core/retrieval/fusion.ts'
 import { DEFAULT_GATE } from '../core/retrieval/gate.ts'
 import type { DenseParts } from './embed.ts'
@@ -41,7 +42,10 @@ export interface WriteIndexInput {
   chat?: Manifest['chat']
   panel?: Manifest['panel']
   lexicalSettings?: LexicalSettings
+  /** Chunks per text shard. */
   shardSize?: number
+  /** Raw JSON bytes per lexical postings shard. */
+  postingsShardBytes?: number
   /** Called after each part is on disk (progress; a throw aborts the write). */
   onPart?: (name: string) => void | Promise<void>
 }
@@ -87,6 +91,15 @@ function jsonPart(kind: string, value: unknown): PendingPart {
   return { name: `${kind}.${digest(json).slice(0, 16)}.json.gz`, bytes: gzip(json), raw: Buffer.byteLength(json) }
 }
 
+/** Numbered gzip JSON parts in one folder named by the digest of them all (see ShardSet). */
+function jsonShards(kind: string, values: readonly unknown[], per?: number): { set: ShardSet; parts: PendingPart[] } {
+  const jsons = values.map((v) => JSON.stringify(v))
+  const all = createHash('sha256')
+  for (const json of jsons) all.update(digest(json))
+  const set: ShardSet = { dir: `${kind}.${all.digest('hex').slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...(per ? { per } : {}) }
+  return { set, parts: jsons.map((json, i) => ({ name: shardFile(set, i), bytes: gzip(json), raw: Buffer.byteLength(json) })) }
+}
+
 /** The corpus digest identifies what was indexed: every chunk field, in order. */
 export function corpusDigest(chunks: readonly ChunkRecord[]): string {
   return digest(JSON.stringify(chunks.map((c) => [c.id, c.path, c.url, c.anchor, c.title, c.trail, c.text])))
@@ -117,13 +130,12 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const settings = input.lexicalSettings ?? DEFAULT_LEXICAL_SETTINGS
   const chunks = input.chunks
 
-  const lexical = jsonPart('lexical', buildLexicalIndex(chunks, settings).toJSON())
-  const meta = jsonPart('meta', encodeMeta(chunks, shardSize))
-  const shards: PendingPart[] = []
-  for (let i = 0; i < chunks.length; i += shardSize) {
-    const texts: TextShard = chunks.slice(i, i + shardSize).map((c) => c.text)
-    shards.push(jsonPart('texts', texts))
-  }
+  const split = splitLexicalIndex(buildLexicalIndex(chunks, settings), sectionRuns(chunks), input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES)
+  const lexical = jsonPart('lexical', split.head)
+  const postings = jsonShards('postings', split.shards)
+  const shardTexts = []
+  for (let i = 0; i < chunks.length; i += shardSize) shardTexts.push(encodeTextShard(chunks.slice(i, i + shardSize)))
+  const texts = jsonShards('texts', shardTexts, shardSize)
 
   const manifest: Manifest = {
     format: FORMAT_VERSION,
@@ -132,9 +144,9 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     corpus: { digest: corpusDigest(chunks), files: input.files, chunks: chunks.length },
     embedder: input.dense?.identity ?? input.embedder ?? NO_EMBEDDER,
     parts: {
-      meta: meta.name,
       lexical: lexical.name,
-      texts: shards.map((s) => s.name),
+      postings: postings.set,
+      texts: texts.set,
       ...(input.dense ? { vectors: input.dense.vectorsPart } : {}),
     },
     lexical: settings as unknown as Record<string, unknown>,
@@ -152,12 +164,13 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
   // Vectors and model files are binary and stored as they are (already compact, or served compressed).
   const denseFiles: PendingPart[] = (input.dense?.files ?? []).map((f) => ({ name: f.name, bytes: f.bytes, raw: f.bytes.length }))
-  const all: PendingPart[] = [meta, lexical, ...shards, ...denseFiles]
+  const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles]
 
   await mkdir(dirname(out), { recursive: true })
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
   try {
     await mkdir(tmp)
+    for (const dir of new Set(all.map((p) => dirname(p.name)).filter((d) => d !== '.'))) await mkdir(join(tmp, dir), { recursive: true })
     for (const part of all) {
       await writeFile(join(tmp, part.name), part.bytes)
       await input.onPart?.(part.name)

@@ -110,7 +110,8 @@ function countTransfers(context: BrowserContext, skip: string): () => Promise<Tr
     pending.push(
       req
         .sizes()
-        .then((s) => ({ url: req.url(), body: s.responseBodySize, headers: s.responseHeadersSize }))
+        // A size the browser could not tell (a response served from its memory cache) reads as -1.
+        .then((s) => ({ url: req.url(), body: Math.max(0, s.responseBodySize), headers: Math.max(0, s.responseHeadersSize) }))
         .catch(() => undefined),
     )
   })

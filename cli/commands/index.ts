@@ -4,6 +4,7 @@ import type { Command } from 'commander'
 import cliProgress from 'cli-progress'
 import type { Manifest } from '../../core/index-format.ts'
 import { buildIndex, createdAtFromEnv, type EmbedSummary } from '../../indexer/build.ts'
+import type { FetchCost, PartKind } from '../../indexer/fetch-cost.ts'
 import { defaultCacheDir } from '../../indexer/embed.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
@@ -80,27 +81,37 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
 
       const rel = relative(ctx.cwd, result.dir)
       const shown = rel && !rel.startsWith('..') ? rel : result.dir
-      const shards = result.parts.filter((p) => p.name.startsWith('texts.'))
-      // The embedding model is fetched once and cached across index versions: counted on its own line.
-      const model = result.parts.filter((p) => p.name.startsWith('embed.'))
-      const upFront = result.parts.filter((p) => !p.name.startsWith('texts.') && !p.name.startsWith('embed.'))
-      const avgShard = shards.length ? shards.reduce((s, p) => s + p.gzip, 0) / shards.length : 0
-      const upFrontGzip = upFront.reduce((s, p) => s + p.gzip, 0)
+      // Shard folders are listed as one line each: thousands of files, fetched a few at a time.
+      const groups = new Map<string, { raw: number; gzip: number; files: number }>()
+      for (const p of result.parts) {
+        const key = p.name.includes('/') ? `${p.name.slice(0, p.name.indexOf('/'))}/` : p.name
+        const g = groups.get(key) ?? { raw: 0, gzip: 0, files: 0 }
+        groups.set(key, { raw: g.raw + p.raw, gzip: g.gzip + p.gzip, files: g.files + 1 })
+      }
       ctx.stdout(
         [
           `Indexed ${result.files.length} files into ${result.chunks} chunks in ${(result.ms / 1000).toFixed(1)} s` +
             (result.warnings.length ? ` (${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'})` : ''),
-          `  ${shown}: ${result.parts.length} parts, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
-          ...upFront.map((p) => `    ${p.name.padEnd(36)} ${kb(p.raw).padStart(10)} raw ${kb(p.gzip).padStart(10)} gzip`),
-          `    ${`texts.*.json.gz (${shards.length} shards)`.padEnd(36)} ${kb(shards.reduce((s, p) => s + p.raw, 0)).padStart(10)} raw ${kb(shards.reduce((s, p) => s + p.gzip, 0)).padStart(10)} gzip`,
+          `  ${shown}: ${result.parts.length} files, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
+          ...[...groups].map(([name, g]) => `    ${(g.files > 1 ? `${name} (${g.files} files)` : name).padEnd(44)} ${kb(g.raw).padStart(10)} raw ${kb(g.gzip).padStart(10)} gzip`),
           ...embedLines(result.embed, result.chunks),
-          `  Before the first result a reader fetches ${kb(upFrontGzip)} gzip, then about ${kb(Math.round(avgShard))} per text shard` +
-            (model.length ? `; the embedding model (${kb(model.reduce((s, p) => s + p.gzip, 0))}) once, cached after first use.` : '.'),
+          ...firstQuestionLines(result.firstQuestion),
           ...chainLines(result.chat),
           '',
         ].join('\n'),
       )
     })
+}
+
+/** What a reader's browser downloads for a first question, as measured by the build. */
+function firstQuestionLines(cost: FetchCost): string[] {
+  const order: PartKind[] = ['manifest', 'lexical', 'postings', 'model', 'vectors', 'texts']
+  const names: Record<PartKind, string> = { manifest: 'manifest', lexical: 'lexical head', postings: 'postings', model: 'model rows', vectors: 'vectors', texts: 'result texts' }
+  const split = order.filter((k) => cost.byKind[k]).map((k) => `${names[k]} ${kb(cost.byKind[k]!)}`)
+  return [
+    `  A reader's first question downloads about ${kb(cost.median)} of index (median of ${cost.questions.length} sample questions made of your headings, ` +
+      `at most ${kb(cost.max)}): ${split.join(', ')}. Later questions fetch only parts they have not seen; every part is cacheable forever.`,
+  ]
 }
 
 /** Who answers readers: the chain the manifest carries, and the rationing note when it applies. */

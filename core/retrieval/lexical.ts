@@ -140,106 +140,47 @@ export interface LexicalHit {
 
 export interface LexicalIndex {
   settings: LexicalSettings
-  search(query: string, limit: number): LexicalHit[]
+  /** Ranked hits; a split index first fetches the postings the query's terms need. */
+  search(query: string, limit: number): Promise<LexicalHit[]>
   /** Distinct query terms after tokenizing, stop words and stemming. */
   queryTerms(query: string): string[]
-  /** The compact stored form (see LexicalPart). */
-  toJSON(): LexicalPart
+}
+
+/** The whole index in memory, as the indexer builds it: what gets split into parts (see lexical-split.ts). */
+export interface BuiltLexicalIndex extends LexicalIndex {
+  /** minisearch's own serialization (documents numbered 0..n-1 in chunk order). */
+  toPlain(): AsPlainObject
+  /** The same search without a promise (nothing to fetch). */
+  searchNow(query: string, limit: number): LexicalHit[]
+}
+
+/** How far a query term expands: prefix matches and fuzzy matches (edit distance), as minisearch applies them. */
+export interface TermExpansion {
+  prefix: boolean
+  /** Maximum edit distance; 0 for none. */
+  fuzzy: number
+}
+
+/** The expansion the settings give a (processed) query term; search and the split reader share it. */
+export function termExpansion(term: string, settings: LexicalSettings): TermExpansion {
+  const fuzzy = term.length >= settings.fuzzyMinLength ? settings.fuzzy : 0
+  return {
+    prefix: term.length >= settings.prefixMinLength,
+    // minisearch: a fraction below 1 scales with the term length, capped by maxFuzzy.
+    fuzzy: fuzzy === 0 ? 0 : fuzzy < 1 ? Math.min(settings.maxFuzzy, Math.round(term.length * fuzzy)) : fuzzy,
+  }
 }
 
 /**
- * The stored lexical index: minisearch's own JSON, re-encoded about half
- * the size (after gzip). Documents are numbered 0..n-1 (chunk order), so
- * document id maps disappear; each term lists, per field, the ascending
- * document numbers as gaps, and their term frequencies only when some
- * frequency is not 1. A field the term does not occur in is 0.
+ * A searcher over a minisearch instance: the same search options for the
+ * whole index and for a partial one holding the postings a query needs.
  */
-export interface LexicalPart {
-  encoding: 'docpilot-postings-v1'
-  averageFieldLength: number[]
-  /** Per document, the length of each field in terms. */
-  fieldLength: number[][]
-  terms: string[]
-  postings: Array<Array<0 | number[] | [gaps: number[], freqs: number[]]>>
-}
-
-function encodePart(js: AsPlainObject): LexicalPart {
-  const n = js.documentCount
-  const fieldLength: number[][] = []
-  for (let i = 0; i < n; i++) {
-    if (js.documentIds[i] !== i) throw new Error('lexical index documents must be numbered 0..n-1 in order')
-    fieldLength.push(js.fieldLength[i]!)
-  }
-  const fields = Object.keys(js.fieldIds).length
-  const terms: string[] = []
-  const postings: LexicalPart['postings'] = []
-  for (const [term, byField] of js.index) {
-    terms.push(term)
-    const row: LexicalPart['postings'][number] = []
-    for (let f = 0; f < fields; f++) {
-      const docs = byField[f] as Record<string, number> | undefined
-      if (!docs) {
-        row.push(0)
-        continue
-      }
-      const ids = Object.keys(docs).map(Number).sort((a, b) => a - b)
-      const gaps = ids.map((id, i) => id - (i ? ids[i - 1]! : 0))
-      const freqs = ids.map((id) => docs[id]!)
-      row.push(freqs.every((x) => x === 1) ? gaps : [gaps, freqs])
-    }
-    while (row.at(-1) === 0) row.pop()
-    postings.push(row)
-  }
-  return { encoding: 'docpilot-postings-v1', averageFieldLength: js.averageFieldLength, fieldLength, terms, postings }
-}
-
-function decodePart(part: LexicalPart, fields: readonly string[]): AsPlainObject {
-  if (part.encoding !== 'docpilot-postings-v1') throw new Error(`unknown lexical index encoding "${String(part.encoding)}"`)
-  const n = part.fieldLength.length
-  const documentIds: Record<string, number> = {}
-  const fieldLength: Record<string, number[]> = {}
-  for (let i = 0; i < n; i++) {
-    documentIds[i] = i
-    fieldLength[i] = part.fieldLength[i]!
-  }
-  const index: AsPlainObject['index'] = part.terms.map((term, t) => {
-    const byField: Record<string, Record<string, number>> = {}
-    part.postings[t]!.forEach((entry, f) => {
-      if (entry === 0) return
-      const [gaps, freqs] = Array.isArray(entry[0]) ? (entry as [number[], number[]]) : [entry as number[], undefined]
-      const docs: Record<string, number> = {}
-      let id = 0
-      gaps.forEach((gap, i) => {
-        id += gap
-        docs[id] = freqs ? freqs[i]! : 1
-      })
-      byField[f] = docs
-    })
-    return [term, byField]
-  })
-  return {
-    documentCount: n,
-    nextId: n,
-    documentIds,
-    fieldIds: Object.fromEntries(fields.map((f, i) => [f, i])),
-    fieldLength,
-    averageFieldLength: part.averageFieldLength,
-    storedFields: {},
-    dirtCount: 0,
-    index,
-    serializationVersion: 2,
-  }
-}
-
-function wrap(mini: MiniSearch<{ id: number }>, settings: LexicalSettings): LexicalIndex {
+export function lexicalSearcher(mini: MiniSearch<{ id: number }>, settings: LexicalSettings) {
   const process = termProcessor(settings)
   const queryTerms = (query: string) => [...new Set(tokenize(query).flatMap((w) => process(w) ?? []))]
   return {
-    settings,
     queryTerms,
-    toJSON: () => encodePart(mini.toJSON()),
-    search(query, limit) {
-      const terms = queryTerms(query)
+    search(query: string, limit: number, terms = queryTerms(query)): LexicalHit[] {
       if (!terms.length) return []
       // Query terms are already processed; minisearch must not process them again.
       const hits: MiniResult[] = mini.search(terms.join(' '), {
@@ -249,7 +190,7 @@ function wrap(mini: MiniSearch<{ id: number }>, settings: LexicalSettings): Lexi
         bm25: settings.bm25,
         weights: settings.weights,
         combineWith: 'OR',
-        prefix: (t) => t.length >= settings.prefixMinLength,
+        prefix: (t) => termExpansion(t, settings).prefix,
         fuzzy: (t) => (t.length >= settings.fuzzyMinLength ? settings.fuzzy : false),
         maxFuzzy: settings.maxFuzzy,
       })
@@ -262,14 +203,50 @@ function wrap(mini: MiniSearch<{ id: number }>, settings: LexicalSettings): Lexi
   }
 }
 
-export function buildLexicalIndex(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS): LexicalIndex {
+export function buildLexicalIndex(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS): BuiltLexicalIndex {
   const mini = new MiniSearch<{ id: number }>(miniSearchOptions(settings, chunks))
   mini.addAll(chunks.map((_, id) => ({ id })))
-  return wrap(mini, settings)
+  const searcher = lexicalSearcher(mini, settings)
+  return {
+    settings,
+    queryTerms: searcher.queryTerms,
+    searchNow: (q, limit) => searcher.search(q, limit),
+    search: async (q, limit) => searcher.search(q, limit),
+    toPlain: () => mini.toJSON(),
+  }
 }
 
-/** Loads an index stored by `toJSON`, with the settings recorded beside it. */
-export function loadLexicalIndex(part: LexicalPart, settings: LexicalSettings): LexicalIndex {
-  const mini = MiniSearch.loadJS<{ id: number }>(decodePart(part, settings.fields), miniSearchOptions(settings))
-  return wrap(mini, settings)
+/** Document statistics BM25 needs for every document, whichever terms are loaded. */
+export interface DocumentStats {
+  documentCount: number
+  averageFieldLength: number[]
+  /** fieldLength[field][document] */
+  fieldLength: number[][]
+}
+
+/**
+ * A minisearch index that starts with the documents' statistics and no
+ * terms, and receives postings as they are fetched. It searches with
+ * minisearch's own code; only loading is done here, through the fields
+ * minisearch leaves open to subclasses (the same ones its loadJS fills).
+ */
+export class PostingsIndex extends MiniSearch<{ id: number }> {
+  constructor(stats: DocumentStats, settings: LexicalSettings) {
+    super(miniSearchOptions(settings))
+    const n = stats.documentCount
+    this._documentCount = n
+    this._nextId = n
+    this._fieldIds = Object.fromEntries(settings.fields.map((f, i) => [f, i]))
+    this._avgFieldLength = stats.averageFieldLength
+    for (let doc = 0; doc < n; doc++) {
+      this._documentIds.set(doc, doc)
+      this._idToShortId.set(doc, doc)
+      this._fieldLength.set(doc, stats.fieldLength.map((lengths) => lengths[doc]!))
+    }
+  }
+
+  /** Adds one term's postings: field number -> document number -> term frequency. */
+  addPostings(term: string, byField: Map<number, Map<number, number>>): void {
+    this._index.set(term, byField)
+  }
 }

@@ -42,28 +42,21 @@ export async function readJsonPart<T>(loader: PartLoader, name: string): Promise
 }
 
 /**
- * The small metadata part: everything a result row shows except the chunk
- * text, fetched once when the index opens. It is written compactly because
- * every reader downloads it before the first result: pages are listed once
- * and chunks point at them; a trail that starts with the page title stores
- * 0 in its place; a chunk id is stored only when it is not `path#anchor`.
+ * One text shard: the full records of consecutive chunks (the manifest's
+ * `texts.per` of them), fetched only when one of them is a result. Written
+ * compactly: pages are listed once and chunks point at them; a trail that
+ * starts with the page title stores 0 in its place; a chunk id is stored only
+ * when it is not `path#anchor`.
  */
-export interface MetaPart {
+export interface TextShard {
   pages: Array<[path: string, url: string, title: string]>
-  chunks: Array<[page: number, anchor: string, trail: Array<string | 0>, id?: string]>
-  /** Chunk texts are stored in shards of this many consecutive chunks (parts.texts[i]). */
-  shardSize: number
+  chunks: Array<[page: number, anchor: string, trail: Array<string | 0>, text: string, id?: string]>
 }
 
-/** One text shard: the texts of chunks `i * shardSize ...` in index order. */
-export type TextShard = string[]
-
-export type ChunkMeta = Omit<ChunkRecord, 'text'>
-
-export function encodeMeta(chunks: readonly ChunkMeta[], shardSize: number): MetaPart {
-  const pages: MetaPart['pages'] = []
+export function encodeTextShard(chunks: readonly ChunkRecord[]): TextShard {
+  const pages: TextShard['pages'] = []
   const pageOf = new Map<string, number>()
-  const rows = chunks.map((c): MetaPart['chunks'][number] => {
+  const rows = chunks.map((c): TextShard['chunks'][number] => {
     const key = JSON.stringify([c.path, c.url, c.title])
     let page = pageOf.get(key)
     if (page === undefined) {
@@ -72,13 +65,36 @@ export function encodeMeta(chunks: readonly ChunkMeta[], shardSize: number): Met
       pageOf.set(key, page)
     }
     const trail = c.trail[0] === c.title ? [0 as const, ...c.trail.slice(1)] : c.trail
-    return c.id === `${c.path}#${c.anchor}` ? [page, c.anchor, trail] : [page, c.anchor, trail, c.id]
+    return c.id === `${c.path}#${c.anchor}` ? [page, c.anchor, trail, c.text] : [page, c.anchor, trail, c.text, c.id]
   })
-  return { pages, chunks: rows, shardSize }
+  return { pages, chunks: rows }
 }
 
-export function decodeMeta(meta: MetaPart, ordinal: number): ChunkMeta {
-  const [page, anchor, trail, id] = meta.chunks[ordinal]!
-  const [path, url, title] = meta.pages[page]!
-  return { id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail: trail.map((t) => (t === 0 ? title : t)) }
+export function decodeTextShard(shard: TextShard): ChunkRecord[] {
+  return shard.chunks.map(([page, anchor, trail, text, id]) => {
+    const [path, url, title] = shard.pages[page]!
+    return { id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail: trail.map((t) => (t === 0 ? title : t)), text }
+  })
+}
+
+/** A loader that records every part read through it, with its size as stored. */
+export interface CountingLoader extends PartLoader {
+  /** Part name -> bytes, in the order first read (a part read twice counts once). */
+  readonly reads: Map<string, number>
+}
+
+export function countingLoader(inner: PartLoader): CountingLoader {
+  const reads = new Map<string, number>()
+  return {
+    reads,
+    async bytes(name) {
+      const b = await inner.bytes(name)
+      if (!reads.has(name)) reads.set(name, b.byteLength)
+      return b
+    },
+    async json<T>(name: string) {
+      const b = await this.bytes(name)
+      return JSON.parse(decoder.decode(isGzip(b) ? gunzipSync(b) : b)) as T
+    },
+  }
 }

@@ -4,10 +4,11 @@
  * the lists are combined, the gate scores the evidence, and only then are
  * the winning chunks' texts loaded (a shard at a time, cached).
  */
-import { FORMAT_VERSION, type ChunkRecord, type Manifest } from '../index-format.ts'
+import { FORMAT_VERSION, isShardSet, shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../index-format.ts'
 import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseChannel, type DenseOptions } from './hybrid.ts'
-import { loadLexicalIndex, type LexicalIndex, type LexicalPart, type LexicalSettings } from './lexical.ts'
-import { decodeMeta, readJsonPart, type MetaPart, type PartLoader, type TextShard } from './parts.ts'
+import type { LexicalSettings } from './lexical.ts'
+import { openSplitLexicalIndex, type LexicalHead, type PostingsShard, type SplitLexicalIndex } from './lexical-split.ts'
+import { decodeTextShard, readJsonPart, type PartLoader, type TextShard } from './parts.ts'
 
 export interface SearchOptions {
   /** How many passages to return (default 8). */
@@ -36,6 +37,8 @@ export interface DocIndex {
   readonly size: number
   /** The dense channel (null: the index declared lexical-only): warm it, or embed a question on its own. */
   readonly dense: DenseChannel | null
+  /** The lexical channel: its dictionary answers "does this word occur in the docs" without a fetch. */
+  readonly lexical: SplitLexicalIndex
   search(question: string, opts?: SearchOptions): Promise<SearchResult>
   /** Full chunk records by index position, texts loaded on demand. */
   chunks(ordinals: number[]): Promise<ChunkRecord[]>
@@ -72,52 +75,78 @@ function partName(manifest: Manifest, key: string): string {
   return name
 }
 
-/** `opts` reach the dense channel: the hosted embedder's transport, the embed time limit, the log. */
-export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Promise<DocIndex> {
-  const manifest = checkManifest(await loader.json<unknown>('manifest.json'))
-  const [meta, lexicalJson] = await Promise.all([
-    readJsonPart<MetaPart>(loader, partName(manifest, 'meta')),
-    readJsonPart<LexicalPart>(loader, partName(manifest, 'lexical')),
-  ])
-  const lexical: LexicalIndex = loadLexicalIndex(lexicalJson, manifest.lexical as unknown as LexicalSettings)
-  // The index's one embedder (null: declared lexical-only); an unknown one is an error here, not later.
-  const dense = openDenseChannel(manifest, loader, opts)
-  const shardNames = manifest.parts.texts
-  if (!Array.isArray(shardNames)) throw new IndexFormatError('manifest.json names no text shards. Rebuild the index with `docpilot index`.')
+function shardSet(manifest: Manifest, key: string): ShardSet {
+  const set = manifest.parts[key]
+  if (!isShardSet(set)) throw new IndexFormatError(`manifest.json names no "${key}" shards. Rebuild the index with \`docpilot index\`.`)
+  return set
+}
 
-  const shards = new Map<number, Promise<TextShard>>()
-  const shard = (i: number): Promise<TextShard> => {
-    let p = shards.get(i)
+/** A loader of numbered parts that fetches each once (a failed fetch is forgotten, so the next search retries). */
+function cachedShards<T>(loader: PartLoader, set: ShardSet): (i: number) => Promise<T> {
+  const cache = new Map<number, Promise<T>>()
+  return (i) => {
+    let p = cache.get(i)
     if (!p) {
-      p = readJsonPart<TextShard>(loader, shardNames[i]!)
-      // A failed fetch must not poison the cache: the next search retries.
-      p.catch(() => shards.delete(i))
-      shards.set(i, p)
+      p = readJsonPart<T>(loader, shardFile(set, i))
+      p.catch(() => cache.delete(i))
+      cache.set(i, p)
     }
     return p
   }
+}
+
+/**
+ * The dense channel with this question's work already under way: its vector
+ * (unless the caller brought one) and the index vectors. The ranking step
+ * then awaits the same promises instead of starting them after the lexical
+ * search.
+ */
+function startedDense(dense: DenseChannel, question: string, given?: Float32Array): DenseChannel {
+  dense.vectors().catch(() => {}) // a failure is reported by the ranking step's own call, which retries
+  if (given) return dense
+  const pending = dense.queryVector(question)
+  return { ...dense, queryVector: (q, signal) => (q === question ? pending : dense.queryVector(q, signal)) }
+}
+
+/**
+ * Opens an index: the manifest, then only the lexical head. Postings, chunk
+ * texts and the dense channel's parts are fetched when a question needs them.
+ * `opts` reach the dense channel: the hosted embedder's transport, the embed
+ * time limit, the log.
+ */
+export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Promise<DocIndex> {
+  const manifest = checkManifest(await loader.json<unknown>('manifest.json'))
+  const postings = shardSet(manifest, 'postings')
+  const texts = shardSet(manifest, 'texts')
+  const perShard = texts.per
+  if (!perShard) throw new IndexFormatError('manifest.json: the text shards do not say how many chunks each holds. Rebuild the index with `docpilot index`.')
+  // The index's one embedder (null: declared lexical-only); an unknown one is an error here, not later.
+  const dense = openDenseChannel(manifest, loader, opts)
+  const head = await readJsonPart<LexicalHead>(loader, partName(manifest, 'lexical'))
+  const lexical = openSplitLexicalIndex(head, manifest.lexical as unknown as LexicalSettings, cachedShards<PostingsShard>(loader, postings))
+  const textShard = cachedShards<TextShard>(loader, texts)
 
   // Windows of one long section share page and anchor: one result row per section.
-  const sectionOf = (ordinal: number) => {
-    const [page, anchor] = meta.chunks[ordinal]!
-    return `${page}#${anchor}`
-  }
+  const sectionOf = (ordinal: number) => String(lexical.sectionOf(ordinal))
 
   async function chunks(ordinals: number[]): Promise<ChunkRecord[]> {
-    const texts = await Promise.all(ordinals.map((o) => shard(Math.floor(o / meta.shardSize))))
-    return ordinals.map((o, i) => ({ ...decodeMeta(meta, o), text: texts[i]![o % meta.shardSize]! }))
+    const shards = await Promise.all(ordinals.map((o) => textShard(Math.floor(o / perShard!))))
+    return ordinals.map((o, i) => decodeTextShard(shards[i]!)[o % perShard!]!)
   }
 
   return {
     manifest,
-    size: meta.chunks.length,
+    size: manifest.corpus.chunks,
     dense,
+    lexical,
     chunks,
     async search(question, opts = {}) {
       const k = opts.k ?? DEFAULT_K
-      const lexicalHits = lexical.search(question, Math.max(k, FUSION_CANDIDATES))
+      // Both channels start at once: on a cold visit each waits on the network, not on the other.
+      const both = dense && !opts.lexicalOnly ? startedDense(dense, question, opts.queryVector) : dense
+      const lexicalHits = await lexical.search(question, Math.max(k, FUSION_CANDIDATES))
       const ranked = await rankHybrid({
-        question, k, lexical: lexicalHits, dense, manifest, lexicalOnly: opts.lexicalOnly, queryVector: opts.queryVector, sectionOf,
+        question, k, lexical: lexicalHits, dense: both, manifest, lexicalOnly: opts.lexicalOnly, queryVector: opts.queryVector, sectionOf,
       })
       const records = await chunks(ranked.hits.map((h) => h.ordinal))
       const results: Passage[] = records.map((r, i) => ({ ...r, score: ranked.hits[i]!.score, channels: ranked.hits[i]!.channels }))

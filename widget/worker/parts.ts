@@ -43,18 +43,17 @@ export class BrowserPartLoader implements PartLoaderLike {
 
   /**
    * Records which index the cached parts belong to. A different digest drops
-   * the old parts, except those the new index still names (the embedding
-   * model usually survives a docs change, and it is the largest part).
+   * the old parts, except those the new index still uses (the embedding
+   * model's rows usually survive a docs change).
    */
-  async bind(digest: string, keep: readonly string[] = []): Promise<void> {
+  async bind(digest: string, keep: (name: string) => boolean = () => false): Promise<void> {
     if (!this.store) return
     const key = `book:${this.indexUrl}`
     const previous = await get<CacheBook>(key, this.store).catch(() => undefined)
     let kept: string[] = []
     if (previous && previous.digest !== digest) {
-      const still = new Set(keep)
-      kept = previous.names.filter((n) => still.has(n))
-      await Promise.all(previous.names.filter((n) => !still.has(n)).map((n) => del(`part:${this.indexUrl}${n}`, this.store).catch(() => {})))
+      kept = previous.names.filter(keep)
+      await Promise.all(previous.names.filter((n) => !keep(n)).map((n) => del(`part:${this.indexUrl}${n}`, this.store).catch(() => {})))
     }
     this.book = previous?.digest === digest ? previous : { digest, names: kept }
     await set(key, this.book, this.store).catch(() => {})

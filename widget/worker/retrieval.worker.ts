@@ -9,7 +9,7 @@
  * lexical parts, then starts loading the model and the vectors in the
  * background so the first question rarely waits for them.
  */
-import type { Manifest } from '../../core/index-format.ts'
+import { partOfIndex, type Manifest } from '../../core/index-format.ts'
 import { routeTransport } from '../../core/ladder/transport.ts'
 import { openIndex, type DocIndex } from '../../core/retrieval/search.ts'
 import { BrowserPartLoader } from './parts.ts'
@@ -20,16 +20,10 @@ declare const self: DedicatedWorkerGlobalScope
 let loader: BrowserPartLoader | undefined
 let opened: Promise<{ manifest: Manifest; index: DocIndex }> | undefined
 
-/** Every part file the manifest names: what a cache bound to it may keep. */
-function partNames(manifest: Manifest): string[] {
-  const names = Object.values(manifest.parts).flat()
-  return [...names, ...Object.values(manifest.embedder.files ?? {})]
-}
-
 async function open(indexUrl: string, proxyBase: string): Promise<{ manifest: Manifest; index: DocIndex }> {
   loader = new BrowserPartLoader(indexUrl)
   const manifest = await loader.json<Manifest>('manifest.json')
-  await loader.bind(manifest.corpus.digest, partNames(manifest))
+  await loader.bind(manifest.corpus.digest, partOfIndex(manifest))
   // A hosted embedder embeds questions through the proxy's same-origin /ai/<member> route.
   const transport = routeTransport({ origin: proxyBase || self.location.origin })
   const index = await openIndex(loader, { transport })

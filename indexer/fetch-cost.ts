@@ -1,0 +1,83 @@
+/**
+ * What a reader's browser downloads to answer a first question on a cold
+ * visit, measured rather than estimated: the reader's own search (the code
+ * the worker runs) over the index folder, through a loader that records
+ * every part it reads. One fresh reader per question, so nothing is shared
+ * between questions, as on a first visit. Sizes are what a static host
+ * sends: parts stored gzipped count as stored, manifest.json gzipped.
+ * `docpilot index` prints this; bench/ measures the same in Chromium.
+ */
+import { gzipSync } from 'node:zlib'
+import type { ChunkRecord } from '../core/index-format.ts'
+import { countingLoader } from '../core/retrieval/parts.ts'
+import { openIndex } from '../core/retrieval/search.ts'
+import { median } from '../core/stats.ts'
+import { fsPartLoader } from './fs-parts.ts'
+
+export type PartKind = 'manifest' | 'lexical' | 'postings' | 'vectors' | 'model' | 'texts'
+
+export interface QuestionCost {
+  question: string
+  bytes: number
+  requests: number
+  byKind: Partial<Record<PartKind, number>>
+}
+
+export interface FetchCost {
+  questions: QuestionCost[]
+  /** Median and largest total over the questions. */
+  median: number
+  max: number
+  /** Median per kind of part. */
+  byKind: Partial<Record<PartKind, number>>
+}
+
+function kindOf(name: string, modelParts: (name: string) => boolean): PartKind {
+  if (name === 'manifest.json') return 'manifest'
+  if (modelParts(name)) return 'model'
+  if (name.startsWith('postings.')) return 'postings'
+  if (name.startsWith('texts.')) return 'texts'
+  if (name.startsWith('vectors.')) return 'vectors'
+  return 'lexical'
+}
+
+/** Bytes and parts a fresh reader fetches for each question (k results, hybrid when the index has vectors). */
+export async function coldFetchCost(dir: string, questions: readonly string[], k = 8, opts: { lexicalOnly?: boolean } = {}): Promise<FetchCost> {
+  const costs: QuestionCost[] = []
+  for (const question of questions) {
+    const loader = countingLoader(fsPartLoader(dir))
+    const index = await openIndex(loader, { log: () => {} })
+    await index.search(question, { k, ...(opts.lexicalOnly ? { lexicalOnly: true } : {}) })
+    const embedder = index.manifest.embedder as { files?: Record<string, string>; shards?: { dir: string } }
+    const modelFiles = new Set(Object.values(embedder.files ?? {}))
+    const modelDir = embedder.shards?.dir
+    const isModel = (name: string) => modelFiles.has(name) || (modelDir !== undefined && name.startsWith(`${modelDir}/`))
+    const byKind: QuestionCost['byKind'] = {}
+    let bytes = 0
+    for (const [name, size] of loader.reads) {
+      const served = name === 'manifest.json' ? gzipSync(await fsPartLoader(dir).bytes(name), { level: 9 }).length : size
+      const kind = kindOf(name, isModel)
+      byKind[kind] = (byKind[kind] ?? 0) + served
+      bytes += served
+    }
+    costs.push({ question, bytes, requests: loader.reads.size, byKind })
+  }
+  const kinds = new Set(costs.flatMap((c) => Object.keys(c.byKind) as PartKind[]))
+  return {
+    questions: costs,
+    median: median(costs.map((c) => c.bytes)),
+    max: Math.max(0, ...costs.map((c) => c.bytes)),
+    byKind: Object.fromEntries([...kinds].map((kind) => [kind, median(costs.map((c) => c.byKind[kind] ?? 0))])),
+  }
+}
+
+/**
+ * Questions to measure an index with when no reader's questions are at hand:
+ * section headings spread evenly through the docs (the words readers search
+ * for), at most `count` of them, deterministic.
+ */
+export function sampleQuestions(chunks: readonly ChunkRecord[], count = 10): string[] {
+  const headings = [...new Set(chunks.map((c) => c.trail.at(-1) ?? c.title).filter((h) => /\p{L}{3}/u.test(h)))]
+  if (headings.length <= count) return headings
+  return Array.from({ length: count }, (_, i) => headings[Math.floor(((i + 0.5) * headings.length) / count)]!)
+}
