@@ -47,3 +47,12 @@ export function portNumber(raw: string): number {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${raw}")`)
   return n
 }
+
+/** Keeps a server command running until Ctrl+C (or SIGTERM), then closes what it serves. */
+export function serveUntilStopped(close: () => void | Promise<void>): Promise<void> {
+  return new Promise<void>((done) => {
+    const stop = () => void Promise.resolve(close()).then(done)
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+}

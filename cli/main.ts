@@ -21,6 +21,7 @@ export const COMMANDS: Record<string, () => Promise<DefineCommand>> = {
   query: async () => (await import('./commands/query.ts')).defineQueryCommand,
   eval: async () => (await import('./commands/eval.ts')).defineEvalCommand,
   dev: async () => (await import('./commands/dev.ts')).defineDevCommand,
+  preview: async () => (await import('./commands/preview.ts')).definePreviewCommand,
   doctor: async () => (await import('./commands/doctor.ts')).defineDoctorCommand,
   proxy: async () => (await import('./commands/proxy.ts')).defineProxyCommand,
   widget: async () => (await import('./commands/widget.ts')).defineWidgetCommand,

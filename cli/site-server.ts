@@ -88,7 +88,10 @@ export interface Mount {
 export type PageAnswer = { html: string; status?: number } | { file: string } | undefined
 
 export interface SiteServerOptions {
+  /** Served at /ai/; closed with the server (or when the server cannot start). */
   proxy: NodeProxy
+  /** Also run on close (e.g. stopping fake providers started for this server). */
+  onClose?: () => Promise<void>
   /** Folders served below URL paths (the index, the widget files), checked before the pages. */
   mounts?: Mount[]
   /** Exact paths answered from memory (a rewritten manifest, a stylesheet), checked first. */
@@ -143,12 +146,25 @@ export async function startSiteServer(opts: SiteServerOptions): Promise<SiteServ
     return sendHtml(c, '<!doctype html><title>Not found</title><p>Not found.</p>', 404)
   })
 
-  const server = await listen(app.fetch, opts.port, opts.host)
+  const stopOthers = async () => {
+    opts.proxy.close()
+    await opts.onClose?.()
+  }
+  let server: Awaited<ReturnType<typeof listen>>
+  try {
+    server = await listen(app.fetch, opts.port, opts.host)
+  } catch (err) {
+    await stopOthers()
+    throw err
+  }
   const { port } = server.address() as AddressInfo
   const shown = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host.includes(':') ? `[${opts.host}]` : opts.host
   return {
     url: `http://${shown}:${port}`,
     port,
-    close: () => stopServer(server),
+    async close() {
+      await stopServer(server)
+      await stopOthers()
+    },
   }
 }

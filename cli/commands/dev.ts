@@ -10,18 +10,16 @@ import { existsSync, readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { publicChat } from '../../core/chain/resolve.ts'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
 import type { Manifest } from '../../core/index-format.ts'
-import { CHAIN } from '../../core/providers/table.ts'
 import { openIndex } from '../../core/retrieval/search.ts'
 import type { FakeProviders } from '../../fixtures/providers/index.ts'
 import { buildIndex } from '../../indexer/build.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
-import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
-import { createNodeProxy, IN_MEMORY, resolveDbPath, sqliteInstalled, type NodeProxy } from '../../proxy/node.ts'
+import type { NodeProxy } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP, loadConfig } from '../config-file.ts'
-import { loadConfigFor, portNumber, UsageError, type CliContext } from '../context.ts'
+import { loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
+import { describeChain, fakeProvidersFor, localProxy, localStatePath, proxyEnv, withoutProviderVars } from '../local-proxy.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../demo-pages.ts'
 import { isHtml, siteFile, startSiteServer, type PageAnswer } from '../site-server.ts'
 import { requireWidget, shippedWidget, SHIPPED_WIDGET_DIR, widgetBuilder } from '../widget-files.ts'
@@ -101,24 +99,6 @@ export function defaultDocsDir(cwd: string): string | undefined {
   return undefined
 }
 
-/** Every provider variable removed: a fake-provider demo must never reach a real service with a real key. */
-export function withoutProviderVars(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  const out = { ...env }
-  for (const spec of CHAIN) {
-    if (spec.keyEnv) delete out[spec.keyEnv]
-    delete out[spec.baseUrlEnv]
-  }
-  return out
-}
-
-/** The fake providers a command asked for: started here (and owned), or the running instance passed in. */
-export async function fakeProvidersFor(option: boolean | FakeProviders | undefined): Promise<{ fakes?: FakeProviders; own: boolean }> {
-  if (!option) return { own: false }
-  if (option !== true) return { fakes: option, own: false }
-  const { startFakeProviders } = await import('../../fixtures/providers/index.ts')
-  return { fakes: await startFakeProviders(), own: true }
-}
-
 /** The widget folder dev serves: the one given, else the package's own; a checkout rebuilds it from the sources first. */
 async function devWidget(opts: DevServerOptions, log: (line: string) => void): Promise<string> {
   const dir = opts.widgetDir ? resolve(opts.cwd ?? process.cwd(), opts.widgetDir) : SHIPPED_WIDGET_DIR
@@ -128,14 +108,6 @@ async function devWidget(opts: DevServerOptions, log: (line: string) => void): P
     await build(dir)
   }
   return opts.widgetDir ? requireWidget(dir) : shippedWidget()
-}
-
-/** The proxy's state file, or memory (with a note) when better-sqlite3 is not installed. */
-export function demoStatePath(cwd: string, path: string, log: (line: string) => void): string {
-  const resolved = resolveDbPath(cwd, path)
-  if (resolved === IN_MEMORY || sqliteInstalled()) return resolved
-  log('better-sqlite3 is not installed: the proxy keeps its daily counter and feedback in memory until you stop it (npm install better-sqlite3 to keep them in a file).')
-  return IN_MEMORY
 }
 
 export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
@@ -154,7 +126,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   // embeds through a real key in the shell, nor through the fakes (the offline default model answers).
   const indexEnv = opts.fakeProviders ? withoutProviderVars(env) : env
   const { fakes, own: ownFakes } = await fakeProvidersFor(opts.fakeProviders)
-  if (fakes) env = { ...withoutProviderVars(env), ...fakes.env() }
+  env = proxyEnv(env, fakes)
 
   try {
     if (opts.index !== 'reuse' || !existsSync(join(indexDir, 'manifest.json'))) {
@@ -174,9 +146,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     // The proxy serves exactly what `docpilot proxy` and `doctor --proxy` would for this config and
     // environment, and the manifest the panel reads names the same chain.
     const stored = JSON.parse(await readFile(join(indexDir, 'manifest.json'), 'utf8')) as Manifest
-    const { settings, resolved } = proxySettingsFromConfig(config, env, stored.embedder)
-    const manifest: Manifest = { ...stored, chat: publicChat(resolved, config.chat) }
-    const proxy = createNodeProxy({ settings, env, dbPath: demoStatePath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite', log) })
+    const { proxy, chat } = localProxy(config, env, stored.embedder, localStatePath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite', log))
+    const manifest: Manifest = { ...stored, chat }
 
     const shell: PageShell = {
       assetBase: ASSET_PATH,
@@ -201,28 +172,22 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       return found ? { html: renderPage(found, pages, shell) } : { html: renderHome(pages, shell), status: 404 }
     }
 
-    let server
-    try {
-      server = await startSiteServer({
-        proxy,
-        mounts: [
-          { url: INDEX_PATH, dir: indexDir, cache: 'immutable' },
-          { url: ASSET_PATH, dir: widgetDir, cache: 'revalidate' },
-        ],
-        fixed: {
-          [`${INDEX_PATH}manifest.json`]: { body: JSON.stringify(manifest), type: 'application/json; charset=utf-8' },
-          [`${ASSET_PATH}demo.css`]: { body: DEMO_CSS, type: 'text/css; charset=utf-8' },
-        },
-        page,
-        csp: opts.csp !== false,
-        port: opts.port ?? 0,
-        host: opts.host ?? '127.0.0.1',
-      })
-    } catch (err) {
-      proxy.close()
-      throw err
-    }
-    const site = server
+    const site = await startSiteServer({
+      proxy,
+      ...(ownFakes ? { onClose: () => fakes!.close() } : {}),
+      mounts: [
+        { url: INDEX_PATH, dir: indexDir, cache: 'immutable' },
+        { url: ASSET_PATH, dir: widgetDir, cache: 'revalidate' },
+      ],
+      fixed: {
+        [`${INDEX_PATH}manifest.json`]: { body: JSON.stringify(manifest), type: 'application/json; charset=utf-8' },
+        [`${ASSET_PATH}demo.css`]: { body: DEMO_CSS, type: 'text/css; charset=utf-8' },
+      },
+      page,
+      csp: opts.csp !== false,
+      port: opts.port ?? 0,
+      host: opts.host ?? '127.0.0.1',
+    })
     return {
       url: site.url,
       port: site.port,
@@ -230,24 +195,13 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       proxy,
       ...(fakes ? { fakes } : {}),
       docsDir,
-      async close() {
-        await site.close()
-        proxy.close()
-        if (ownFakes) await fakes?.close()
-      },
+      close: site.close,
     }
   } catch (err) {
-    if (ownFakes) await fakes?.close()
+    // Already stopped when the site server itself failed to start.
+    if (ownFakes) await fakes?.close().catch(() => {})
     throw err
   }
-}
-
-function describeChain(server: DevServer): string {
-  const chain = server.manifest.chat.chain
-  if (chain.length === 0) {
-    return 'No provider keys in the environment: every question gets a search answer (set e.g. OPENAI_API_KEY, or pass --fake-providers).'
-  }
-  return `Answering with: ${chain.map((m) => `${m.provider} (${m.models.join(', ')})`).join(' → ')}`
 }
 
 interface DevFlags {
@@ -302,12 +256,8 @@ Keys stay in this process (the proxy); the page only ever calls same-origin /ai/
         log: (line) => ctx.stderr(`${line}\n`),
       })
       if (server.fakes) await server.fakes.control({ echo: true, deltas: 12, paceMs: 40 })
-      ctx.stderr(`${describeChain(server)}\n`)
+      ctx.stderr(`${describeChain(server.manifest.chat.chain)}\n`)
       ctx.stdout(`docpilot dev: ${server.url}/  (docs: ${relative(ctx.cwd, server.docsDir) || '.'}; Ctrl+C to stop)\n`)
-      await new Promise<void>((done) => {
-        const stop = () => void server.close().then(done)
-        process.once('SIGINT', stop)
-        process.once('SIGTERM', stop)
-      })
+      await serveUntilStopped(server.close)
     })
 }

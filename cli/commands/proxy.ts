@@ -6,7 +6,7 @@ import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
 import { DEFAULT_DB_PATH, resolveDbPath, serveProxy } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
-import { indexDirFor, loadConfigFor, portNumber, UsageError, type CliContext } from '../context.ts'
+import { indexDirFor, loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { manifestEmbedder } from './doctor.ts'
 
 interface ProxyFlags {
@@ -76,13 +76,6 @@ Examples:
         hostname: flags.host,
       })
       ctx.stdout(`docpilot proxy on ${served.url}/ai/ (${settings.routes.map((r) => r.member).join(', ') || 'no routes: set a provider key'})\n`)
-      await new Promise<void>((done) => {
-        const stop = () => {
-          served.close()
-          done()
-        }
-        process.once('SIGINT', stop)
-        process.once('SIGTERM', stop)
-      })
+      await serveUntilStopped(served.close)
     })
 }

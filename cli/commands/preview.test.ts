@@ -1,0 +1,125 @@
+/**
+ * `docpilot preview` over a built site: the pages as they are, the index and
+ * widget from where their script tag says, the proxy on the same origin.
+ * The widget folders are stand-ins; the browser side is the e2e suite's job.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { validateConfig } from '../../core/config/validate.ts'
+import type { Manifest } from '../../core/index-format.ts'
+import { buildIndex } from '../../indexer/build.ts'
+import { STRICT_CSP } from '../site-server.ts'
+import { findLoaderTag, startPreviewServer, type PreviewServer } from './preview.ts'
+
+const work = mkdtempSync(join(tmpdir(), 'docpilot-preview-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+const TAG = '<script src="/assets/dp/docpilot.js" data-index="/search-index/" defer></script>'
+const page = (title: string, head = '') => `<!doctype html><html><head><title>${title}</title>${head}</head><body><main><h1>${title}</h1><h2 id="signed">Signed cookies</h2><p>Use setSignedCookie with a secret.</p></main></body></html>`
+const config = validateConfig({ embed: false, chat: { provider: 'openai' } }, '(test)')
+const lines: string[] = []
+const log = (line: string) => void lines.push(line)
+
+/** A built site: two pages, with or without the loader tag, the widget stand-in and the index inside it. */
+function site(name: string, opts: { tag: boolean; index: boolean }): string {
+  const dir = join(work, name)
+  mkdirSync(join(dir, 'guide'), { recursive: true })
+  writeFileSync(join(dir, 'index.html'), page('Home', opts.tag ? TAG : ''))
+  writeFileSync(join(dir, 'guide', 'cookies.html'), page('Cookies', opts.tag ? TAG : ''))
+  mkdirSync(join(dir, opts.tag ? 'assets/dp' : 'docpilot-assets'), { recursive: true })
+  writeFileSync(join(dir, opts.tag ? 'assets/dp' : 'docpilot-assets', 'docpilot.js'), '/* stand-in loader */')
+  if (opts.index) cpSync(indexDir, join(dir, 'search-index'), { recursive: true })
+  return dir
+}
+
+let indexDir: string
+beforeAll(async () => {
+  indexDir = join(work, 'built-index')
+  const source = join(work, 'source')
+  mkdirSync(source)
+  writeFileSync(join(source, 'cookies.html'), page('Cookies'))
+  await buildIndex({ root: source, mode: 'site', out: indexDir, config, docpilotVersion: 'test', embed: { env: {} } })
+})
+
+describe('findLoaderTag', () => {
+  it('reads where the pages load the widget and the index from, relative URLs resolved against the page', async () => {
+    const dir = join(work, 'relative')
+    mkdirSync(join(dir, 'guide'), { recursive: true })
+    writeFileSync(join(dir, 'guide', 'a.html'), '<script defer data-index="../idx" src="../js/docpilot.js"></script>')
+    expect(await findLoaderTag(dir)).toEqual({ src: '/js/docpilot.js', index: '/idx/', page: 'guide/a.html' })
+    expect(await findLoaderTag(join(work, 'source'))).toBeUndefined()
+  })
+})
+
+describe('a site whose pages carry the script tag and whose folder holds the index', () => {
+  let server: PreviewServer
+  beforeAll(async () => {
+    lines.length = 0
+    server = await startPreviewServer({ siteDir: site('tagged', { tag: true, index: true }), config, indexDir: join(work, 'nowhere'), cwd: work, env: {}, fakeProviders: true, dbPath: ':memory:', log })
+  })
+  afterAll(() => server?.close())
+
+  it('serves the pages as they are, clean URLs included, without a CSP of its own', async () => {
+    const res = await fetch(`${server.url}/guide/cookies`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-security-policy')).toBeNull()
+    const html = await res.text()
+    expect(html).toBe(page('Cookies', TAG))
+    expect(lines.join('\n')).toContain('Pages load /assets/dp/docpilot.js with the index at /search-index/')
+  })
+
+  it('serves the index and the widget from the site folder', async () => {
+    expect(await (await fetch(`${server.url}/assets/dp/docpilot.js`)).text()).toBe('/* stand-in loader */')
+    const manifest = (await (await fetch(`${server.url}/search-index/manifest.json`)).json()) as Manifest
+    const part = manifest.parts.chunks ?? Object.values(manifest.parts)[0]
+    expect(typeof part === 'string' ? (await fetch(`${server.url}/search-index/${part}`)).status : 200).toBe(200)
+  })
+
+  it('with the fake providers, the manifest names their chain and the proxy streams their answers on the same origin', async () => {
+    const manifest = (await (await fetch(`${server.url}/search-index/manifest.json`)).json()) as Manifest
+    expect(manifest.chat.chain.map((m) => m.provider)).toEqual(['openai'])
+    const res = await fetch(`${server.url}/ai/openai/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: manifest.chat.chain[0]!.models[0], stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain('data:')
+  })
+})
+
+describe('a site without the script tag or an index of its own', () => {
+  let server: PreviewServer
+  beforeAll(async () => {
+    lines.length = 0
+    server = await startPreviewServer({ siteDir: site('bare', { tag: false, index: false }), config, indexDir, cwd: work, env: {}, csp: true, dbPath: ':memory:', log })
+  })
+  afterAll(() => server?.close())
+
+  it('adds the tag to every page, serves the config index where the tag points, and says both', async () => {
+    const res = await fetch(`${server.url}/`)
+    expect(res.headers.get('content-security-policy')).toBe(STRICT_CSP)
+    expect(await res.text()).toContain('<script src="/docpilot-assets/docpilot.js" data-index="/docpilot/" defer></script>')
+    const manifest = (await (await fetch(`${server.url}/docpilot/manifest.json`)).json()) as Manifest
+    expect(manifest).toEqual(JSON.parse(readFileSync(join(indexDir, 'manifest.json'), 'utf8')))
+    const said = lines.join('\n')
+    expect(said).toContain('No page in')
+    expect(said).toContain('has no index at /docpilot/')
+  })
+
+  it('serves the manifest as built, and says which key the chain it names lacks here', () => {
+    // The config names openai, so the index names it; this environment has no key for it.
+    expect(server.manifest.chat.chain.map((m) => m.provider)).toEqual(['openai'])
+    expect(lines.join('\n')).toContain('The index names openai, but OPENAI_API_KEY is not set here')
+  })
+})
+
+describe('with no index anywhere', () => {
+  it('fails naming both places it looked and the command that builds one', async () => {
+    await expect(
+      startPreviewServer({ siteDir: site('no-index', { tag: true, index: false }), config, indexDir: join(work, 'nowhere'), cwd: work, env: {}, dbPath: ':memory:' }),
+    ).rejects.toThrow(/no index to serve: the pages look for it at \/search-index\/.*`docpilot index --out \S*no-index\/search-index\/?`/)
+  })
+})
