@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FREE_ONLY_NOTE, MIXED_CHAIN_NOTE } from '../../core/chain/rationing.ts'
 import { validateConfig } from '../../core/config/validate.ts'
@@ -44,8 +44,9 @@ describe('doctor --proxy (printing)', () => {
 
   it('prints the wrangler secret commands, a DOCPILOT_PROXY value the Worker accepts, and nginx and Caddy snippets', () => {
     const text = renderProxyPlan(proxyPlan(config, env))
-    expect(text).toContain('npx wrangler secret put OPENAI_API_KEY -c proxy/wrangler.toml')
-    expect(text).toContain('npx wrangler secret put OPENROUTER_API_KEY -c proxy/wrangler.toml')
+    expect(text).toContain('npx wrangler secret put OPENAI_API_KEY -c docpilot-proxy/wrangler.toml')
+    expect(text).toContain('npx wrangler secret put OPENROUTER_API_KEY -c docpilot-proxy/wrangler.toml')
+    expect(text).toContain('`npx docpilot doctor --proxy --wrangler docpilot-proxy/wrangler.toml` writes')
     const value = /DOCPILOT_PROXY = '(.*)'$/m.exec(text)?.[1]
     const settings = parseProxySettings(value!)
     expect(settings.routes.map((r) => r.member)).toEqual(['openai', 'openrouter'])
@@ -80,6 +81,45 @@ describe('doctor --proxy with nothing configured', () => {
     expect(await main(['doctor', '--proxy'], ctx)).toBe(0)
     expect(o.out).toContain('/ai/openai/chat/completions')
     expect(o.err).toBe('')
+  })
+})
+
+describe('doctor --proxy --wrangler', () => {
+  const run = async (dir: string, args: string[]) => {
+    const o = { out: '', err: '' }
+    const ctx = { cwd: dir, env: { OPENAI_API_KEY: 'sk-x' }, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false }
+    return { code: await main(['doctor', '--proxy', ...args], ctx), ...o }
+  }
+
+  it("writes a Worker config whose entry is this install's worker and whose DOCPILOT_PROXY is the plan's, and keeps the owner's edits when run again", async () => {
+    const dir = tmp()
+    const first = await run(dir, ['--wrangler'])
+    expect(first.code).toBe(0)
+    expect(first.out).toContain('wrote docpilot-proxy/wrangler.toml for this chain')
+    const file = join(dir, 'docpilot-proxy', 'wrangler.toml')
+    const text = readFileSync(file, 'utf8')
+    const main = /^main = "(.+)"$/m.exec(text)?.[1]
+    expect(existsSync(resolve(dirname(file), main!))).toBe(true)
+    const value = /^DOCPILOT_PROXY = '(.*)'$/m.exec(text)?.[1]
+    expect(parseProxySettings(value!).routes.map((r) => r.member)).toEqual(['openai'])
+    expect(text).toContain('class_name = "ProxyLimits"')
+
+    writeFileSync(file, text.replace('database_id = "00000000-0000-0000-0000-000000000000"', 'database_id = "my-real-id"'))
+    writeFileSync(join(dir, 'docpilot.config.json'), JSON.stringify({ chat: { provider: 'openai', model: 'gpt-4.1-mini' } }))
+    const again = await run(dir, ['--wrangler', 'docpilot-proxy/wrangler.toml'])
+    expect(again.out).toContain('updated docpilot-proxy/wrangler.toml')
+    const updated = readFileSync(file, 'utf8')
+    expect(updated).toContain('database_id = "my-real-id"')
+    expect(parseProxySettings(/^DOCPILOT_PROXY = '(.*)'$/m.exec(updated)![1]!).routes[0]!.chatModels).toEqual(['gpt-4.1-mini'])
+  })
+
+  it('refuses to touch a file that is not a docpilot Worker config', async () => {
+    const dir = tmp()
+    writeFileSync(join(dir, 'wrangler.toml'), 'name = "my-site"\n')
+    const r = await run(dir, ['--wrangler', 'wrangler.toml'])
+    expect(r.code).toBe(1)
+    expect(r.err).toContain('wrangler.toml has no `main =` and `DOCPILOT_PROXY =` lines to update')
+    expect(readFileSync(join(dir, 'wrangler.toml'), 'utf8')).toBe('name = "my-site"\n')
   })
 })
 

@@ -5,7 +5,7 @@
  * named and reported set or not set; a value is never printed.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
 import type { Manifest } from '../../core/index-format.ts'
@@ -15,6 +15,7 @@ import { proxySettingsFromConfig, type ConfigProxySettings, type HostedEmbedder 
 import { protocolPaths, type RouteKind } from '../../proxy/protocol.ts'
 import type { ProxyRoute } from '../../proxy/settings.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
+import { DEFAULT_WRANGLER_FILE, settingsLine, writeWranglerConfig } from '../wrangler-config.ts'
 import { indexDirFor, loadConfigFor, UsageError, type CliContext } from '../context.ts'
 
 type Env = Record<string, string | undefined>
@@ -70,10 +71,6 @@ function keyState(l: Pick<RouteLine, 'keyEnv' | 'keySet' | 'keyRequired'>): stri
   if (!l.keyEnv) return 'no key needed'
   if (l.keySet) return `${l.keyEnv} set`
   return l.keyRequired ? `${l.keyEnv} NOT SET` : `${l.keyEnv} not set (optional)`
-}
-
-function tomlValue(json: string): string {
-  return json.includes("'") ? JSON.stringify(json) : `'${json}'`
 }
 
 function hostOf(url: string): string {
@@ -176,7 +173,7 @@ function caddySnippet(plan: ProxyPlan): string {
 }
 
 /** Everything `doctor --proxy` prints without --url. */
-export function renderProxyPlan(plan: ProxyPlan): string {
+export function renderProxyPlan(plan: ProxyPlan, wranglerFile = DEFAULT_WRANGLER_FILE, wrote?: string): string {
   const out: string[] = []
   const members = plan.resolved.members.map((m) => m.provider)
   out.push(`Proxy routes for this config (chat chain: ${members.join(' -> ') || 'empty'}${plan.embedder ? `; hosted embedder: ${plan.embedder.provider} ${plan.embedder.model}` : ''})`)
@@ -207,12 +204,16 @@ export function renderProxyPlan(plan: ProxyPlan): string {
   const keyVars = [...new Set(plan.lines.filter((l) => l.keyEnv).map((l) => l.keyEnv!))]
   const urlVars = [...new Set(plan.lines.filter((l) => providerSpec(l.member).ownServer).map((l) => l.baseUrlEnv))]
   out.push('')
-  out.push('Cloudflare Workers (proxy/wrangler.toml). Keys are secrets, never vars:')
-  for (const k of keyVars) out.push(`  npx wrangler secret put ${k} -c proxy/wrangler.toml`)
-  for (const u of urlVars) out.push(`  npx wrangler secret put ${u} -c proxy/wrangler.toml    # your own server's URL`)
-  out.push('Then, in wrangler.toml under [vars] (routes, models and limits, bundled with the Worker):')
-  out.push(`  DOCPILOT_PROXY = ${tomlValue(JSON.stringify(plan.settings))}`)
-  out.push('and deploy: npx wrangler deploy -c proxy/wrangler.toml')
+  const toml = wranglerFile
+  out.push(`Cloudflare Workers: ${wrote ?? `\`npx docpilot doctor --proxy --wrangler ${toml}\` writes the Worker's config for this chain`}`)
+  out.push('(DOCPILOT_PROXY holds the routes, models and limits). Create the feedback database once (put the id it prints')
+  out.push(`into database_id in ${toml}), store each key as a secret (never a var), and deploy:`)
+  out.push('  npx wrangler d1 create docpilot-feedback')
+  for (const k of keyVars) out.push(`  npx wrangler secret put ${k} -c ${toml}`)
+  for (const u of urlVars) out.push(`  npx wrangler secret put ${u} -c ${toml}    # your own server's URL`)
+  out.push(`  npx wrangler deploy -c ${toml}`)
+  out.push('The value, to paste under [vars] in a wrangler.toml of your own instead:')
+  out.push(`  ${settingsLine(plan.settings)}`)
   out.push('')
   out.push('nginx:')
   out.push(nginxSnippet(plan).replace(/^/gm, '  '))
@@ -309,6 +310,7 @@ export function manifestEmbedder(indexDir: string): HostedEmbedder | undefined {
 interface DoctorFlags {
   proxy?: boolean
   url?: string
+  wrangler?: string | true
   config?: string
   index?: string
 }
@@ -320,11 +322,12 @@ export function defineDoctorCommand(program: Command, ctx: CliContext): void {
     .description(
       'With --proxy: print the same-origin /ai/... routes the current config and environment need (one per chain member,\n' +
         'plus the hosted embedder), the upstream each maps to, the key variable each needs and whether it is set here\n' +
-        '(never its value); the wrangler secret commands and DOCPILOT_PROXY value for Cloudflare Workers; nginx and Caddy\n' +
-        'equivalents. With --url, also check a running proxy route by route; any failure exits 1.',
+        '(never its value); how to deploy it on Cloudflare Workers (--wrangler writes the Worker\'s wrangler.toml); nginx\n' +
+        'and Caddy equivalents. With --url, also check a running proxy route by route; any failure exits 1.',
     )
     .option('--proxy', 'check the proxy setup')
     .option('--url <url>', 'a running proxy (the docs site origin, or the Node proxy) to check route by route')
+    .option('--wrangler [file]', `write (or update) the Cloudflare Worker's wrangler.toml for this config (default file: ${DEFAULT_WRANGLER_FILE})`)
     .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
     .addHelpText(
@@ -332,6 +335,7 @@ export function defineDoctorCommand(program: Command, ctx: CliContext): void {
       `
 Examples:
   $ docpilot doctor --proxy
+  $ docpilot doctor --proxy --wrangler                       writes ${DEFAULT_WRANGLER_FILE}
   $ docpilot doctor --proxy --url https://docs.example.com
   $ docpilot doctor --proxy --url http://127.0.0.1:8787
 
@@ -346,6 +350,8 @@ and one deliberately malformed POST per route, which the proxy refuses before an
         env: ctx.env,
         ...(flags.url ? { url: flags.url } : {}),
         embedder: manifestEmbedder(indexDirFor(ctx, loaded, flags.index)),
+        ...(flags.wrangler ? { wrangler: flags.wrangler === true ? DEFAULT_WRANGLER_FILE : flags.wrangler } : {}),
+        cwd: ctx.cwd,
         stdout: ctx.stdout,
       })
       // main() turns a thrown error into exit code 1.
@@ -358,6 +364,9 @@ export interface DoctorProxyOptions {
   env: Env
   url?: string
   embedder?: HostedEmbedder | undefined
+  /** Write (or update) the Worker's wrangler.toml at this path, relative to cwd. */
+  wrangler?: string
+  cwd?: string
   stdout: (text: string) => void
   fetch?: typeof fetch
 }
@@ -365,8 +374,15 @@ export interface DoctorProxyOptions {
 /** Prints the plan (and, with a URL, the check); returns the exit code. */
 export async function runDoctorProxy(opts: DoctorProxyOptions): Promise<number> {
   const plan = proxyPlan(opts.config, opts.env, opts.embedder)
-  if (plan.lines.length === 0) opts.stdout(NO_ROUTES)
-  else opts.stdout(renderProxyPlan(plan))
+  if (plan.lines.length === 0) {
+    opts.stdout(NO_ROUTES)
+    if (opts.wrangler) opts.stdout(`Nothing to deploy, so ${opts.wrangler} was not written.\n`)
+  } else if (opts.wrangler) {
+    const { created } = await writeWranglerConfig(resolve(opts.cwd ?? process.cwd(), opts.wrangler), opts.wrangler, plan.settings)
+    opts.stdout(renderProxyPlan(plan, opts.wrangler, `${created ? 'wrote' : 'updated'} ${opts.wrangler} for this chain`))
+  } else {
+    opts.stdout(renderProxyPlan(plan))
+  }
   if (!opts.url) return 0
   let url: URL
   try {

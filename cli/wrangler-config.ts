@@ -1,0 +1,61 @@
+/**
+ * The wrangler.toml that deploys the proxy as a Cloudflare Worker for an
+ * owner's config: the package's proxy/wrangler.toml as the template, `main`
+ * pointing at the Worker entry inside this install (wrangler bundles it, with
+ * hono and zod resolved from the owner's node_modules), and DOCPILOT_PROXY
+ * holding the routes, models and limits `doctor --proxy` computed. Written
+ * again, only `main` and DOCPILOT_PROXY change: the owner's own edits (routes,
+ * the D1 database id, a name) stay.
+ */
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join, relative } from 'node:path'
+import type { ProxySettings } from '../proxy/settings.ts'
+import { FROM_SOURCES, PACKAGE_ROOT } from './package-root.ts'
+
+export const DEFAULT_WRANGLER_FILE = 'docpilot-proxy/wrangler.toml'
+
+/** The Worker entry: compiled in an install, the TypeScript source in a checkout (wrangler bundles either). */
+const WORKER_ENTRY = join(PACKAGE_ROOT, FROM_SOURCES ? 'proxy/worker.ts' : 'dist/proxy/worker.js')
+const TEMPLATE = join(PACKAGE_ROOT, 'proxy/wrangler.toml')
+
+const MAIN_LINE = /^main\s*=.*$/m
+const SETTINGS_LINE = /^DOCPILOT_PROXY\s*=.*$/m
+
+/** A TOML literal string when the JSON allows it (no quote to escape), else a basic string. */
+export function tomlString(json: string): string {
+  return json.includes("'") ? JSON.stringify(json) : `'${json}'`
+}
+
+export function settingsLine(settings: ProxySettings): string {
+  return `DOCPILOT_PROXY = ${tomlString(JSON.stringify(settings))}`
+}
+
+function fill(text: string, file: string, settings: ProxySettings): string {
+  const main = relative(dirname(file), WORKER_ENTRY).split('\\').join('/')
+  return text.replace(MAIN_LINE, `main = ${JSON.stringify(main)}`).replace(SETTINGS_LINE, settingsLine(settings))
+}
+
+/** Writes (or updates) the Worker's config at `path` (`file` is how the owner named it); returns whether it was new. */
+export async function writeWranglerConfig(path: string, file: string, settings: ProxySettings): Promise<{ created: boolean }> {
+  if (existsSync(path)) {
+    const text = await readFile(path, 'utf8')
+    if (!SETTINGS_LINE.test(text) || !MAIN_LINE.test(text)) {
+      throw new Error(`${file} has no \`main =\` and \`DOCPILOT_PROXY =\` lines to update; is it a docpilot Worker config? Name another file, or remove it to start over.`)
+    }
+    await writeFile(path, fill(text, path, settings))
+    return { created: false }
+  }
+  const template = await readFile(TEMPLATE, 'utf8')
+  const body = template.slice(template.search(/^name\s*=/m))
+  const header = [
+    '# The docpilot proxy on Cloudflare Workers, written by `docpilot doctor --proxy --wrangler`.',
+    '# Run that again after changing the config: only `main` and DOCPILOT_PROXY are rewritten.',
+    `#   npx wrangler secret put <KEY VARIABLE> -c ${file}`,
+    `#   npx wrangler deploy -c ${file}`,
+    '',
+  ].join('\n')
+  await mkdir(dirname(path), { recursive: true })
+  await writeFile(path, header + fill(body, path, settings).replace(/^# Replace with the output of.*\n(#.*\n)*/m, '# Routes, models and limits for your config (a Worker cannot read docpilot.config.*).\n'))
+  return { created: true }
+}
