@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { sharedPath } from '../../fixtures/shared-data.ts'
 import { collectChunks, type CollectOptions } from '../../indexer/collect.ts'
 import type { ChunkRecord } from '../index-format.ts'
 import { buildLexicalIndex, DEFAULT_LEXICAL_SETTINGS, type BuiltLexicalIndex, type LexicalHit } from './lexical.ts'
@@ -98,7 +99,6 @@ describe('lexical index split by term', () => {
  * split reader (default shard size) returns the whole index's top 50, same
  * chunks in the same order, same scores.
  */
-const SHARED = new URL('../../../shared/', import.meta.url).pathname
 const URLS: CollectOptions['urls'] = { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false }
 const corpora = [
   { name: 'hono', include: undefined, sets: ['hono-dev.jsonl', 'hono-dev-2.jsonl'] },
@@ -108,8 +108,7 @@ const corpora = [
 describe('split index over the dev questions', () => {
   for (const corpus of corpora) {
     it(`gives the whole index's top 50 for every ${corpus.name} dev question`, async () => {
-      const root = `${SHARED}corpora/${corpus.name}`
-      if (!existsSync(root)) throw new Error(`${root} is missing: this test reads the shared corpora (../shared next to the repository)`)
+      const root = sharedPath(`corpora/${corpus.name}`)
       const { chunks } = await collectChunks({
         root,
         mode: 'source',
@@ -121,7 +120,7 @@ describe('split index over the dev questions', () => {
       const index = buildLexicalIndex(chunks)
       const { split } = reader(index, chunks)
       const questions = corpus.sets.flatMap((set) =>
-        readFileSync(`${SHARED}eval/${set}`, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { q: string }).q),
+        readFileSync(sharedPath(`eval/${set}`), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { q: string }).q),
       )
       expect(questions.length).toBe(96)
       let exact = 0
