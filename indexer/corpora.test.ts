@@ -16,6 +16,7 @@ import { toSections } from './sections.ts'
 const URLS: CollectOptions['urls'] = { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false }
 const CHUNKS: CollectOptions['chunks'] = { maxWords: 220, overlapWords: 40 }
 
+const FOLLOWUPS = (corpus: string) => new URL(`../fixtures/eval/followups-${corpus}.jsonl`, import.meta.url).pathname
 const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '')
 const key = (trail: string[]) => trail.map(norm).join('/')
 
@@ -36,8 +37,10 @@ for (const corpus of corpora) {
       result = await collectChunks({ root, mode: 'source', slugger: corpus.slugger, urls: URLS, chunks: CHUNKS })
     }, 120_000)
 
-    it(`every gold section of ${corpus.set} has a chunk with exactly its trail`, () => {
-      const questions = readFileSync(sharedPath(`eval/${corpus.set}`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Gold)
+    it(`every gold section of ${corpus.set} and of the follow-up set has a chunk with exactly its trail`, () => {
+      const questions = [sharedPath(`eval/${corpus.set}`), FOLLOWUPS(corpus.name)]
+        .flatMap((file) => readFileSync(file, 'utf8').trim().split('\n'))
+        .map((l) => JSON.parse(l) as Gold)
       const trailsByPath = new Map<string, Set<string>>()
       for (const c of result.chunks) {
         if (!trailsByPath.has(c.path)) trailsByPath.set(c.path, new Set())

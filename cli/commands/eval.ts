@@ -57,7 +57,7 @@ Examples:
         const loaded = await loadConfigFor(ctx, flags.config)
         const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index), { transport: envEmbedTransport(ctx.env) })
         outputs = []
-        for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: flags.k, lexicalOnly: flags.lexicalOnly })))
+        for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: flags.k, lexicalOnly: flags.lexicalOnly, context: q.context })))
       }
       const report = scoreRun(questions, outputs)
       const mode = outputs[0]?.mode ?? 'lexical'

@@ -14,6 +14,7 @@ interface QueryFlags {
   lexicalOnly?: boolean
   json?: boolean
   config?: string
+  context: string[]
 }
 
 export function defineQueryCommand(program: Command, ctx: CliContext): void {
@@ -23,7 +24,9 @@ export function defineQueryCommand(program: Command, ctx: CliContext): void {
     .description(
       'Rank passages for a question with the same code the browser runs.\n' +
         'With --questions, reads lines {"id","q"} and writes one JSON line per question:\n' +
-        '  {"id","mode","gate":{"pass","score"},"results":[{"path","anchor","url","title","trail","score"}]}',
+        '  {"id","mode","gate":{"pass","score"},"results":[{"path","anchor","url","title","trail","score"}]}\n' +
+        'A line may add "context": the earlier questions of a conversation, oldest first,\n' +
+        'and is then searched as a follow-up to them (the output stays the same).',
     )
     .argument('[question...]', 'a question, for reading the results yourself')
     .option('--index <dir>', 'index folder (default: `out` from the config, .docpilot/index)')
@@ -31,6 +34,7 @@ export function defineQueryCommand(program: Command, ctx: CliContext): void {
     .option('--k <n>', 'passages per question', positiveInt('--k'), DEFAULT_K)
     .option('--lexical-only', 'search with BM25 alone, as when the embedder is unavailable')
     .option('--json', 'print the single question\'s result as one contract line')
+    .option('--context <question>', 'an earlier question of the conversation (repeat for several, oldest first)', collect, [])
     .option('--config <file>', 'config file (default: docpilot.config.* in the working directory)')
     .addHelpText(
       'after',
@@ -38,11 +42,13 @@ export function defineQueryCommand(program: Command, ctx: CliContext): void {
 Examples:
   $ docpilot query "how do I set a cookie?"
   $ docpilot query --index dist/docpilot --questions questions.jsonl --k 8 > results.jsonl
-  $ echo '{"id":"1","q":"signed cookies"}' | docpilot query --questions - --lexical-only`,
+  $ echo '{"id":"1","q":"signed cookies"}' | docpilot query --questions - --lexical-only
+  $ docpilot query --context "How do I deploy to Cloudflare Workers?" "And on Deno?"`,
     )
     .action(async (words: string[], flags: QueryFlags) => {
       const question = words.join(' ').trim()
       if (question && flags.questions) throw new UsageError('give either a question or --questions FILE, not both')
+      if (flags.context.length && flags.questions) throw new UsageError('--context is for a single question; in a --questions file give each line its own "context"')
       if (!question && !flags.questions) throw new UsageError('ask a question (docpilot query "how do I ...?") or pass --questions FILE.jsonl')
       const loaded = await loadConfigFor(ctx, flags.config)
       const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index), { transport: envEmbedTransport(ctx.env) })
@@ -50,15 +56,17 @@ Examples:
 
       if (flags.questions) {
         for (const q of await readQuestions(ctx, flags.questions)) {
-          ctx.stdout(JSON.stringify(toContractLine(q.id, await index.search(q.q, opts))) + '\n')
+          ctx.stdout(JSON.stringify(toContractLine(q.id, await index.search(q.q, { ...opts, context: q.context }))) + '\n')
         }
         return
       }
-      const result = await index.search(question, opts)
+      const result = await index.search(question, { ...opts, context: flags.context })
       if (flags.json) ctx.stdout(JSON.stringify(toContractLine('q', result)) + '\n')
       else ctx.stdout(readable(result, gateThreshold(index.manifest.retrieval.gate, result.mode)))
     })
 }
+
+const collect = (value: string, previous: string[]) => [...previous, value]
 
 function excerpt(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim()

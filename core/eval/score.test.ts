@@ -69,3 +69,16 @@ describe('parseQuestions', () => {
     expect(() => parseQuestions('{"id":1}', 'set.jsonl')).toThrow('set.jsonl:1:')
   })
 })
+
+describe('parseQuestions: the optional context of a follow-up', () => {
+  it('keeps a follow-up question\'s earlier questions, oldest first', () => {
+    const [f, plain] = parseQuestions('{"id":"f","q":"And on Deno?","context":["How do I deploy to Cloudflare?"]}\n{"id":"p","q":"x"}', 'f.jsonl')
+    expect(f!.context).toEqual(['How do I deploy to Cloudflare?'])
+    expect(plain).not.toHaveProperty('context')
+  })
+  it('refuses a context that is not a list of strings, naming the line and the fix', () => {
+    expect(() => parseQuestions('{"id":"f","q":"And on Deno?","context":"How do I deploy?"}', 'f.jsonl')).toThrow(
+      /f\.jsonl:1: "context" must be a list of earlier questions, oldest first, e\.g\. "context": \["How do I deploy to Cloudflare\?"\]/,
+    )
+  })
+})

@@ -15,6 +15,8 @@ export interface EvalQuestion {
   q: string
   kind: QuestionKind
   gold: GoldSection[]
+  /** Earlier questions of the same conversation, oldest first (optional): `q` is a follow-up to them. */
+  context?: string[]
 }
 
 /** One line of `docpilot query` output (the retrieval contract). */
@@ -146,7 +148,10 @@ export function parseQuestions(text: string, file: string): EvalQuestion[] {
     if (typeof q.id !== 'string' || typeof q.q !== 'string') {
       throw new Error(`${file}:${i + 1}: each line needs a string "id" and a string "q".`)
     }
-    out.push({ id: q.id, q: q.q, kind: q.kind ?? 'paraphrase', gold: Array.isArray(q.gold) ? q.gold : [] })
+    if (q.context !== undefined && !(Array.isArray(q.context) && q.context.every((c) => typeof c === 'string'))) {
+      throw new Error(`${file}:${i + 1}: "context" must be a list of earlier questions, oldest first, e.g. "context": ["How do I deploy to Cloudflare?"].`)
+    }
+    out.push({ id: q.id, q: q.q, kind: q.kind ?? 'paraphrase', gold: Array.isArray(q.gold) ? q.gold : [], ...(q.context ? { context: q.context } : {}) })
   })
   return out
 }

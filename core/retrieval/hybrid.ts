@@ -15,6 +15,7 @@ import { openEmbedder, embedderRuntime, type OpenEmbedderDeps } from '../embed/o
 import { EmbedError, type Embedder } from '../embed/types.ts'
 import type { Manifest } from '../index-format.ts'
 import { decodeChunkVectors, denseScore, denseTopK, type ChunkVectors } from './dense.ts'
+import { withContextVector } from './conversation.ts'
 import { DEFAULT_FUSION, fuse, type FusionConfig } from './fusion.ts'
 import { agreementSignal, gate, lexicalSignal, type GateConfig, type GateVerdict } from './gate.ts'
 import type { PartLoader } from './parts.ts'
@@ -157,6 +158,8 @@ export interface RankInput {
    * chunk of each section only, so no surface shows the same heading twice. Absent: every chunk is its own.
    */
   sectionOf?: (ordinal: number) => string
+  /** The conversation's earlier questions as one text: the question's vector leans towards it (conversation.ts). */
+  context?: string
 }
 
 export interface Ranked {
@@ -216,6 +219,11 @@ export async function rankHybrid(input: RankInput): Promise<Ranked> {
     const reason = `index vectors unavailable, searching lexical-only: ${message(err)}`
     input.dense.log(reason)
     return lexicalOnlyRank(input, reason)
+  }
+  if (input.context) {
+    // Without the context's vector the question is still searched on its own words.
+    const c = await input.dense.queryVector(input.context, input.signal)
+    if ('vector' in c) vector = withContextVector(vector, c.vector)
   }
   const v = vector
   const denseHits = denseTopK(vectors, v, FUSION_CANDIDATES)

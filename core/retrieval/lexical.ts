@@ -136,6 +136,8 @@ export interface LexicalHit {
   score: number
   /** Share of the query's distinct terms the chunk matched (0..1). */
   coverage: number
+  /** The query terms the chunk matched (coverage = terms.length / query terms). */
+  terms: string[]
 }
 
 export interface LexicalIndex {
@@ -198,6 +200,7 @@ export function lexicalSearcher(mini: MiniSearch<{ id: number }>, settings: Lexi
         ordinal: h.id as number,
         score: h.score,
         coverage: h.queryTerms.length / terms.length,
+        terms: h.queryTerms,
       }))
     },
   }

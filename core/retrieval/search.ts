@@ -5,6 +5,7 @@
  * the winning chunks' texts loaded (a shard at a time, cached).
  */
 import { FORMAT_VERSION, isShardSet, shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../index-format.ts'
+import { contextText, withContext } from './conversation.ts'
 import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseChannel, type DenseOptions } from './hybrid.ts'
 import type { LexicalSettings } from './lexical.ts'
 import { openSplitLexicalIndex, type LexicalHead, type PostingsShard, type SplitLexicalIndex } from './lexical-split.ts'
@@ -16,6 +17,8 @@ export interface SearchOptions {
   /** Skip the dense channel even when the index has one. */
   lexicalOnly?: boolean
   queryVector?: Float32Array
+  /** Earlier questions of the conversation, oldest first: a follow-up is searched for the conversation (conversation.ts). */
+  context?: readonly string[]
 }
 
 export interface Passage extends ChunkRecord {
@@ -144,9 +147,13 @@ export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Pr
       const k = opts.k ?? DEFAULT_K
       // Both channels start at once: on a cold visit each waits on the network, not on the other.
       const both = dense && !opts.lexicalOnly ? startedDense(dense, question, opts.queryVector) : dense
-      const lexicalHits = await lexical.search(question, Math.max(k, FUSION_CANDIDATES))
+      const candidates = Math.max(k, FUSION_CANDIDATES)
+      const context = contextText(opts.context)
+      const [own, previous] = await Promise.all([lexical.search(question, candidates), context ? lexical.search(context, candidates) : undefined])
+      const lexicalHits = previous ? withContext(own, previous).slice(0, candidates) : own
       const ranked = await rankHybrid({
         question, k, lexical: lexicalHits, dense: both, manifest, lexicalOnly: opts.lexicalOnly, queryVector: opts.queryVector, sectionOf,
+        ...(context ? { context } : {}),
       })
       const records = await chunks(ranked.hits.map((h) => h.ordinal))
       const results: Passage[] = records.map((r, i) => ({ ...r, score: ranked.hits[i]!.score, channels: ranked.hits[i]!.channels }))

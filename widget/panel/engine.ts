@@ -30,6 +30,8 @@ export function toPassageView(p: Passage): PassageView {
 export class Engine {
   private client: RetrievalClient | undefined
   private readonly cooldowns = loadCooldowns(location.origin)
+  /** Questions asked so far in this panel, whatever became of them: a follow-up is searched for the conversation. */
+  private readonly asked: string[] = []
 
   constructor(private readonly options: WidgetOptions) {}
 
@@ -71,10 +73,12 @@ export class Engine {
       console.warn('docpilot:', error)
     }
     const cooldowns = await this.cooldowns
+    const context = this.asked.slice()
+    this.asked.push(question)
     const result: TurnResult = await runTurn({
       question,
       history,
-      retrieve: (q: string): Promise<SearchResult> => this.retrieval().search(q),
+      retrieve: (q: string): Promise<SearchResult> => this.retrieval().search(q, { context }),
       chain: chat.chain,
       ...(chat.settings ? { options: chat.settings } : {}),
       transport: routeTransport({ origin: this.options.proxyBase }),

@@ -57,9 +57,10 @@ export class RetrievalClient {
     return this.opened
   }
 
-  async search(q: string, k?: number): Promise<SearchResult> {
+  /** `context`: the conversation's earlier questions, oldest first. */
+  async search(q: string, opts: { k?: number; context?: string[] } = {}): Promise<SearchResult> {
     await this.open()
-    const reply = await this.call({ type: 'search', q, ...(k ? { k } : {}) })
+    const reply = await this.call({ type: 'search', q, ...(opts.k ? { k: opts.k } : {}), ...(opts.context?.length ? { context: opts.context } : {}) })
     if (reply.type !== 'search') throw new Error('docpilot: unexpected worker reply')
     return reply.result
   }

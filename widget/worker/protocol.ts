@@ -4,7 +4,8 @@ import type { SearchResult } from '../../core/retrieval/search.ts'
 
 export type WorkerRequest =
   | { id: number; type: 'open'; indexUrl: string; proxyBase: string }
-  | { id: number; type: 'search'; q: string; k?: number; lexicalOnly?: boolean }
+  /** `context`: the conversation's earlier questions, oldest first (a follow-up is searched for the conversation). */
+  | { id: number; type: 'search'; q: string; k?: number; lexicalOnly?: boolean; context?: string[] }
   /** The question's vector from the index's embedder alone (cross-runtime checks, benchmarks). */
   | { id: number; type: 'embed'; q: string }
   | { id: number; type: 'stats' }

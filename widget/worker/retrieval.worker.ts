@@ -42,7 +42,11 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     case 'search': {
       if (!opened) throw new Error('docpilot: search before the index was opened')
       const { index } = await opened
-      const result = await index.search(request.q, { ...(request.k ? { k: request.k } : {}), ...(request.lexicalOnly ? { lexicalOnly: true } : {}) })
+      const result = await index.search(request.q, {
+        ...(request.k ? { k: request.k } : {}),
+        ...(request.lexicalOnly ? { lexicalOnly: true } : {}),
+        ...(request.context ? { context: request.context } : {}),
+      })
       return { id: request.id, ok: true, type: 'search', result }
     }
     case 'embed': {
