@@ -11,7 +11,7 @@ import { collectChunks, type CollectOptions, type CollectWarning } from './colle
 import { suggestFromHeadings } from './suggest.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
-import { writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
+import { assertNotShrinking, writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
 
 export interface BuildOptions {
   /** Docs folder, or the built site folder when mode is 'site'. Chunk paths are relative to it. */
@@ -26,9 +26,13 @@ export interface BuildOptions {
   include?: string[]
   exclude?: string[]
   onCollect?: (done: number, total: number, file: string) => void
+  /** The files' warnings, as soon as every file is read (before a shrink check can stop the run). */
+  onWarnings?: (warnings: CollectWarning[]) => void
   /** Chunks embedded so far (cached ones count as done at once). */
   onEmbed?: (done: number, total: number) => void
   onPart?: WriteIndexInput['onPart']
+  /** Replace the index at `out` even with an empty or much smaller one (see assertNotShrinking). */
+  allowShrink?: boolean
   /**
    * Where the embedder's keys, relative model folders and the embedding cache
    * come from. Defaults: process.env, the working directory, DOCPILOT_CACHE_DIR
@@ -50,7 +54,10 @@ export interface EmbedSummary {
 }
 
 export interface BuildResult extends WriteIndexResult {
+  /** Pages indexed (that gave chunks). */
   files: string[]
+  /** Files matched but skipped (each has a warning). */
+  skipped: number
   chunks: number
   warnings: CollectWarning[]
   embed?: EmbedSummary
@@ -88,9 +95,12 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
       slugger: config.anchors.slugger,
       urls: config.urls,
       chunks: config.chunks,
+      limits: { maxFileBytes: config.docs.maxFileBytes, maxNesting: config.docs.maxNesting },
     },
     opts.onCollect,
   )
+  opts.onWarnings?.(collected.warnings)
+  await assertNotShrinking(resolve(opts.out), { pages: collected.files.length, chunks: collected.chunks.length, ...(opts.allowShrink ? { allowShrink: true } : {}) })
   const embedStarted = performance.now()
   const indexEmbedder = await resolveIndexEmbedder(config.embed, ctx)
   let dense: WriteIndexInput['dense']
@@ -127,6 +137,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     ...written,
     firstQuestion,
     files: collected.files,
+    skipped: collected.skipped,
     chunks: collected.chunks.length,
     warnings: collected.warnings,
     ...(embed ? { embed } : {}),

@@ -1,4 +1,5 @@
-import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -81,7 +82,8 @@ describe('per-file problems are warnings', () => {
       progress.push(f)
       if (f === 'vanishes.md') rmSync(join(root, f))
     })
-    expect(files).toEqual(['bad-yaml.md', 'good.md', 'latin1.md', 'vanishes.md'])
+    // Only the pages indexed count as files; the skipped ones are counted and named in warnings.
+    expect(files).toEqual(['bad-yaml.md', 'good.md'])
     expect(warnings.map((w) => w.file)).toEqual(['bad-yaml.md', 'latin1.md', 'vanishes.md'])
     expect(warnings[0]!.message).toMatch(/frontmatter is not valid YAML/)
     expect(warnings[1]!.message).toMatch(/is not UTF-8 text/)
@@ -185,5 +187,105 @@ describe('built HTML site (mode: site)', () => {
     expect(chunks).toEqual([])
     expect(warnings.map((w) => w.file)).toEqual(['guide/index.html', 'index.html'])
     expect(warnings[0]!.message).toMatch(/content selector "#docs-content" matched nothing/)
+  })
+})
+
+describe('hostile docs folders', () => {
+  const SECRET = 'sk-planted-outside-the-docs-41c9'
+
+  it('follows no link out of the docs folder: /proc, /etc, a sibling folder, a linked folder; names each in a warning', async () => {
+    const outside = tempDocs({ 'secret.md': `# Secret\n\nOPENAI_API_KEY=${SECRET}`, 'tree/deep.md': `# Deep\n\n${SECRET}` })
+    const root = tempDocs({ 'good.md': '# Good\n\nGood text.', 'guide/real.md': '# Real\n\nInside the folder.' })
+    symlinkSync('/proc/self/environ', join(root, 'env.md'))
+    symlinkSync('/etc/passwd', join(root, 'passwd.md'))
+    symlinkSync(join(outside, 'secret.md'), join(root, 'sibling.md'))
+    symlinkSync(outside, join(root, 'linked-dir'))
+    symlinkSync('/', join(root, 'whole-disk'))
+    // Links that stay inside are fine, to a file or a folder.
+    symlinkSync(join(root, 'guide/real.md'), join(root, 'alias.md'))
+    symlinkSync(join(root, 'guide'), join(root, 'guide-alias'))
+    const { chunks, files, skipped, warnings } = await collectChunks({ ...base, root })
+    expect(files).toEqual(['alias.md', 'good.md', 'guide-alias/real.md', 'guide/real.md'])
+    expect(JSON.stringify(chunks)).not.toContain(SECRET)
+    expect(JSON.stringify(chunks)).not.toMatch(/root:x:0|PATH=/)
+    const warned = Object.fromEntries(warnings.map((w) => [w.file, w.message]))
+    expect(Object.keys(warned).sort()).toEqual(['env.md', 'linked-dir', 'passwd.md', 'sibling.md', 'whole-disk'])
+    for (const message of Object.values(warned)) expect(message).toMatch(/outside the docs folder; skipped/)
+    expect(warned['passwd.md']).toContain('/etc/passwd')
+    expect(skipped).toBe(5)
+  })
+
+  it('a folder that is itself a link is read through its real path', async () => {
+    const real = tempDocs({ 'a.md': '# A\n\nText.' })
+    const parent = tempDocs({})
+    symlinkSync(real, join(parent, 'docs'))
+    const { files, warnings } = await collectChunks({ ...base, root: join(parent, 'docs') })
+    expect(files).toEqual(['a.md'])
+    expect(warnings).toEqual([])
+  })
+
+  it('never opens a FIFO (a link to one would block the run)', async () => {
+    const root = tempDocs({ 'good.md': '# Good\n\nGood text.' })
+    execFileSync('mkfifo', [join(root, 'pipe.fifo')])
+    symlinkSync(join(root, 'pipe.fifo'), join(root, 'pipe.md'))
+    const { files, warnings } = await collectChunks({ ...base, root })
+    expect(files).toEqual(['good.md'])
+    expect(warnings).toEqual([{ file: 'pipe.md', message: expect.stringMatching(/not a regular file/) }])
+  })
+
+  it('skips a page over docs.maxFileBytes, naming the file and the limit', async () => {
+    const root = tempDocs({ 'big.md': `# Big\n\n${'word '.repeat(1000)}`, 'small.md': '# Small\n\nText.' })
+    const { files, warnings } = await collectChunks({ ...base, root, limits: { maxFileBytes: 2048 } })
+    expect(files).toEqual(['small.md'])
+    expect(warnings).toEqual([{ file: 'big.md', message: expect.stringMatching(/^is 5007 bytes, over the per-file limit docs\.maxFileBytes = 2048; skipped/) }])
+  })
+
+  it('skips a page nesting deeper than docs.maxNesting before parsing it (lists, quotes, HTML)', async () => {
+    const nestedList = Array.from({ length: 1000 }, (_, i) => `${' '.repeat(2 * i)}- level ${i}`).join('\n')
+    const root = tempDocs({
+      'nested-list.md': `# Lists\n\n${nestedList}\n`,
+      'marker-run.md': `# Run\n\n${'- '.repeat(500)}x\n`,
+      'quotes.mdx': `# Quotes\n\n${'> '.repeat(300)}deep\n`,
+      'fine.md': `# Fine\n\n- a\n  - b\n    - c\n\n\`\`\`yaml\n${' '.repeat(400)}deeply: indented code is not nesting\n\`\`\`\n`,
+    })
+    const { files, warnings } = await collectChunks({ ...base, root, limits: { maxNesting: 64 } })
+    expect(files).toEqual(['fine.md'])
+    expect(warnings.map((w) => [w.file, w.message.replace(/\d+ levels/, 'N levels')])).toEqual([
+      ['marker-run.md', 'nests N levels deep, over the per-file limit docs.maxNesting = 64; skipped (raise docs.maxNesting to index it)'],
+      ['nested-list.md', 'nests N levels deep, over the per-file limit docs.maxNesting = 64; skipped (raise docs.maxNesting to index it)'],
+      ['quotes.mdx', 'nests N levels deep, over the per-file limit docs.maxNesting = 64; skipped (raise docs.maxNesting to index it)'],
+    ])
+    // The 1,000-level list (31 s to parse) is refused by its measured depth, not by a clock.
+    expect(warnings[1]!.message).toMatch(/nests 1000 levels/)
+  })
+
+  it('skips built HTML nesting deeper than docs.maxNesting, without overflowing the stack', async () => {
+    const root = tempDocs({
+      'deep.html': `<html><body><main><h1>Deep</h1>${'<div>'.repeat(100_000)}x${'</div>'.repeat(100_000)}</main></body></html>`,
+      'ok.html': '<html><body><main><h1>Ok</h1><p>Fine page.</p></main></body></html>',
+    })
+    const { files, warnings } = await collectChunks({ ...base, root, mode: 'site' })
+    expect(files).toEqual(['ok.html'])
+    expect(warnings).toEqual([{ file: 'deep.html', message: expect.stringMatching(/^nests \d+ levels deep, over the per-file limit docs\.maxNesting = 64/) }])
+  })
+
+  it('refuses a page whose URL would leave the site, and encodes # and ? in names', async () => {
+    const root = tempDocs({ '\\/evil.example/login.md': '# Login\n\nPhish.', 'faq/what#is?.md': '# What\n\nAnswer.' })
+    const { chunks, warnings } = await collectChunks({ ...base, root })
+    expect(chunks.map((c) => c.url)).toEqual(['/faq/what%23is%3F'])
+    expect(warnings).toEqual([{ file: '\\/evil.example/login.md', message: expect.stringMatching(/backslash.*skipped/) }])
+  })
+
+  it('a YAML tag warning names its file and never reaches the console unnamed', async () => {
+    const root = tempDocs({ 'tagged.md': '---\ntitle: !!python/object Tagged\n---\n# Tagged\n\nBody.' })
+    const emitted: unknown[] = []
+    const onWarning = (w: unknown) => emitted.push(w)
+    process.on('warning', onWarning)
+    const { files, warnings } = await collectChunks({ ...base, root })
+    await new Promise((r) => setImmediate(r))
+    process.off('warning', onWarning)
+    expect(files).toEqual(['tagged.md'])
+    expect(warnings).toEqual([{ file: 'tagged.md', message: expect.stringMatching(/^frontmatter: Unresolved tag: tag:yaml.org,2002:python\/object at line 1/) }])
+    expect(emitted).toEqual([])
   })
 })

@@ -4,17 +4,19 @@
  * order). Problems that stop a run throw CollectError; a problem with one
  * file is a warning naming it, and the run goes on.
  */
-import { readFile, stat } from 'node:fs/promises'
+import { realpath, stat } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import { glob } from 'tinyglobby'
 import type { ChunkRecord } from '../core/index-format.ts'
-import type { DocpilotConfig, SluggerName } from '../core/config/schema.ts'
+import { DEFAULT_FILE_LIMITS, type DocpilotConfig, type SluggerName } from '../core/config/schema.ts'
 import { parseMarkdown } from './sources/markdown.ts'
 import { parseHtmlPage } from './sources/html.ts'
+import { markdownNesting, NestingLimitError } from './sources/nesting.ts'
 import type { ParsedPage } from './sources/page.ts'
 import { toSections } from './sections.ts'
 import { toChunks } from './chunks.ts'
-import { pathToUrl } from './urls.ts'
+import { pathToUrl, UrlRefusedError } from './urls.ts'
+import { fsInside, readSource } from './read-source.ts'
 
 export interface CollectOptions {
   /** Docs dir (source mode) or built site dir (site mode). */
@@ -26,6 +28,8 @@ export interface CollectOptions {
   slugger: SluggerName
   urls: DocpilotConfig['urls']
   chunks: DocpilotConfig['chunks']
+  /** Per-file limits (docs.maxFileBytes, docs.maxNesting); defaults from the config schema. */
+  limits?: Partial<Pick<DocpilotConfig['docs'], 'maxFileBytes' | 'maxNesting'>>
 }
 
 export interface CollectWarning {
@@ -35,8 +39,10 @@ export interface CollectWarning {
 
 export interface CollectResult {
   chunks: ChunkRecord[]
-  /** Paths (relative to root) of the files read, sorted. */
+  /** Paths (relative to root) of the files indexed (that gave chunks), sorted. */
   files: string[]
+  /** Files matched but skipped, each with a warning saying why. */
+  skipped: number
   warnings: CollectWarning[]
 }
 
@@ -65,38 +71,58 @@ export async function collectChunks(
   opts: CollectOptions,
   onProgress?: (done: number, total: number, file: string) => void,
 ): Promise<CollectResult> {
-  const root = resolve(opts.root)
-  await assertDir(root, opts.mode)
+  await assertDir(resolve(opts.root), opts.mode)
+  // Every path below is checked against the folder's real path, so a docs folder that is itself a link still works.
+  const root = await realpath(resolve(opts.root))
+  const limits = { ...DEFAULT_FILE_LIMITS, ...opts.limits }
   const include = opts.include?.length ? opts.include : DEFAULT_INCLUDE[opts.mode]
+  const warnings: CollectWarning[] = []
+  const escaping = new Set<string>()
   const files = (
-    await glob(include, { cwd: root, ignore: [...ALWAYS_EXCLUDED, ...(opts.exclude ?? [])], onlyFiles: true, dot: false })
+    await glob(include, {
+      cwd: root,
+      ignore: [...ALWAYS_EXCLUDED, ...(opts.exclude ?? [])],
+      onlyFiles: true,
+      dot: false,
+      fs: fsInside(root, (link, target) => {
+        if (!escaping.has(link)) warnings.push({ file: link, message: `is a link to ${target}, outside the docs folder; skipped (only files inside the folder are indexed)` })
+        escaping.add(link)
+      }),
+    })
   ).sort(comparePaths)
   if (files.length === 0) await throwNoFiles(root, include, opts)
 
   const chunks: ChunkRecord[] = []
-  const warnings: CollectWarning[] = []
+  const indexed: string[] = []
   const seenIds = new Set<string>()
   for (const [i, file] of files.entries()) {
     onProgress?.(i, files.length, file)
-    let bytes: Uint8Array
-    try {
-      bytes = await readFile(resolve(root, file))
-    } catch (error) {
-      warnings.push({ file, message: `could not be read (${(error as Error).message}); skipped` })
+    const read = await readSource(root, file, limits.maxFileBytes)
+    if (!read.ok) {
+      warnings.push({ file, message: read.reason })
       continue
     }
     let source: string
     try {
-      source = strictUtf8.decode(bytes)
+      source = strictUtf8.decode(read.bytes)
     } catch {
       warnings.push({ file, message: 'is not UTF-8 text (binary or another encoding); skipped' })
       continue
     }
+    let url: string
+    try {
+      url = pathToUrl(file, opts.urls)
+    } catch (error) {
+      if (!(error instanceof UrlRefusedError)) throw error
+      warnings.push({ file, message: error.message })
+      continue
+    }
     let page: ParsedPage
     try {
-      page = parseFile(file, source, opts)
+      page = parseFile(file, source, opts, limits.maxNesting)
     } catch (error) {
-      warnings.push({ file, message: `could not be parsed (${(error as Error).message.split('\n')[0]}); skipped` })
+      const message = error instanceof NestingLimitError ? error.message : `could not be parsed (${(error as Error).message.split('\n')[0]}); skipped`
+      warnings.push({ file, message })
       continue
     }
     for (const note of page.notes ?? []) warnings.push({ file, message: note })
@@ -105,11 +131,12 @@ export async function collectChunks(
       continue
     }
     const sections = toSections(page, opts.slugger, titleFromFileName(file))
-    const pageChunks = toChunks(sections, { path: file, url: pathToUrl(file, opts.urls) }, opts.chunks)
+    const pageChunks = toChunks(sections, { path: file, url }, opts.chunks)
     if (pageChunks.length === 0) {
       warnings.push({ file, message: 'has no text to index; skipped' })
       continue
     }
+    indexed.push(file)
     for (const chunk of pageChunks) {
       // Built HTML can repeat an id on one page; ids must stay unique in the index.
       let id = chunk.id
@@ -119,7 +146,7 @@ export async function collectChunks(
     }
   }
   onProgress?.(files.length, files.length, '')
-  return { chunks, files, warnings }
+  return { chunks, files: indexed, skipped: files.length - indexed.length + escaping.size, warnings }
 }
 
 /** Stats of the last collect that callers may print (parser fallbacks). */
@@ -127,8 +154,11 @@ export function fallbackWarnings(result: CollectResult): CollectWarning[] {
   return result.warnings.filter((w) => w.message.includes('parsed as plain Markdown'))
 }
 
-function parseFile(file: string, source: string, opts: CollectOptions): ParsedPage {
-  if (opts.mode === 'site') return parseHtmlPage(source, opts.contentSelector)
+function parseFile(file: string, source: string, opts: CollectOptions, maxNesting: number): ParsedPage {
+  if (opts.mode === 'site') return parseHtmlPage(source, opts.contentSelector, maxNesting)
+  // Before the parse: remark's time grows faster than linearly with nesting.
+  const depth = markdownNesting(source)
+  if (depth > maxNesting) throw new NestingLimitError(depth, maxNesting)
   const page = parseMarkdown(source, { mdx: /\.mdx$/i.test(file) })
   if (page.fallback) (page.notes ??= []).push(page.fallback)
   return page

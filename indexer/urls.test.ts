@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { pathToUrl } from './urls.ts'
+import { pathToUrl, UrlRefusedError } from './urls.ts'
 
 const defaults = { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false }
 const url = (path: string, over: Partial<typeof defaults> = {}) => pathToUrl(path, { ...defaults, ...over })
@@ -33,8 +33,26 @@ describe('pathToUrl', () => {
     expect(url('guide/intro.md')).toBe('/guide/intro')
   })
 
-  it('normalises Windows separators and ./ prefixes', () => {
-    expect(url('guide\\intro.md')).toBe('/guide/intro')
+  it('drops a ./ prefix', () => {
     expect(url('./guide/intro.md')).toBe('/guide/intro')
+  })
+
+  it('encodes each segment, so a name cannot end the path, start a query or fragment, or leave the site', () => {
+    expect(url('faq/what#is?this.md')).toBe('/faq/what%23is%3Fthis')
+    expect(url('100%/two words.md')).toBe('/100%25/two%20words')
+    // Characters a path segment may hold stay readable.
+    expect(url("api/c++/a@b:c(d)!$&'*,;=.md")).toBe("/api/c++/a@b:c(d)!$&'*,;=")
+    expect(url('a b/c.md', { base: 'https://docs.example.com/' })).toBe('https://docs.example.com/a%20b/c')
+  })
+
+  it('refuses a folder named \\ (which browsers read as /, making //evil.example/login) instead of linking off-site', () => {
+    expect(() => url('\\/evil.example/login.md')).toThrow(UrlRefusedError)
+    expect(() => url('\\/evil.example/login.md')).toThrow(/backslash/)
+    expect(() => url('guide\\intro.md', { base: 'https://docs.example.com/' })).toThrow(UrlRefusedError)
+  })
+
+  it('refuses a URL that would leave the base origin', () => {
+    expect(() => url('x/evil.example/login.md', { base: '//', stripPrefix: 'x' })).toThrow(/leaves the site/)
+    expect(url('evil.example/login.md')).toBe('/evil.example/login')
   })
 })

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FORMAT_VERSION, type ChunkRecord, type ShardSet } from '../core/index-format.ts'
 import { IndexFormatError, openIndex } from '../core/retrieval/search.ts'
 import { fsPartLoader } from './fs-parts.ts'
-import { OutDirError, writeIndex, type WriteIndexInput } from './write.ts'
+import { assertNotShrinking, MIN_KEPT_SHARE, OutDirError, ShrinkError, writeIndex, type WriteIndexInput } from './write.ts'
 
 function chunk(path: string, title: string, heading: string, text: string, n = 0): ChunkRecord {
   const anchor = heading.toLowerCase().replace(/[^a-z0-9]+/g, '-')
@@ -134,5 +134,34 @@ describe('openIndex', () => {
     const miss = await index.search('bake sourdough bread')
     expect(miss.gate.pass).toBe(false)
     expect(miss.results).toEqual([])
+  })
+})
+
+describe('a run never loses a good index by accident', () => {
+  it('refuses no chunks, or under half the pages of the index in place, unless told the shrink is deliberate', async () => {
+    const out = join(dir, 'idx')
+    await writeIndex(input(out, { files: 10 }))
+    const before = await snapshot(out)
+    expect(MIN_KEPT_SHARE).toBe(0.5)
+    await expect(assertNotShrinking(out, { pages: 0, chunks: 0 })).rejects.toThrow(ShrinkError)
+    await expect(assertNotShrinking(out, { pages: 0, chunks: 0 })).rejects.toThrow(/No page produced any text to index.*left as it was.*--allow-shrink/)
+    await expect(assertNotShrinking(out, { pages: 4, chunks: 9 })).rejects.toThrow(/indexed 4 pages, fewer than 50% of the 10 in the index at .*idx, which is left as it was/)
+    await assertNotShrinking(out, { pages: 5, chunks: 9 })
+    await assertNotShrinking(out, { pages: 1, chunks: 1, allowShrink: true })
+    await assertNotShrinking(join(dir, 'fresh'), { pages: 1, chunks: 1 })
+    await expect(assertNotShrinking(join(dir, 'fresh'), { pages: 0, chunks: 0 })).rejects.toThrow(/so no index was written\. Fix/)
+    expect(await snapshot(out)).toEqual(before)
+  })
+
+  it("removes temp folders of killed runs at the next run, and leaves a live run's alone", async () => {
+    const out = join(dir, 'idx')
+    const dead = join(dir, '.idx.tmp-999999999-deadbeef')
+    const deadOld = join(dir, '.idx.tmp-999999999-deadbeef.old')
+    const live = join(dir, `.idx.tmp-${process.pid}-cafe0000`)
+    const other = join(dir, '.other.tmp-999999999-deadbeef')
+    for (const d of [dead, deadOld, live, other]) await mkdir(d)
+    await writeIndex(input(out))
+    const left = (await readdir(dir)).sort()
+    expect(left).toEqual(['.idx.tmp-' + process.pid + '-cafe0000', '.other.tmp-999999999-deadbeef', 'idx'])
   })
 })

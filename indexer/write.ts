@@ -8,7 +8,7 @@
  * bytes (gzip headers carry no time; createdAt comes from the caller).
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
+import { mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { FORMAT_VERSION, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index-format.ts'
@@ -123,9 +123,64 @@ async function checkReplaceable(out: string): Promise<void> {
   }
 }
 
+/**
+ * A new index must keep at least this share of the previous index's pages;
+ * a run that indexes fewer (every file skipped, a wrong --include, a half
+ * checkout) fails and leaves the old index serving readers.
+ */
+export const MIN_KEPT_SHARE = 0.5
+
+/** The run would replace a good index with an empty or much smaller one. */
+export class ShrinkError extends Error {
+  override name = 'ShrinkError'
+}
+
+/**
+ * Refuses an index run that produced no chunks, or fewer than MIN_KEPT_SHARE
+ * of the pages of the index already at `out`, unless the owner said the
+ * shrink is deliberate (`--allow-shrink`). Called before any embedding work.
+ */
+export async function assertNotShrinking(out: string, run: { pages: number; chunks: number; allowShrink?: boolean }): Promise<void> {
+  if (run.allowShrink) return
+  const how = 'Fix the warnings above, or pass --allow-shrink if this is deliberate.'
+  if (run.chunks === 0) throw new ShrinkError(`No page produced any text to index, so no index was written${(await exists(join(out, 'manifest.json'))) ? ` and the one in ${out} is left as it was` : ''}. ${how}`)
+  const previous = await readFile(join(out, 'manifest.json'), 'utf8').then(
+    (text) => (JSON.parse(text) as Partial<Manifest>).corpus?.files,
+    () => undefined,
+  )
+  if (typeof previous === 'number' && run.pages < previous * MIN_KEPT_SHARE) {
+    throw new ShrinkError(
+      `This run indexed ${run.pages} page${run.pages === 1 ? '' : 's'}, fewer than ${MIN_KEPT_SHARE * 100}% of the ${previous} in the index at ${out}, which is left as it was. ${how}`,
+    )
+  }
+}
+
+/** Temp folders (and swapped-out old indexes) of runs that were killed before they could remove them. */
+async function removeStaleTemps(out: string): Promise<void> {
+  const prefix = `.${basename(out)}.tmp-`
+  const names = await readdir(dirname(out)).catch(() => [] as string[])
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1])
+    if (Number.isInteger(pid) && isRunning(pid)) continue
+    await rm(join(dirname(out), name), { recursive: true, force: true })
+  }
+}
+
+/** Whether a process with this id is alive (a concurrent run's temp folder is left alone). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResult> {
   const out = resolve(input.out)
   await checkReplaceable(out)
+  await removeStaleTemps(out)
   const shardSize = input.shardSize ?? DEFAULT_SHARD_SIZE
   const settings = input.lexicalSettings ?? DEFAULT_LEXICAL_SETTINGS
   const chunks = input.chunks

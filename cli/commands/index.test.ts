@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -63,4 +63,58 @@ describe('docpilot index writes the chat chain the panel walks', () => {
     expect(r.code).toBe(0)
     expect(r.manifest!.chat.settings).toEqual({ maxTokens: 333, temperature: 0.7, timeouts: { firstByteMs: 9000, idleMs: 20_000 } })
   })
+})
+
+describe('docpilot index keeps a good index and counts honestly', () => {
+  const run = async (argv: string[]) => {
+    let stdout = ''
+    let stderr = ''
+    const code = await main(argv, { cwd: dir, env: { DOCPILOT_CACHE_DIR: join(dir, 'cache') }, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stderrIsTTY: false })
+    return { code, stdout, stderr }
+  }
+  const docs = async (name: string, files: Record<string, string>) => {
+    const root = join(dir, name)
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(join(root, path, '..'), { recursive: true })
+      await writeFile(join(root, path), text)
+    }
+    return root
+  }
+
+  it('"Indexed N files" counts only the pages indexed, and says how many were skipped', async () => {
+    const root = await docs('counted', { 'a.md': '# A\n\nText a.', 'b.md': '# B\n\nText b.', 'empty.md': '# Only a title\n', 'c.mdx': '# C\n\nText c.' })
+    await writeFile(join(root, 'latin1.md'), Buffer.from([0x23, 0x20, 0xe9]))
+    const r = await run(['index', root, '--out', join(dir, 'counted-idx'), '--config', await emptyConfig()])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^Indexed 3 files into 3 chunks in [\d.]+ s; skipped 2 \(see the warnings\) \(2 warnings\)/)
+    expect(JSON.parse(await readFile(join(dir, 'counted-idx', 'manifest.json'), 'utf8')).corpus.files).toBe(3)
+  })
+
+  it('a run where every page is skipped fails and leaves the old index in place; --allow-shrink replaces it', async () => {
+    const out = join(dir, 'kept-idx')
+    const good = await docs('kept', { 'a.md': '# A\n\nText a.', 'b.md': '# B\n\nText b.', 'c.md': '# C\n\nText c.' })
+    expect((await run(['index', good, '--out', out, '--config', await emptyConfig()])).code).toBe(0)
+    const manifest = await readFile(join(out, 'manifest.json'), 'utf8')
+    const broken = await docs('all-skipped', { 'a.md': '# A\n', 'b.md': '# B\n' })
+    const r = await run(['index', broken, '--out', out, '--config', await emptyConfig()])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/warning: a\.md: has no text to index; skipped/)
+    expect(r.stderr).toMatch(/No page produced any text to index, so no index was written and the one in .*kept-idx is left as it was\. Fix the warnings above, or pass --allow-shrink/)
+    expect(await readFile(join(out, 'manifest.json'), 'utf8')).toBe(manifest)
+
+    const shrunk = await docs('shrunk', { 'a.md': '# A\n\nOnly one page now.' })
+    const small = await run(['index', shrunk, '--out', out, '--config', await emptyConfig()])
+    expect(small.code).toBe(1)
+    expect(small.stderr).toMatch(/This run indexed 1 page, fewer than 50% of the 3 in the index at/)
+    expect(await readFile(join(out, 'manifest.json'), 'utf8')).toBe(manifest)
+    const allowed = await run(['index', shrunk, '--out', out, '--config', await emptyConfig(), '--allow-shrink'])
+    expect(allowed.code, allowed.stderr).toBe(0)
+    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).corpus.files).toBe(1)
+  })
+
+  async function emptyConfig(): Promise<string> {
+    const file = join(dir, 'lexical.json')
+    await writeFile(file, JSON.stringify({ embed: false }))
+    return file
+  }
 })

@@ -16,6 +16,7 @@ interface IndexFlags {
   config?: string
   include?: string[]
   exclude?: string[]
+  allowShrink?: boolean
 }
 
 
@@ -34,6 +35,7 @@ export function defineIndexCommand(program: Command, ctx: CliContext): void {
     .option('--include <glob...>', 'only files matching these globs, relative to the folder (default: **/*.md **/*.mdx, or **/*.html with --site)')
     .option('--exclude <glob...>', 'skip files matching these globs')
     .option('--config <file>', CONFIG_OPTION_HELP)
+    .option('--allow-shrink', 'replace the index even when this run indexes no page, or under half the pages of the index already in --out')
     .addHelpText(
       'after',
       `
@@ -70,14 +72,18 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
           createdAt: createdAtFromEnv(ctx.env),
           include: flags.include,
           exclude: flags.exclude,
+          ...(flags.allowShrink ? { allowShrink: true } : {}),
           onCollect: progress.update,
+          onWarnings: (warnings) => {
+            progress.stop()
+            for (const w of warnings) ctx.stderr(`warning: ${w.file}: ${w.message}\n`)
+          },
           onEmbed: progress.embedded,
           embed: { env: ctx.env, configDir: loaded.dir, cacheDir: defaultCacheDir(ctx.cwd, ctx.env) },
         })
       } finally {
         progress.stop()
       }
-      for (const w of result.warnings) ctx.stderr(`warning: ${w.file}: ${w.message}\n`)
 
       const rel = relative(ctx.cwd, result.dir)
       const shown = rel && !rel.startsWith('..') ? rel : result.dir
@@ -90,7 +96,8 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       }
       ctx.stdout(
         [
-          `Indexed ${result.files.length} files into ${result.chunks} chunks in ${(result.ms / 1000).toFixed(1)} s` +
+          `Indexed ${result.files.length} file${result.files.length === 1 ? '' : 's'} into ${result.chunks} chunks in ${(result.ms / 1000).toFixed(1)} s` +
+            (result.skipped ? `; skipped ${result.skipped} (see the warnings)` : '') +
             (result.warnings.length ? ` (${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'})` : ''),
           `  ${shown}: ${result.parts.length} files, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
           ...[...groups].map(([name, g]) => `    ${(g.files > 1 ? `${name} (${g.files} files)` : name).padEnd(44)} ${kb(g.raw).padStart(10)} raw ${kb(g.gzip).padStart(10)} gzip`),

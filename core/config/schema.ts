@@ -14,6 +14,14 @@ const memberId = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
 export const SLUGGERS = ['github', 'vitepress', 'starlight', 'docusaurus'] as const
 export type SluggerName = (typeof SLUGGERS)[number]
 
+/**
+ * Per-file limits of `docpilot index`: counted in bytes and nesting levels, so
+ * a page is skipped (with a warning naming it and the limit) the same way on
+ * every machine. Defaults sit far above real docs pages (the largest page of
+ * the Astro docs is 92 KB and nests 4 levels).
+ */
+export const DEFAULT_FILE_LIMITS = { maxFileBytes: 2 * 1024 * 1024, maxNesting: 64 } as const
+
 export const DocsSchema = z.strictObject({
   /** Folder of Markdown/MDX sources, relative to the config file. */
   dir: z.string().min(1).optional(),
@@ -23,6 +31,10 @@ export const DocsSchema = z.strictObject({
   exclude: z.array(z.string().min(1)).optional(),
   /** CSS selector of the main content region in built HTML. */
   contentSelector: z.string().min(1).optional(),
+  /** A page larger than this many bytes is skipped. */
+  maxFileBytes: z.number().int().min(1024).default(DEFAULT_FILE_LIMITS.maxFileBytes),
+  /** A page nesting deeper than this (lists and quotes in Markdown, elements in HTML) is skipped. */
+  maxNesting: z.number().int().min(8).default(DEFAULT_FILE_LIMITS.maxNesting),
 })
 
 export const AnchorsSchema = z.strictObject({
@@ -135,7 +147,7 @@ export const PanelSchema = z.strictObject({
 })
 
 export const ConfigSchema = z.strictObject({
-  docs: DocsSchema.default({}),
+  docs: DocsSchema.default({ ...DEFAULT_FILE_LIMITS }),
   /** Output folder of `docpilot index`. */
   out: z.string().min(1).default('.docpilot/index'),
   anchors: AnchorsSchema.default({ slugger: 'github' }),

@@ -7,6 +7,7 @@ import { select, selectAll } from 'hast-util-select'
 import { toText } from 'hast-util-to-text'
 import type { Element, Nodes, Root } from 'hast'
 import type { PageNode, ParsedPage } from './page.ts'
+import { htmlNesting, NestingLimitError } from './nesting.ts'
 
 const DEFAULT_REGIONS = ['[data-pagefind-body]', 'main', 'article', 'body']
 const HEADING = /^h([1-6])$/
@@ -17,7 +18,10 @@ const BLOCKS = new Set([
   'summary', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'header', 'footer', 'article', 'main',
 ])
 
-export function parseHtmlPage(html: string, contentSelector?: string): ParsedPage & { region?: string } {
+export function parseHtmlPage(html: string, contentSelector?: string, maxNesting = Infinity): ParsedPage & { region?: string } {
+  // Checked before any tree is built (the conversions recurse): a hostile depth is skipped, never a stack overflow.
+  const depth = htmlNesting(html)
+  if (depth > maxNesting) throw new NestingLimitError(depth, maxNesting)
   const tree = fromHtml(html)
   const titleEl = select('title', tree)
   const page: ParsedPage & { region?: string } = { nodes: [] }

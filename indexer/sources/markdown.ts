@@ -10,7 +10,7 @@ import remarkGfm from 'remark-gfm'
 import remarkFrontmatter from 'remark-frontmatter'
 import remarkMdx from 'remark-mdx'
 import remarkDirective from 'remark-directive'
-import { parse as parseYaml } from 'yaml'
+import { parseDocument as parseYaml } from 'yaml'
 import type { Root } from 'mdast'
 import { parseExplicitId } from '../anchors/slugger.ts'
 import { htmlFragmentText } from './html-text.ts'
@@ -90,13 +90,14 @@ type PageDraft = ParsedPage & { frontmatterText?: string }
 function readFrontmatter(root: AnyNode, page: PageDraft): void {
   const node = root.children?.find((c) => c.type === 'yaml')
   if (!node?.value) return
-  let data: unknown
-  try {
-    data = parseYaml(node.value)
-  } catch (error) {
-    ;(page.notes ??= []).push(`frontmatter is not valid YAML (${firstLine(error)}); ignored`)
+  // Silent: the library's own warnings would reach the console without the file's name; they become notes.
+  const doc = parseYaml(node.value, { logLevel: 'silent' })
+  if (doc.errors.length) {
+    ;(page.notes ??= []).push(`frontmatter is not valid YAML (${firstLine(doc.errors[0])}); ignored`)
     return
   }
+  for (const warning of doc.warnings) (page.notes ??= []).push(`frontmatter: ${firstLine(warning)}`)
+  const data: unknown = doc.toJS()
   if (!data || typeof data !== 'object') return
   const fm = data as Record<string, unknown>
   if (typeof fm.title === 'string' && fm.title.trim()) page.metaTitle = fm.title.trim()

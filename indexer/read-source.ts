@@ -1,0 +1,75 @@
+/**
+ * Which files of a docs folder the indexer may read, and reading them within
+ * a size limit. Whatever it reads is published (text shards) and may be sent
+ * to a hosted embedder, so a link is followed only to a regular file that
+ * stays inside the docs folder: a symlink to /proc/self/environ, /etc/passwd,
+ * a sibling folder, a device or a FIFO is never opened.
+ */
+import { constants, realpath as realpathCb, type PathLike } from 'node:fs'
+import { open, realpath } from 'node:fs/promises'
+import { relative, resolve, sep } from 'node:path'
+import type { FileSystemAdapter } from 'tinyglobby'
+
+/** Whether `path` (already real) is `root` itself or below it. */
+export function isInside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
+}
+
+export type SourceRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: string }
+
+/**
+ * Reads `file` (relative to `realRoot`, the docs folder with its own links
+ * resolved) when it resolves to a regular file inside the folder and holds at
+ * most `maxBytes`. The size is checked on the open file, and the read stops
+ * after `maxBytes + 1`, so a file that grows or lies about its size (a /proc
+ * file reports 0) still cannot be read past the limit.
+ */
+export async function readSource(realRoot: string, file: string, maxBytes: number): Promise<SourceRead> {
+  let target: string
+  try {
+    target = await realpath(resolve(realRoot, file))
+  } catch (error) {
+    return { ok: false, reason: `could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); skipped` }
+  }
+  if (!isInside(realRoot, target)) return { ok: false, reason: `is a link to ${target}, outside the docs folder; skipped (only files inside the folder are indexed)` }
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below as not a regular file.
+  const handle = await open(target, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => error)
+  if (handle instanceof Error) return { ok: false, reason: `could not be read (${handle.code ?? handle.message}); skipped` }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) return { ok: false, reason: 'is not a regular file (a device, FIFO or socket); skipped' }
+    if (info.size > maxBytes) return { ok: false, reason: tooLarge(`is ${info.size} bytes`, maxBytes) }
+    const buffer = new Uint8Array(maxBytes + 1)
+    let size = 0
+    while (size < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, size, buffer.length - size, null)
+      if (bytesRead === 0) break
+      size += bytesRead
+    }
+    if (size > maxBytes) return { ok: false, reason: tooLarge(`holds more than ${maxBytes} bytes`, maxBytes) }
+    return { ok: true, bytes: buffer.subarray(0, size) }
+  } finally {
+    await handle.close()
+  }
+}
+
+function tooLarge(what: string, maxBytes: number): string {
+  return `${what}, over the per-file limit docs.maxFileBytes = ${maxBytes}; skipped (raise docs.maxFileBytes to index it)`
+}
+
+/**
+ * An `fs` for the glob that never walks out of the docs folder: a link whose
+ * target lies outside resolves to an error (which the crawler skips), and its
+ * path is reported, so a link to `/` cannot make the glob crawl the disk.
+ */
+export function fsInside(realRoot: string, onEscape: (link: string, target: string) => void): FileSystemAdapter {
+  const realpath = (path: PathLike, callback: (error: NodeJS.ErrnoException | null, resolved: string) => void) => {
+    realpathCb(path, (error, resolved) => {
+      if (error || isInside(realRoot, resolved)) return callback(error, resolved)
+      onEscape(relative(realRoot, String(path)).split(sep).join('/'), resolved)
+      callback(Object.assign(new Error(`${String(path)} leaves the docs folder`), { code: 'EOUTSIDE' }), '')
+    })
+  }
+  // The crawler calls only the callback form of realpath.
+  return { realpath: realpath as unknown as FileSystemAdapter['realpath'] }
+}
