@@ -4,7 +4,7 @@ import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
-import { DEFAULT_DB_PATH, resolveDbPath, serveProxy } from '../../proxy/node.ts'
+import { DEFAULT_DB_PATH, IN_MEMORY, resolveDbPath, serveProxy, sqliteInstalled } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { indexDirFor, loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { manifestEmbedder } from './doctor.ts'
@@ -46,7 +46,7 @@ export function defineProxyCommand(program: Command, ctx: CliContext): void {
     )
     .option('-p, --port <port>', 'port to listen on (0: any free port)', portNumber, 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
-    .option('--db <file>', `SQLite file for the daily counter and feedback (default: ${DEFAULT_DB_PATH}; :memory: keeps nothing)`)
+    .option('--db <file>', `SQLite file for the daily counter and feedback, shared by every process given it (default: ${DEFAULT_DB_PATH}; needs the better-sqlite3 package); :memory: keeps them in this process`)
     .option('--trust-proxy', 'take the client address from X-Forwarded-For (only behind your own reverse proxy)')
     .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
@@ -67,14 +67,14 @@ Examples:
         const loaded = await loadConfigFor(ctx, flags.config)
         settings = proxySettingsFromConfig(loaded.config, ctx.env, manifestEmbedder(indexDirFor(ctx, loaded, flags.index))).settings
       }
-      const served = await serveProxy({
-        settings,
-        env: ctx.env,
-        dbPath: resolveDbPath(ctx.cwd, flags.db ?? DEFAULT_DB_PATH),
-        trustProxy: Boolean(flags.trustProxy),
-        port: flags.port,
-        hostname: flags.host,
-      })
+      const dbPath = resolveDbPath(ctx.cwd, flags.db ?? DEFAULT_DB_PATH)
+      if (dbPath !== IN_MEMORY && !sqliteInstalled()) {
+        throw new Error(
+          `docpilot proxy keeps its daily counter and feedback in ${flags.db ?? DEFAULT_DB_PATH}, which needs SQLite: install it with ` +
+            '`npm install better-sqlite3`, or pass `--db :memory:` to keep them in this process only (lost on restart).',
+        )
+      }
+      const served = await serveProxy({ settings, env: ctx.env, dbPath, trustProxy: Boolean(flags.trustProxy), port: flags.port, hostname: flags.host })
       ctx.stdout(`docpilot proxy on ${served.url}/ai/ (${settings.routes.map((r) => r.member).join(', ') || 'no routes: set a provider key'})\n`)
       await serveUntilStopped(served.close)
     })
