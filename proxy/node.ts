@@ -45,13 +45,14 @@ export interface ProxyState extends LimitStore, FeedbackStore {
 
 type SqliteModule = typeof Database
 
+const require = createRequire(import.meta.url)
 let sqlite: SqliteModule | null | undefined
 
 /** better-sqlite3, or null when it is not installed. */
 function loadSqlite(): SqliteModule | null {
   if (sqlite !== undefined) return sqlite
   try {
-    sqlite = createRequire(import.meta.url)('better-sqlite3') as SqliteModule
+    sqlite = require('better-sqlite3') as SqliteModule
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err
     sqlite = null
