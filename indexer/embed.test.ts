@@ -4,7 +4,7 @@
  * unchanged chunks from ever reaching the embedder again; `hf:` models come
  * from a hub-shaped HTTP server once, then from the cache.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -136,6 +136,30 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
       await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'unauthorized' })
       await expect(build('openai', { env: fakes.env() })).rejects.toThrow(/openai embeddings answered HTTP 401/)
     })
+  })
+})
+
+describe('a corrupt or missing model file at index time: an error naming the file', { timeout: SLOW }, () => {
+  const staticCopy = () => {
+    const dir = tmp('dp-model-')
+    cpSync(fileURLToPath(DEFAULT_MODEL_DIR), dir, { recursive: true })
+    return dir
+  }
+  it('a static folder without vectors.bin', async () => {
+    const dir = staticCopy()
+    rmSync(join(dir, 'vectors.bin'))
+    await expect(build({ model: dir })).rejects.toThrow(new RegExp(`model file ${join(dir, 'vectors.bin')} is missing; a docpilot static model folder holds model.json, vocab.txt and vectors.bin`))
+  })
+  it('a truncated vectors.bin', async () => {
+    const dir = staticCopy()
+    writeFileSync(join(dir, 'vectors.bin'), readFileSync(join(dir, 'vectors.bin')).subarray(0, 4096))
+    await expect(build({ model: dir })).rejects.toThrow(new RegExp(`${join(dir, 'vectors.bin')}: has 4096 bytes, expected \\d+`))
+  })
+  it('an ONNX folder whose model.onnx is not a model', async () => {
+    const dir = tmp('dp-model-')
+    exportStaticOnnx(fileURLToPath(DEFAULT_MODEL_DIR), dir)
+    writeFileSync(join(dir, 'model.onnx'), 'not a model')
+    await expect(build({ model: dir })).rejects.toThrow(new RegExp(`${join(dir, 'model.onnx')} could not be loaded as an ONNX model`))
   })
 })
 

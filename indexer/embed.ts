@@ -65,20 +65,42 @@ const isFile = (p: string) => stat(p).then((s) => s.isFile(), () => false)
 
 type ModelFile = IndexEmbedder['modelFiles'][number]
 
+/** Reads one model file, naming it (and what the folder needs) when it is missing. */
+async function modelFile(dir: string, name: string, needs: string): Promise<Uint8Array> {
+  try {
+    return await readFile(join(dir, name))
+  } catch (err) {
+    const why = (err as { code?: string }).code === 'ENOENT' ? 'is missing' : `cannot be read (${err instanceof Error ? err.message : String(err)})`
+    throw new EmbedConfigError(`model file ${join(dir, name)} ${why}; ${needs}`)
+  }
+}
+
+const STATIC_NEEDS = 'a docpilot static model folder holds model.json, vocab.txt and vectors.bin (scripts/models/distill.ts writes one).'
+
 async function staticFromDir(dir: string): Promise<[ModelFile, ModelFile, ModelFile]> {
-  const descBytes = await readFile(join(dir, 'model.json'))
-  const desc = JSON.parse(descBytes.toString('utf8')) as StaticModelDescriptor
+  const descBytes = await modelFile(dir, 'model.json', STATIC_NEEDS)
+  let desc: StaticModelDescriptor
+  try {
+    desc = JSON.parse(new TextDecoder().decode(descBytes)) as StaticModelDescriptor
+  } catch (err) {
+    throw new EmbedConfigError(`model file ${join(dir, 'model.json')} is not JSON (${err instanceof Error ? err.message : String(err)})`)
+  }
   return [
     { name: 'model.json', bytes: descBytes },
-    { name: 'vocab.txt', bytes: await readFile(join(dir, desc.files.vocab)) },
-    { name: 'vectors.bin', bytes: await readFile(join(dir, desc.files.vectors)) },
+    { name: 'vocab.txt', bytes: await modelFile(dir, desc.files.vocab, STATIC_NEEDS) },
+    { name: 'vectors.bin', bytes: await modelFile(dir, desc.files.vectors, STATIC_NEEDS) },
   ]
 }
 
 export async function loadStaticModel(dir: string, why: string): Promise<IndexEmbedder> {
   const files = await staticFromDir(dir)
   const desc = JSON.parse(new TextDecoder().decode(files[0].bytes)) as StaticModelDescriptor
-  const embedder = new StaticEmbedder(desc, new TextDecoder().decode(files[1].bytes), files[2].bytes)
+  let embedder: StaticEmbedder
+  try {
+    embedder = new StaticEmbedder(desc, new TextDecoder().decode(files[1].bytes), files[2].bytes, undefined, { vocab: join(dir, desc.files.vocab), vectors: join(dir, desc.files.vectors) })
+  } catch (err) {
+    throw new EmbedConfigError(`${err instanceof Error ? err.message : String(err)}. Rebuild or re-copy the model folder ${dir}.`)
+  }
   return { embedder, modelFiles: files, why }
 }
 
@@ -100,10 +122,17 @@ async function loadOnnxFolder(dir: string, name: string, why: string): Promise<I
     if (await isFile(join(dir, opt))) files.push({ name: opt, bytes: await readFile(join(dir, opt)) })
   }
   const OnnxEmbedder = await loadOnnx()
-  const text = (n: string) => JSON.parse(new TextDecoder().decode(files.find((f) => f.name === n)!.bytes))
+  const text = (n: string) => {
+    try {
+      return JSON.parse(new TextDecoder().decode(files.find((f) => f.name === n)!.bytes))
+    } catch (err) {
+      throw new EmbedConfigError(`model file ${join(dir, n)} is not JSON (${err instanceof Error ? err.message : String(err)})`)
+    }
+  }
   const has = (n: string) => files.some((f) => f.name === n)
   const embedder = await OnnxEmbedder.create(
     {
+      modelName: modelPath,
       model: files[0]!.bytes,
       tokenizer: text('tokenizer.json'),
       ...(has('tokenizer_config.json') ? { tokenizerConfig: text('tokenizer_config.json') } : {}),

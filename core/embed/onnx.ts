@@ -15,6 +15,8 @@ import { EmbedError, l2normalize, type EmbedOptions, type Embedder } from './typ
 
 export interface OnnxFolder {
   model: Uint8Array
+  /** How errors name the model file (a path, or the index part it came from). */
+  modelName?: string
   tokenizer: unknown
   tokenizerConfig?: { model_max_length?: number; pad_token?: string }
   pooling?: { pooling_mode_cls_token?: boolean; pooling_mode_mean_tokens?: boolean }
@@ -50,7 +52,7 @@ export class OnnxEmbedder implements Embedder {
     try {
       session = await ort.InferenceSession.create(folder.model)
     } catch (err) {
-      throw new EmbedError(`model.onnx could not be loaded: ${err instanceof Error ? err.message : String(err)}`, 'bad_model', { cause: err })
+      throw new EmbedError(`${folder.modelName ?? 'model.onnx'} could not be loaded as an ONNX model (corrupt or truncated?): ${err instanceof Error ? err.message : String(err)}`, 'bad_model', { cause: err })
     }
     if (!session.inputNames.includes('input_ids')) {
       throw new EmbedError(`model.onnx takes inputs [${session.inputNames.join(', ')}]; an encoder with "input_ids" is expected`, 'bad_model')

@@ -69,9 +69,19 @@ export async function openEmbedder(identity: EmbedderIdentity, deps: OpenEmbedde
   }
   if (runtime === 'static') {
     const [desc, vocab, vectors] = await Promise.all([read('model.json'), read('vocab.txt'), read('vectors.bin')])
-    const descriptor = JSON.parse(text(desc!)) as StaticModelDescriptor
+    let descriptor: StaticModelDescriptor
+    try {
+      descriptor = JSON.parse(text(desc!)) as StaticModelDescriptor
+    } catch (err) {
+      throw new EmbedError(`model file ${filePart(identity, 'model.json')} is not JSON: ${err instanceof Error ? err.message : String(err)}`, 'bad_model', { cause: err })
+    }
     if (descriptor.format !== STATIC_MODEL_FORMAT) throw new EmbedError(`static model format "${descriptor.format}" is not "${STATIC_MODEL_FORMAT}"`, 'bad_model')
-    const e = new StaticEmbedder(descriptor, text(vocab!), vectors!, identity.files)
+    let e: StaticEmbedder
+    try {
+      e = new StaticEmbedder(descriptor, text(vocab!), vectors!, identity.files)
+    } catch (err) {
+      throw new EmbedError(err instanceof Error ? err.message : String(err), 'bad_model', { cause: err })
+    }
     if (e.identity.id !== identity.id) throw new EmbedError(`model files are "${e.identity.id}", the manifest names "${identity.id}"`, 'bad_model')
     return e
   }
@@ -86,6 +96,7 @@ export async function openEmbedder(identity: EmbedderIdentity, deps: OpenEmbedde
   ])
   return OnnxEmbedder.create(
     {
+      modelName: filePart(identity, 'model.onnx'),
       model: model!,
       tokenizer: JSON.parse(text(tokenizer!)),
       ...(tokenizerConfig ? { tokenizerConfig: JSON.parse(text(tokenizerConfig)) } : {}),

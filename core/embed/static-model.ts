@@ -29,13 +29,14 @@ export interface StaticTable extends QuantizedRows {
   index: Map<string, number>
 }
 
-export function parseStaticTable(desc: StaticModelDescriptor, vocabText: string, vectors: Uint8Array): StaticTable {
+/** `names` say which files errors point at (paths, or the index parts the bytes came from). */
+export function parseStaticTable(desc: StaticModelDescriptor, vocabText: string, vectors: Uint8Array, names: { vocab: string; vectors: string } = desc.files): StaticTable {
   const words = vocabText.split('\n')
   if (words.length > 0 && words[words.length - 1] === '') words.pop()
   if (words.length !== desc.vocabSize) {
-    throw new Error(`static model "${desc.id}": vocabulary has ${words.length} words, descriptor says ${desc.vocabSize}`)
+    throw new Error(`static model "${desc.id}": ${names.vocab} has ${words.length} words, model.json says ${desc.vocabSize} (corrupt or from another model)`)
   }
-  const table = decodeQuantized(vectors, desc.vocabSize, desc.dims, `static model "${desc.id}" vectors file`)
+  const table = decodeQuantized(vectors, desc.vocabSize, desc.dims, `static model "${desc.id}": ${names.vectors}`)
   const index = new Map<string, number>()
   words.forEach((w, i) => index.set(w, i))
   return { ...table, index }

@@ -21,8 +21,10 @@ export class StaticEmbedder implements Embedder {
     vocabText: string,
     vectors: Uint8Array,
     files?: Record<string, string>,
+    /** What errors call the vocabulary and vectors files (default: the index parts in `files`, else the descriptor's names). */
+    names?: { vocab: string; vectors: string },
   ) {
-    this.table = parseStaticTable(descriptor, vocabText, vectors)
+    this.table = parseStaticTable(descriptor, vocabText, vectors, names ?? (files?.['vocab.txt'] && files['vectors.bin'] ? { vocab: files['vocab.txt'], vectors: files['vectors.bin'] } : descriptor.files))
     this.identity = {
       id: descriptor.id,
       kind: 'local',

