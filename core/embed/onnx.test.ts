@@ -79,7 +79,7 @@ describe('the offline default model exported as ONNX', () => {
         tokenizer: JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')),
         tokenizerConfig: JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')),
       },
-      { id: 'x', model: 'x', dims: 100 },
+      { id: 'x', model: 'x', dims: 256 },
     )
     const questions = readFileSync(sharedPath('eval/hono-dev.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { q: string }).q)
     const a = await stat.embed(questions)

