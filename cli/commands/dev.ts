@@ -144,6 +144,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
         config,
         docpilotVersion: 'dev',
         embed: { env: indexEnv },
+        // dev's index is its own scratch copy of whatever folder it was last given, not a deployed one to protect.
+        allowShrink: true,
       })
       log(`indexed ${built.files.length} files into ${built.chunks} chunks`)
     }
