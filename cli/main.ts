@@ -18,13 +18,13 @@ type DefineCommand = (program: Command, ctx: CliContext) => void
  */
 export const COMMANDS: Record<string, () => Promise<DefineCommand>> = {
   index: async () => (await import('./commands/index.ts')).defineIndexCommand,
-  query: async () => (await import('./commands/query.ts')).defineQueryCommand,
-  eval: async () => (await import('./commands/eval.ts')).defineEvalCommand,
+  widget: async () => (await import('./commands/widget.ts')).defineWidgetCommand,
   dev: async () => (await import('./commands/dev.ts')).defineDevCommand,
   preview: async () => (await import('./commands/preview.ts')).definePreviewCommand,
   doctor: async () => (await import('./commands/doctor.ts')).defineDoctorCommand,
   proxy: async () => (await import('./commands/proxy.ts')).defineProxyCommand,
-  widget: async () => (await import('./commands/widget.ts')).defineWidgetCommand,
+  query: async () => (await import('./commands/query.ts')).defineQueryCommand,
+  eval: async () => (await import('./commands/eval.ts')).defineEvalCommand,
 }
 
 /** The commands to register for these arguments: none for the version, the one named, or all of them. */
@@ -52,7 +52,7 @@ function defaultContext(): CliContext {
 /** The program with the given commands registered (default: every command). */
 export async function buildProgram(ctx: CliContext, names: readonly string[] = Object.keys(COMMANDS)): Promise<Command> {
   const program = new Command('docpilot')
-    .description('Ask-the-docs for your site: build the static index, query it, measure retrieval.')
+    .description('Ask-the-docs for your site: a static index built from your docs, a panel that searches it in the reader\'s browser, and a small proxy that holds the provider keys for model answers.')
     .version(ctx.version, '-v, --version')
     .showHelpAfterError('(add --help for usage and examples)')
     .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr })
@@ -61,9 +61,11 @@ export async function buildProgram(ctx: CliContext, names: readonly string[] = O
       'after',
       `
 Examples:
-  $ docpilot index ./docs                      build .docpilot/index from Markdown/MDX
-  $ docpilot query "how do I set a cookie?"    see what the panel would retrieve
-  $ docpilot eval --questions dev.jsonl        recall@k and MRR by question kind
+  $ docpilot index ./docs --out public/docpilot       build the static index from Markdown/MDX
+  $ docpilot widget --out public/docpilot-assets      write the panel's files and print the script tag
+  $ docpilot dev ./docs                               try it: your docs with the panel and the proxy
+  $ docpilot preview dist                             your built site with the proxy, before you deploy
+  $ docpilot doctor --proxy                           the proxy routes and keys your config needs
 
 Run \`docpilot <command> --help\` for each command's options.`,
     )
