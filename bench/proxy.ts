@@ -76,7 +76,7 @@ export async function run(opts: ProxyBenchOptions): Promise<ProxyBenchResult> {
   const proxy = await serveProxy({
     settings: parseProxySettings({
       routes: [{ member: 'openai', chatModels: ['gpt-4o-mini'] }],
-      proxy: { rateLimit: { perMinute: 10_000_000, burst: 1_000_000 } },
+      proxy: { siteOrigins: ['http://127.0.0.1'], rateLimit: { perMinute: 10_000_000, burst: 1_000_000 } },
     }),
     env,
     dbPath: ':memory:',

@@ -55,12 +55,29 @@ export interface LocalProxy {
 }
 
 /**
- * The proxy for a config, an environment and the embedder a built index is
- * bound to, and the chain it serves, in the manifest's terms.
+ * The pages a local server's proxy answers: its own port on 127.0.0.1 and on
+ * localhost (the two names a browser on this machine uses), the host it was
+ * bound to when that is a name of its own, and nothing else. A page on any
+ * other origin, a DNS-rebinding page that calls itself 127.0.0.1 in its Host
+ * header included, is refused.
  */
-export function localProxy(config: DocpilotConfig, env: Env, embedder: Manifest['embedder'], dbPath: string): LocalProxy {
+export function localOrigins(host: string, port: number): string[] {
+  const origins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`]
+  const wildcard = host === '0.0.0.0' || host === '::'
+  if (!wildcard && host !== '127.0.0.1' && host !== 'localhost') origins.push(`http://${host.includes(':') ? `[${host}]` : host}:${port}`)
+  return origins
+}
+
+/**
+ * The proxy for a config, an environment and the embedder a built index is
+ * bound to, and the chain it serves, in the manifest's terms. `origins`
+ * names the local server's own origins once it listens (with the config's
+ * proxy.siteOrigins, if any).
+ */
+export function localProxy(config: DocpilotConfig, env: Env, embedder: Manifest['embedder'], dbPath: string, origins: () => string[]): LocalProxy {
   const { settings, resolved } = proxySettingsFromConfig(config, env, embedder)
-  return { proxy: createNodeProxy({ settings, env, dbPath }), chat: publicChat(resolved, config.chat), settings }
+  const siteOrigins = () => [...settings.proxy.siteOrigins, ...origins()]
+  return { proxy: createNodeProxy({ settings, env, dbPath, siteOrigins }), chat: publicChat(resolved, config.chat), settings }
 }
 
 /** One line on who answers the panel's questions. */

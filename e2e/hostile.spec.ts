@@ -11,6 +11,7 @@ import type { Page } from '@playwright/test'
 import { HYBRID_NOTICE } from '../core/turn/copy.ts'
 import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED } from './paths.ts'
+import { XSS_CORPUS } from './xss-corpus.ts'
 
 const HOSTILE_ANSWER = [
   'According to [1] <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script>.',
@@ -86,4 +87,20 @@ test('hostile model output is shown as text, never run', async ({ page }, info) 
   expect(opened).toEqual([])
   await keepScreenshot(page, info, 'hostile-model-output')
   await expectAccessible(page, info, 'hostile-model-output')
+})
+
+test('the XSS corpus (55 vectors) as model output and as the question runs nothing in Chromium', async ({ page }) => {
+  expect(XSS_CORPUS).toHaveLength(55)
+  await site.fakes.control({ member: 'openai', text: `According to [1]:\n\n${XSS_CORPUS.join('\n\n')}` })
+  const opened = alerts(page)
+  await page.goto(site.url)
+  await openPanel(page)
+  // The reader's own question carries vectors too: it is echoed in the panel.
+  const body = await settled(await ask(page, `${COVERED} ${XSS_CORPUS.slice(0, 5).join(' ')}`), 'answered')
+  await expect(body.locator('.dp-answer')).toContainText('link 51')
+  // Give every payload its chance: autofocus, load and error events, meta refresh, animations.
+  await page.waitForTimeout(1500)
+  await inert(page, 'panel')
+  expect(opened).toEqual([])
+  expect(await page.evaluate(() => location.href)).toBe(`${site.url}/`)
 })

@@ -5,16 +5,28 @@
  * with `{error: {code, message}}`:
  *
  *   405 method_not_allowed   anything but POST (and OPTIONS preflight); GET on /ai/health
- *   403 origin_not_allowed   a browser Origin that is neither this site nor in proxy.allowedOrigins
+ *   403 origin_not_allowed   a browser Origin that is neither one of proxy.siteOrigins nor in proxy.allowedOrigins
  *   429 rate_limited         this client's token bucket is empty (Retry-After)
  *   404 unknown_member       /ai/<member>/ names no member of the resolved chain
  *   404 path_not_allowed     a path the member's wire protocol does not need (chat, embeddings only)
  *   413 body_too_large       body over proxy.maxBodyBytes (feedback: feedback.maxBytes)
- *   400 invalid_body         not a JSON object
+ *   400 invalid_body         not a JSON object, or nested deeper than 32 levels (checked before anything is counted)
  *   403 model_not_allowed    a model the config never declared for that route
  *   429 daily_quota          budget.dailyLimit reached (Retry-After, X-RateLimit-Reset, X-Docpilot-Quota: daily)
  *   503 key_not_set          the member's key variable is missing on the proxy
+ *   503 proxy_misconfigured  no proxy.siteOrigins, or a key that cannot be a header value (names the variable, never its value)
  *   502 upstream_unreachable the upstream could not be reached
+ *   502 upstream_redirected  the upstream answered with a redirect (never followed: the key would go along)
+ *   504 upstream_timeout     no response headers within chat.timeouts.firstByteMs
+ *   500 proxy_error          anything unexpected: a fixed message and an error id; details only in the proxy's log
+ *
+ * Only the body fields a protocol needs are forwarded (an allow-list per
+ * protocol and route), answer multipliers (`n`, `candidateCount`) are forced
+ * to 1, and every copy of every configured key, in every encoding
+ * core/key-scan.ts knows, is replaced in error bodies, in streamed bodies
+ * (a key split across chunks included) and in the log. A daily-ceiling unit
+ * is kept only by a request an upstream answered with 2xx; every other
+ * outcome gives it back.
  *
  * `GET /ai/health` lists each route and whether its key variable is set (never
  * the value); `?probe=1` also GETs each upstream's model list with the key,
@@ -26,10 +38,12 @@
  * in `X-Docpilot-Max-Tokens-Clamped`.
  */
 import { Hono, type Context } from 'hono'
-import { isMemberId, providerSpec, type ProviderSpec } from '../core/providers/table.ts'
+import { Redactor } from '../core/key-scan.ts'
+import { CHAIN, isMemberId, providerSpec, type ProviderSpec } from '../core/providers/table.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
-import type { LimitStore } from './limits.ts'
-import { attachCredential, clampMaxTokens, filterQuery, listPath, matchPath, protocolPaths, requestModels } from './protocol.ts'
+import { parseJsonObject } from './json-body.ts'
+import { clientKey, type LimitStore } from './limits.ts'
+import { attachCredential, filterQuery, listPath, matchPath, protocolPaths, requestModels, shapeBody } from './protocol.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
 
 export type ProxyEnv = Record<string, string | undefined>
@@ -41,15 +55,73 @@ export interface ProxyRuntime {
   env: ProxyEnv
   limits: LimitStore
   feedback: FeedbackStore
-  /** Client identity for the per-client bucket. */
+  /** Client identity for the per-client bucket (hashed before use). */
   clientIp: string
 }
 
 export interface ProxyAppOptions {
-  runtime: (c: Context) => ProxyRuntime | Promise<ProxyRuntime>
+  /** The proxy's environment, read first on every request (it names the keys to redact, even from a failure). */
+  env: (c: Context) => ProxyEnv
+  runtime: (c: Context, env: ProxyEnv) => ProxyRuntime | Promise<ProxyRuntime>
   now?: () => number
   fetch?: typeof fetch
   newId?: () => string
+  /** Where internal errors are written, keys redacted (default console.error). */
+  log?: (line: string) => void
+}
+
+/** The proxy cannot serve as configured; the message names what to set, never a value. */
+export class ProxyConfigError extends Error {
+  override name = 'ProxyConfigError'
+}
+
+/** A header value fetch accepts: visible ASCII, spaces and tabs inside, nothing else. */
+const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/
+
+/** Every key variable in the environment that holds a value: what redaction removes. */
+export function keyValues(env: ProxyEnv): string[] {
+  return CHAIN.flatMap((spec) => (spec.keyEnv && env[spec.keyEnv] ? [env[spec.keyEnv]!] : []))
+}
+
+/** The site's origin, with scheme: what a configured origin or an Origin header is compared as. */
+export function originOf(value: string): string | undefined {
+  const url = URL.parse(value)
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url.origin : undefined
+}
+
+/**
+ * What makes a proxy unservable, checked before it serves (Node: at start;
+ * Workers: before each request, which has no start): no site origin, or a
+ * key that cannot be sent as a header value (a trailing newline from a file,
+ * a NUL). The message names the field or variable, never a key.
+ */
+export function checkProxyConfig(settings: ProxySettings, env: ProxyEnv): void {
+  checkOrigins(settings)
+  checkKeys(settings, env)
+}
+
+export function checkOrigins(settings: ProxySettings): void {
+  if (settings.proxy.siteOrigins.length === 0) {
+    throw new ProxyConfigError(
+      'proxy.siteOrigins is not set: the proxy serves only pages from your own site, so it must know its origin. ' +
+        "Set proxy.siteOrigins in docpilot.config, e.g. ['https://docs.example.com'] (scheme and host, the address readers open).",
+    )
+  }
+  for (const origin of [...settings.proxy.siteOrigins, ...settings.proxy.allowedOrigins]) {
+    if (!originOf(origin)) throw new ProxyConfigError(`proxy origin ${JSON.stringify(origin)} is not an http(s) origin; write it as scheme and host, e.g. https://docs.example.com.`)
+  }
+}
+
+export function checkKeys(settings: ProxySettings, env: ProxyEnv): void {
+  for (const route of settings.routes) {
+    const keyEnv = providerSpec(route.member).keyEnv
+    const value = keyEnv ? env[keyEnv] : undefined
+    if (keyEnv && value && !HEADER_VALUE.test(value)) {
+      throw new ProxyConfigError(
+        `${keyEnv} cannot be sent as a header value: it holds a line break, a NUL, another control character, a non-ASCII character or surrounding spaces. Set it to the key alone (the value is not shown here).`,
+      )
+    }
+  }
 }
 
 /** Upstream response headers a client may see; nothing else passes (no cookies, no encodings we undid). */
@@ -67,32 +139,22 @@ function refuse(status: number, code: string, message: string, headers: Record<s
   })
 }
 
-/** The request's own origin host, as the browser addressed it. */
-function ownHost(c: Context): string {
-  return c.req.header('host') ?? new URL(c.req.url).host
-}
-
 type OriginVerdict = { allowed: false } | { allowed: true; cors?: string }
 
 /**
- * Same-origin by default. A request without Origin is not from a page (curl,
+ * The site's own origins (proxy.siteOrigins, with scheme) and the listed
+ * others; the request's Host header plays no part (a DNS-rebinding page sends
+ * its own Host). A request without Origin is not from a page (curl,
  * `doctor`); the origin check exists to stop other sites' pages from spending
  * the owner's keys through readers' browsers, and the rate and daily limits
  * bound everything else.
  */
-function checkOrigin(c: Context, allowed: string[]): OriginVerdict {
-  const origin = c.req.header('origin')
-  if (origin === undefined) return { allowed: true }
-  if (origin === 'null') return { allowed: false }
-  let host: string
-  try {
-    host = new URL(origin).host
-  } catch {
-    return { allowed: false }
-  }
-  if (host === ownHost(c)) return { allowed: true }
-  const normalized = origin.replace(/\/+$/, '')
-  if (allowed.some((a) => a.replace(/\/+$/, '') === normalized)) return { allowed: true, cors: origin }
+function checkOrigin(header: string | undefined, site: string[], allowed: string[]): OriginVerdict {
+  if (header === undefined) return { allowed: true }
+  const origin = header === 'null' ? undefined : originOf(header)
+  if (!origin) return { allowed: false }
+  if (site.some((o) => originOf(o) === origin)) return { allowed: true }
+  if (allowed.some((o) => originOf(o) === origin)) return { allowed: true, cors: header }
   return { allowed: false }
 }
 
@@ -131,15 +193,6 @@ async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBu
   return out
 }
 
-function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(new TextDecoder().decode(bytes))
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
-  } catch {
-    return undefined
-  }
-}
-
 export function upstreamBase(spec: ProviderSpec, route: Pick<ProxyRoute, 'baseUrl'>, env: ProxyEnv): string | undefined {
   const base = env[spec.baseUrlEnv] || route.baseUrl || spec.defaultBaseUrl
   return base?.replace(/\/+$/, '')
@@ -154,16 +207,12 @@ function keyOf(spec: ProviderSpec, env: ProxyEnv): string | undefined {
   return spec.keyEnv ? env[spec.keyEnv] || undefined : undefined
 }
 
-function redact(text: string, secret: string | undefined): string {
-  return secret ? text.split(secret).join('[redacted]') : text
-}
-
-function passHeaders(from: Headers, secret: string | undefined): Headers {
+function passHeaders(from: Headers, redactor: Redactor): Headers {
   const out = new Headers()
   from.forEach((value, name) => {
     const n = name.toLowerCase()
     if (!PASS_HEADERS.includes(n) && !PASS_PREFIXES.some((p) => n.startsWith(p))) return
-    if (secret && value.includes(secret)) return
+    if (redactor.contains(value)) return
     out.set(n, value)
   })
   out.set('cache-control', 'no-store')
@@ -187,17 +236,94 @@ async function readTextCapped(res: Response, cap: number): Promise<string> {
   return text + decoder.decode()
 }
 
+/**
+ * Work that must finish even when the client has gone (a refund): on Workers,
+ * an invocation whose client left ends unless the work is handed to waitUntil.
+ */
+async function outliveClient(c: Context, work: Promise<void>): Promise<void> {
+  let ctx: { waitUntil(p: Promise<unknown>): void } | undefined
+  try {
+    ctx = c.executionCtx
+  } catch {
+    // Node: no execution context, and the process outlives the request anyway.
+  }
+  ctx?.waitUntil(work.catch(() => {}))
+  await work
+}
+
+/** How often a silent SSE stream gets a comment line, which is how a Worker notices a reader that left. */
+const HEARTBEAT_MS = 1000
+const HEARTBEAT = new TextEncoder().encode(': keep-alive\n\n')
+
+/**
+ * SSE comments (which every SSE parser skips) while the upstream is silent,
+ * sent only between events. workerd notices a client that left only when it
+ * writes to it; Node notices at once, and the comments cost it nothing.
+ */
+function sseHeartbeat(signal: AbortSignal): TransformStream<Uint8Array, Uint8Array> {
+  let betweenEvents = true
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let out: TransformStreamDefaultController<Uint8Array> | undefined
+  const schedule = () => {
+    clearTimeout(timer)
+    if (signal.aborted) return
+    timer = setTimeout(() => {
+      if (betweenEvents) out?.enqueue(HEARTBEAT)
+      schedule()
+    }, HEARTBEAT_MS)
+  }
+  signal.addEventListener('abort', () => clearTimeout(timer), { once: true })
+  return new TransformStream({
+    start(controller) {
+      out = controller
+      schedule()
+    },
+    transform(chunk, controller) {
+      const n = chunk.length
+      betweenEvents = n >= 2 && chunk[n - 1] === 0x0a && (chunk[n - 2] === 0x0a || (n >= 4 && chunk[n - 2] === 0x0d && chunk[n - 3] === 0x0a))
+      controller.enqueue(chunk)
+      schedule()
+    },
+    flush: () => clearTimeout(timer),
+  })
+}
+
+/** A request that ended before the upstream answered, and why: the client left, or a time limit passed. */
+class Cut extends Error {
+  constructor(readonly why: 'client_left' | 'first_byte' | 'idle') {
+    super(why)
+  }
+}
+
 export function createProxyApp(options: ProxyAppOptions): Hono {
   const now = options.now ?? Date.now
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init))
   const newId = options.newId ?? (() => crypto.randomUUID())
+  const log = options.log ?? ((line: string) => console.error(line))
   const app = new Hono()
+  /** Each request's redactor, made from the environment before anything else can fail. */
+  const redactors = new WeakMap<Request, Redactor>()
+
+  /** The runtime for this request, after the checks that make a proxy unservable. */
+  async function runtimeOf(c: Context): Promise<ProxyRuntime> {
+    const env = options.env(c)
+    redactors.set(c.req.raw, new Redactor(keyValues(env)))
+    const rt = await options.runtime(c, env)
+    checkProxyConfig(rt.settings, rt.env)
+    return rt
+  }
 
   /** Origin, method and rate limit: the checks every /ai route shares. */
   async function admit(c: Context, rt: ProxyRuntime, methods: string[]): Promise<{ res?: Response; cors?: string }> {
-    const origin = checkOrigin(c, rt.settings.proxy.allowedOrigins)
+    const origin = checkOrigin(c.req.header('origin'), rt.settings.proxy.siteOrigins, rt.settings.proxy.allowedOrigins)
     if (!origin.allowed) {
-      return { res: refuse(403, 'origin_not_allowed', `Requests from origin ${c.req.header('origin')} are not allowed. Add it to proxy.allowedOrigins in the docpilot config to allow it.`) }
+      return {
+        res: refuse(
+          403,
+          'origin_not_allowed',
+          `Requests from origin ${c.req.header('origin')} are not allowed: this proxy serves ${rt.settings.proxy.siteOrigins.join(', ')}. Add another site to proxy.allowedOrigins in the docpilot config to allow it.`,
+        ),
+      }
     }
     const cors = origin.cors
     if (c.req.method === 'OPTIONS') {
@@ -218,7 +344,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       }
     }
     const { perMinute, burst } = rt.settings.proxy.rateLimit
-    const take = await rt.limits.take(rt.clientIp, { perMinute, burst }, now())
+    const take = await rt.limits.take(await clientKey(rt.clientIp), { perMinute, burst }, now())
     if (!take.ok) {
       return {
         res: withCors(
@@ -236,7 +362,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     const headers = new Headers({ 'accept-encoding': 'identity' })
     attachCredential(headers, spec.auth, spec.protocol, key)
     try {
-      const res = await doFetch(`${base}/${listPath(spec.protocol)}`, { headers, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+      const res = await doFetch(`${base}/${listPath(spec.protocol)}`, { headers, redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
       await res.body?.cancel().catch(() => {})
       if (res.ok) return { status: res.status, result: 'ok' }
       return { status: res.status, result: res.status === 401 || res.status === 403 ? 'auth' : 'error' }
@@ -246,7 +372,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   }
 
   app.all('/ai/health', async (c) => {
-    const rt = await options.runtime(c)
+    const rt = await runtimeOf(c)
     const gate = await admit(c, rt, ['GET'])
     if (gate.res) return gate.res
     const probing = c.req.query('probe') === '1'
@@ -279,13 +405,15 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   })
 
   app.all('/ai/feedback', async (c) => {
-    const rt = await options.runtime(c)
+    const rt = await runtimeOf(c)
     const gate = await admit(c, rt, ['POST'])
     if (gate.res) return gate.res
     const cap = rt.settings.feedback.maxBytes
     const bytes = await readCapped(c.req.raw, cap)
     if (bytes === 'too_large') return withCors(refuse(413, 'body_too_large', `Feedback is limited to ${cap} bytes.`), gate.cors)
-    const parsed = FeedbackInputSchema.safeParse(parseObject(bytes))
+    const json = parseJsonObject(bytes)
+    if (!json.ok) return withCors(refuse(400, 'invalid_body', json.message), gate.cors)
+    const parsed = FeedbackInputSchema.safeParse(json.value)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
       return withCors(refuse(400, 'invalid_body', `Invalid feedback at ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'expected a JSON object'}.`), gate.cors)
@@ -296,11 +424,12 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   })
 
   app.all('/ai/:member/*', async (c) => {
-    const rt = await options.runtime(c)
+    const rt = await runtimeOf(c)
     const gate = await admit(c, rt, ['POST'])
     if (gate.res) return gate.res
     const cors = gate.cors
     const reply = (res: Response) => withCors(res, cors)
+    const redactor = redactors.get(c.req.raw)!
 
     const memberName = c.req.param('member')
     const route = isMemberId(memberName) ? rt.settings.routes.find((r) => r.member === memberName) : undefined
@@ -318,15 +447,15 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     const cap = rt.settings.proxy.maxBodyBytes
     const bytes = await readCapped(c.req.raw, cap)
     if (bytes === 'too_large') return reply(refuse(413, 'body_too_large', `Request bodies are limited to ${cap} bytes (proxy.maxBodyBytes).`))
-    const body = parseObject(bytes)
-    if (!body) return reply(refuse(400, 'invalid_body', 'The request body must be a JSON object.'))
+    const json = parseJsonObject(bytes)
+    if (!json.ok) return reply(refuse(400, 'invalid_body', json.message))
+    const { body, clamped } = shapeBody(spec.protocol, matched.kind, json.value, rt.settings.proxy.maxTokens)
 
     const models = requestModels(spec.protocol, matched, body)
     const undeclared = models.find((m) => !declared.includes(m))
     if (undeclared !== undefined) {
       return reply(refuse(403, 'model_not_allowed', `Model "${undeclared}" is not declared for the ${route.member} ${matched.kind === 'chat' ? 'chat' : 'embeddings'} route; declared: ${declared.join(', ')}.`))
     }
-    const clamped = matched.kind === 'chat' && clampMaxTokens(spec.protocol, body, rt.settings.proxy.maxTokens)
 
     const base = upstreamBase(spec, route, rt.env)
     if (!base) return reply(refuse(502, 'upstream_not_configured', `The ${route.member} upstream is not configured; set ${spec.baseUrlEnv} on the proxy.`))
@@ -334,8 +463,10 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     if (!key && keyRequired(spec)) return reply(refuse(503, 'key_not_set', `${spec.keyEnv} is not set on the proxy.`))
 
     const dailyLimit = rt.settings.budget.dailyLimit
+    let reservedAt: number | undefined
     if (matched.kind === 'chat' && dailyLimit !== undefined) {
-      const daily = await rt.limits.spendDaily(dailyLimit, now())
+      reservedAt = now()
+      const daily = await rt.limits.spendDaily(dailyLimit, reservedAt)
       if (!daily.ok) {
         const retryAfter = Math.max(1, Math.ceil((daily.resetAt - now()) / 1000))
         const resetIso = new Date(daily.resetAt).toISOString()
@@ -348,40 +479,96 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         )
       }
     }
+    // The unit is kept only when an upstream answers 2xx; every other way out gives it back, once.
+    let refunded = false
+    const refund = async () => {
+      if (reservedAt === undefined || refunded) return
+      refunded = true
+      await outliveClient(c, rt.limits.refundDaily(reservedAt))
+    }
 
     const headers = new Headers({ 'content-type': 'application/json', 'accept-encoding': 'identity' })
     const accept = c.req.header('accept')
     if (accept) headers.set('accept', accept)
     attachCredential(headers, spec.auth, spec.protocol, key)
 
+    // One controller cuts the upstream for every reason: the client left, or a time limit passed.
+    const upstreamCut = new AbortController()
+    const cut = (why: Cut['why']) => upstreamCut.abort(new Cut(why))
+    const client = c.req.raw.signal
+    const onClientLeft = () => cut('client_left')
+    if (client.aborted) onClientLeft()
+    client.addEventListener('abort', onClientLeft, { once: true })
+    const { firstByteMs, idleMs } = rt.settings.timeouts
+    const firstByte = setTimeout(() => cut('first_byte'), firstByteMs)
+
     let upstream: Response
     try {
       upstream = await doFetch(`${base}/${rest}${filterQuery(spec.protocol, url.searchParams)}`, {
         method: 'POST',
         headers,
-        body: clamped ? JSON.stringify(body) : bytes,
-        signal: c.req.raw.signal,
+        body: JSON.stringify(body),
+        signal: upstreamCut.signal,
+        // Never followed: a redirect to another origin would receive the key again.
+        redirect: 'manual',
       })
     } catch (err) {
-      if (c.req.raw.signal.aborted) return new Response(null, { status: 499 })
-      return reply(refuse(502, 'upstream_unreachable', `Could not reach the ${route.member} upstream: ${redact(err instanceof Error ? err.message : String(err), key)}`))
+      client.removeEventListener('abort', onClientLeft)
+      await refund()
+      const why = upstreamCut.signal.reason instanceof Cut ? upstreamCut.signal.reason.why : undefined
+      if (why === 'client_left') return new Response(null, { status: 499 })
+      if (why === 'first_byte') return reply(refuse(504, 'upstream_timeout', `The ${route.member} upstream sent no response within ${firstByteMs} ms.`))
+      return reply(refuse(502, 'upstream_unreachable', `Could not reach the ${route.member} upstream: ${redactor.redact(err instanceof Error ? err.message : String(err))}`))
+    } finally {
+      clearTimeout(firstByte)
     }
 
-    const outHeaders = passHeaders(upstream.headers, key)
+    const outHeaders = passHeaders(upstream.headers, redactor)
     if (clamped) outHeaders.set('x-docpilot-max-tokens-clamped', String(rt.settings.proxy.maxTokens))
+    if (upstream.status >= 300 && upstream.status < 400) {
+      client.removeEventListener('abort', onClientLeft)
+      await upstream.body?.cancel().catch(() => {})
+      await refund()
+      return reply(refuse(502, 'upstream_redirected', `The ${route.member} upstream answered with a redirect (${upstream.status}), which the proxy does not follow with the key attached; check its base URL (${spec.baseUrlEnv}).`))
+    }
     if (!upstream.ok) {
+      client.removeEventListener('abort', onClientLeft)
+      await refund()
       // Error bodies are small and some services quote the credential back; read, redact, return.
-      const text = redact(await readTextCapped(upstream, ERROR_BODY_CAP), key)
+      const text = redactor.redact(await readTextCapped(upstream, ERROR_BODY_CAP))
       return reply(new Response(text, { status: upstream.status, headers: outHeaders }))
     }
-    // Streamed through as it arrives: the body is never buffered. A client that goes
-    // away cancels this stream, which cancels the upstream request.
-    return reply(new Response(upstream.body, { status: upstream.status, headers: outHeaders }))
+    // Streamed through as it arrives, never buffered: an idle watch that cuts a stalled upstream,
+    // then redaction holding back at most a possible partial key. A client that goes away cancels
+    // this stream (and fires the signal above), which cuts the upstream request.
+    let idle = setTimeout(() => cut('idle'), idleMs)
+    const done = () => {
+      clearTimeout(idle)
+      client.removeEventListener('abort', onClientLeft)
+    }
+    upstreamCut.signal.addEventListener('abort', done, { once: true })
+    const watch = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        clearTimeout(idle)
+        idle = setTimeout(() => cut('idle'), idleMs)
+        controller.enqueue(chunk)
+      },
+      flush: done,
+    })
+    const redacted = upstream.body ? upstream.body.pipeThrough(watch).pipeThrough(redactor.stream()) : null
+    const sse = /^text\/event-stream/i.test(outHeaders.get('content-type') ?? '')
+    const stream = redacted && sse ? redacted.pipeThrough(sseHeartbeat(upstreamCut.signal)) : redacted
+    if (!upstream.body) done()
+    return reply(new Response(stream, { status: upstream.status, headers: outHeaders }))
   })
 
-  app.onError((err) => {
-    // Configuration problems (e.g. a Worker without DOCPILOT_PROXY) surface here; never a key.
-    return refuse(500, 'proxy_error', err instanceof Error ? err.message : String(err))
+  app.onError((err, c) => {
+    if (err instanceof ProxyConfigError) return refuse(503, 'proxy_misconfigured', err.message)
+    // Never the internal message: it may quote a header value, a key, a path. The log gets it, redacted.
+    const id = newId()
+    const redactor = redactors.get(c.req.raw) ?? new Redactor([])
+    log(`docpilot proxy error ${id} on ${c.req.method} ${new URL(c.req.url).pathname}: ${redactor.redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}`)
+    return refuse(500, 'proxy_error', `The proxy could not handle this request; the site owner can find error ${id} in the proxy's log.`, { 'x-docpilot-error-id': id })
   })
 
   app.all('/ai', (c) => refuse(404, 'unknown_member', 'Name a provider route: /ai/<member>/<path>.'))

@@ -15,7 +15,7 @@ import { CHAIN } from '../core/providers/table.ts'
 import { startFakeProviders, type FakeProviders } from '../fixtures/providers/index.ts'
 import { buildIndex } from '../indexer/build.ts'
 import { buildWidget } from '../widget/vite.config.ts'
-import { findKeys, type Blob } from './key-scan.ts'
+import { findKeys, type Blob } from '../core/key-scan.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const DOCS = join(ROOT, 'fixtures/snippets/hono')

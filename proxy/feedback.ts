@@ -1,22 +1,82 @@
 /**
- * Reader feedback: a rating with the turn's receipt and ladder record. The
- * question, answer and comment text are kept only when the owner opted in
- * (`feedback.storeText`); otherwise they are dropped before storage, and any
- * text-bearing field inside the receipt is dropped too.
+ * Reader feedback: a rating with the turn's receipt and ladder record. What
+ * is stored is an allow-list, not a filter: every field below, with its type
+ * and length, and nothing else (unknown fields are dropped at any depth, so
+ * text under any name, `Question` or `msgs[].Content`, never reaches the
+ * table). The question, answer and comment text are kept only when the owner
+ * opted in (`feedback.storeText`); the page is kept as its path, without the
+ * query or fragment that may carry a question. Strings must be well-formed
+ * Unicode, so what is stored is valid UTF-8.
  */
 import { z } from 'zod'
+import { FAILURE_CLASSES } from '../core/ladder/failure.ts'
+import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const text = (max: number) => z.string().max(max).refine((s) => !LONE_SURROGATE.test(s), 'holds a lone surrogate (not valid Unicode)')
+const member = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
+const count = z.number().int().min(0).max(1_000_000)
+const ms = z.number().min(0).max(86_400_000)
+const TURN_STATES = ['answered', 'partial', 'hybrid', 'refused', 'rate-limited', 'error', 'aborted'] as const
+const attemptClass = z.enum(['ok', 'aborted', ...FAILURE_CLASSES])
+/** Service error codes are short identifiers (`overloaded_error`); anything else is not a code. */
+const code = z.string().max(64).regex(/^[\w.-]*$/)
+
+const LadderSchema = z.object({
+  provider: member,
+  index: count,
+  freePool: z.union([z.boolean(), z.object({ index: count, model: text(200) })]).nullable().optional(),
+})
+
+const ReceiptSchema = z.object({
+  version: z.literal(1).optional(),
+  outcome: z.enum(TURN_STATES).optional(),
+  retrieval: z
+    .object({
+      mode: z.enum(['hybrid', 'lexical']),
+      degraded: z.boolean(),
+      gate: z.object({ pass: z.boolean(), score: z.number() }),
+      passages: count,
+    })
+    .nullable()
+    .optional(),
+  stages: z.object({ retrieveMs: ms.nullable(), answerMs: ms.nullable(), totalMs: ms }).optional(),
+  attempts: z
+    .array(
+      z.object({
+        member,
+        index: count.optional(),
+        model: text(200),
+        poolIndex: count.optional(),
+        class: attemptClass,
+        status: z.number().int().min(0).max(999).nullable(),
+        ttfbMs: ms.nullable().optional(),
+        firstDeltaMs: ms.nullable().optional(),
+        durationMs: ms.optional(),
+        latencyMs: ms.optional(),
+        servedModel: text(200).optional(),
+        code: code.optional(),
+        retryAfterMs: ms.optional(),
+      }),
+    )
+    .max(64)
+    .optional(),
+  ladder: LadderSchema.nullable().optional(),
+  resetAt: z.string().max(40).regex(/^[\dT:.Z+-]*$/).optional(),
+  stoppedBy: z.enum(FAILURE_CLASSES).optional(),
+})
 
 export const FeedbackInputSchema = z.object({
   rating: z.enum(['up', 'down']),
-  /** The turn's receipt: attempts, outcome, timings (secret-free by construction). */
-  receipt: z.record(z.string(), z.unknown()).optional(),
+  /** The turn's receipt: attempts, outcome, timings. */
+  receipt: ReceiptSchema.optional(),
   /** turn.ladder = {provider, index, freePool} */
-  ladder: z.record(z.string(), z.unknown()).optional(),
+  ladder: LadderSchema.nullable().optional(),
   /** Page the panel was opened on. */
-  page: z.string().max(2048).optional(),
-  question: z.string().max(8192).optional(),
-  answer: z.string().max(32_768).optional(),
-  comment: z.string().max(4096).optional(),
+  page: text(2048).optional(),
+  question: text(8192).optional(),
+  answer: text(32_768).optional(),
+  comment: text(4096).optional(),
 })
 export type FeedbackInput = z.infer<typeof FeedbackInputSchema>
 
@@ -56,26 +116,19 @@ export function feedbackParams(row: FeedbackRow): (string | null)[] {
   return [row.id, row.createdAt, row.rating, row.page, row.receipt, row.ladder, row.question, row.answer, row.comment]
 }
 
-const TEXT_KEYS = new Set(['question', 'answer', 'prompt', 'messages', 'text', 'content', 'comment', 'passages'])
-
-/** Drop every text-bearing key, at any depth. */
-function withoutText(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutText)
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) if (!TEXT_KEYS.has(k)) out[k] = withoutText(v)
-    return out
-  }
-  return value
+/** The page as a path: a query or fragment may carry the reader's question (`?q=...`). */
+function pagePath(page: string): string {
+  const url = URL.parse(page, 'http://page.invalid/')
+  return url ? (url.origin === 'http://page.invalid' ? url.pathname : `${url.origin}${url.pathname}`) : ''
 }
 
 export function feedbackRow(input: FeedbackInput, storeText: boolean, now: Date, id: string): FeedbackRow {
-  const json = (v: unknown) => (v === undefined ? null : JSON.stringify(storeText ? v : withoutText(v)))
+  const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v))
   return {
     id,
     createdAt: now.toISOString(),
     rating: input.rating,
-    page: input.page ?? null,
+    page: input.page === undefined ? null : storeText ? input.page : pagePath(input.page),
     receipt: json(input.receipt),
     ladder: json(input.ladder),
     question: storeText ? (input.question ?? null) : null,

@@ -50,10 +50,42 @@ export function nextUtcMidnight(now: number): number {
 }
 
 export interface LimitStore {
-  /** Take one request token for this client. */
+  /** Take one request token for this client (a clientKey(), never a raw address). */
   take(client: string, limit: RateLimit, now: number): Promise<TakeResult>
-  /** Count one request against today's ceiling, unless the ceiling is reached. */
+  /**
+   * Reserve one request of today's ceiling, unless the ceiling is reached. The
+   * reservation is atomic, so concurrent requests never pass the ceiling; a
+   * request no upstream answered gives its unit back with refundDaily.
+   */
   spendDaily(limit: number, now: number): Promise<DailyResult>
+  /** Give back a unit reserved on the day of `reservedAt` (never below zero; a unit of a past day is not returned). */
+  refundDaily(reservedAt: number): Promise<void>
+}
+
+/**
+ * The bucket key for a client address: a fixed-size digest, so a client
+ * sending 8 KB addresses cannot make the bucket table (or a Durable Object's
+ * name) grow with them. Runtime-neutral (Web Crypto).
+ */
+export async function clientKey(address: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(address))
+  let hex = ''
+  for (const b of new Uint8Array(digest).subarray(0, 16)) hex += b.toString(16).padStart(2, '0')
+  return hex
+}
+
+/**
+ * The client's address behind `trustedHops` reverse proxies that each append
+ * the address they saw to X-Forwarded-For: the entry that many places from
+ * the right, which the nearest trusted proxy wrote. Entries further left are
+ * whatever the client sent and are never used. Without enough entries, the
+ * connection's own address stands.
+ */
+export function forwardedClient(header: string | undefined, trustedHops: number, connection: string): string {
+  if (trustedHops <= 0 || !header) return connection
+  const entries = header.split(',').map((e) => e.trim())
+  const entry = entries[entries.length - trustedHops]
+  return entry && entries.length >= trustedHops ? entry : connection
 }
 
 /**

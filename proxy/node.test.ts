@@ -51,13 +51,13 @@ describe('feedback on the Node entry', () => {
   const send = (proxy: ReturnType<typeof createNodeProxy>, body: unknown) =>
     proxy.app.request('/ai/feedback', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   const feedback = { rating: 'up', question: 'What does c.set do?', answer: 'It stores a value.', receipt: { outcome: 'answered', prompt: 'the prompt' } }
-  const settings = (storeText: boolean) => parseProxySettings({ routes: [], feedback: { storeText, maxBytes: 4096 } })
+  const settings = (storeText: boolean) => parseProxySettings({ routes: [], proxy: { siteOrigins: ['https://docs.example.com'] }, feedback: { storeText, maxBytes: 4096 } })
 
   it('stores the question, answer and receipt text in SQLite only when the owner opted in', async () => {
     const optedIn = createNodeProxy({ settings: settings(true), env: {}, dbPath: IN_MEMORY })
     expect((await send(optedIn, feedback)).status).toBe(201)
     expect(optedIn.state.feedbackRows()[0]).toMatchObject({ rating: 'up', question: 'What does c.set do?', answer: 'It stores a value.' })
-    expect(JSON.parse(optedIn.state.feedbackRows()[0]!.receipt!).prompt).toBe('the prompt')
+    expect(JSON.parse(optedIn.state.feedbackRows()[0]!.receipt!)).toEqual({ outcome: 'answered' })
     optedIn.close()
 
     const byDefault = createNodeProxy({ settings: settings(false), env: {}, dbPath: IN_MEMORY })
@@ -65,5 +65,82 @@ describe('feedback on the Node entry', () => {
     expect(byDefault.state.feedbackRows()[0]).toMatchObject({ rating: 'up', question: null, answer: null })
     expect(JSON.stringify(byDefault.state.feedbackRows())).not.toMatch(/c\.set|stores a value|the prompt/)
     byDefault.close()
+  })
+})
+
+describe('start-up and internal failures on the Node entry', () => {
+  const KEY = 'sk-node-start-key-6a1f0c'
+  const routes = [{ member: 'openai' as const, chatModels: ['gpt-4o-mini'] }]
+  const withOrigins = parseProxySettings({ routes, proxy: { siteOrigins: ['https://docs.example.com'] } })
+
+  it('refuses to start on a key that cannot be a header value, naming the variable and never the value', () => {
+    for (const bad of [`${KEY}\n`, `${KEY}\u0000x`, ` ${KEY}`]) {
+      let message = ''
+      try {
+        createNodeProxy({ settings: withOrigins, env: { OPENAI_API_KEY: bad }, dbPath: IN_MEMORY })
+      } catch (err) {
+        message = (err as Error).message
+      }
+      expect(message).toMatch(/^OPENAI_API_KEY cannot be sent as a header value/)
+      expect(message).not.toContain(KEY)
+    }
+  })
+
+  it('refuses to start without proxy.siteOrigins, naming the field and how to set it', () => {
+    expect(() => createNodeProxy({ settings: parseProxySettings({ routes }), env: { OPENAI_API_KEY: KEY }, dbPath: IN_MEMORY })).toThrow(
+      /proxy\.siteOrigins is not set.*Set proxy\.siteOrigins in docpilot\.config, e\.g\. \['https:\/\/docs\.example\.com'\]/,
+    )
+  })
+
+  it('answers an internal error with a fixed message and an id; the log has the details with every key redacted', async () => {
+    const logged: string[] = []
+    const proxy = createNodeProxy({
+      settings: withOrigins,
+      env: { OPENAI_API_KEY: KEY, GEMINI_API_KEY: 'gm-other-key-1234567' },
+      dbPath: IN_MEMORY,
+      fetch: async () => {
+        throw Object.assign(new TypeError(`Headers.set: "Bearer ${KEY}" is an invalid header value; also gm-other-key-1234567 and ${btoa(KEY)}`), { cause: undefined })
+      },
+    })
+    // An unreachable upstream is an expected failure: a 502 whose message is redacted.
+    const unreachable = await proxy.app.request('/ai/openai/chat/completions', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', messages: [] }) })
+    expect(unreachable.status).toBe(502)
+    expect(await unreachable.text()).not.toMatch(new RegExp(`${KEY}|gm-other|${btoa(KEY).slice(0, 12)}`))
+    proxy.close()
+
+    const broken = createNodeProxy({ settings: withOrigins, env: { OPENAI_API_KEY: KEY }, dbPath: IN_MEMORY })
+    const take = broken.state.take.bind(broken.state)
+    broken.state.take = async () => {
+      throw new Error(`state failed while holding ${KEY}`)
+    }
+    const original = console.error
+    console.error = (line: string) => void logged.push(line)
+    try {
+      const res = await broken.app.request('/ai/openai/chat/completions', { method: 'POST', body: '{}' })
+      const body = (await res.json()) as { error: { code: string; message: string } }
+      expect(res.status).toBe(500)
+      expect(body.error.code).toBe('proxy_error')
+      const id = res.headers.get('x-docpilot-error-id')!
+      expect(body.error.message).toBe(`The proxy could not handle this request; the site owner can find error ${id} in the proxy's log.`)
+      expect(logged.join('\n')).toContain(`docpilot proxy error ${id}`)
+      expect(logged.join('\n')).toContain('state failed while holding [redacted]')
+      expect(logged.join('\n')).not.toContain(KEY)
+    } finally {
+      console.error = original
+      broken.state.take = take
+      broken.close()
+    }
+  })
+
+  it('with trusted hops, the client is the address the nearest proxy appended, so a client cannot pick its own bucket', async () => {
+    const settings = parseProxySettings({ routes, proxy: { siteOrigins: ['https://docs.example.com'], rateLimit: { perMinute: 1, burst: 3 } } })
+    const proxy = createNodeProxy({ settings, env: {}, dbPath: IN_MEMORY, trustedHops: 1 })
+    const statuses: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const res = await proxy.app.request('/ai/feedback', { method: 'POST', headers: { 'x-forwarded-for': `10.9.${i}.1, 203.0.113.7` }, body: JSON.stringify({ rating: 'up' }) })
+      statuses.push(res.status)
+    }
+    expect(statuses).toEqual([201, 201, 201, 429, 429])
+    proxy.close()
   })
 })

@@ -17,9 +17,9 @@ import type Database from 'better-sqlite3'
 import { serve, getRequestListener, type ServerType } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context, Hono } from 'hono'
-import { createProxyApp, type ProxyEnv } from './app.ts'
+import { checkKeys, checkOrigins, createProxyApp, type ProxyEnv } from './app.ts'
 import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
-import { MemoryBuckets, dayKey, nextUtcMidnight, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
+import { MemoryBuckets, dayKey, forwardedClient, nextUtcMidnight, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
 import type { ProxySettings } from './settings.ts'
 
 export const DEFAULT_DB_PATH = '.docpilot/proxy.sqlite'
@@ -96,6 +96,12 @@ export class MemoryState implements ProxyState {
     return { ok: true, used: used + 1, resetAt }
   }
 
+  async refundDaily(reservedAt: number): Promise<void> {
+    const day = dayKey(reservedAt)
+    const used = this.daily.get(day)
+    if (used) this.daily.set(day, used - 1)
+  }
+
   async save(row: FeedbackRow): Promise<void> {
     this.feedback.push(row)
   }
@@ -122,6 +128,7 @@ export class SqliteState implements ProxyState {
   private readonly buckets = new MemoryBuckets()
   private readonly spend: Database.Statement<[{ day: string; limit: number }], { used: number }>
   private readonly usedToday: Database.Statement<[string], { used: number }>
+  private readonly refund: Database.Statement<[string]>
   private readonly insertFeedback: Database.Statement<unknown[]>
 
   constructor(path: string) {
@@ -141,6 +148,7 @@ export class SqliteState implements ProxyState {
       'INSERT INTO daily (day, used) VALUES (@day, 1) ON CONFLICT(day) DO UPDATE SET used = used + 1 WHERE used < @limit RETURNING used',
     )
     this.usedToday = this.db.prepare('SELECT used FROM daily WHERE day = ?')
+    this.refund = this.db.prepare('UPDATE daily SET used = used - 1 WHERE day = ? AND used > 0')
     this.insertFeedback = this.db.prepare(FEEDBACK_INSERT)
   }
 
@@ -154,6 +162,10 @@ export class SqliteState implements ProxyState {
     const resetAt = nextUtcMidnight(now)
     if (row) return { ok: true, used: row.used, resetAt }
     return { ok: false, used: this.usedToday.get(day)?.used ?? limit, resetAt }
+  }
+
+  async refundDaily(reservedAt: number): Promise<void> {
+    this.refund.run(dayKey(reservedAt))
   }
 
   async save(row: FeedbackRow): Promise<void> {
@@ -178,8 +190,16 @@ export interface NodeProxyOptions {
   env?: ProxyEnv
   /** SQLite file for the daily counter and feedback; ':memory:' keeps nothing (and needs no SQLite). */
   dbPath?: string
-  /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
-  trustProxy?: boolean
+  /**
+   * Reverse proxies in front of this one that append the client address to
+   * X-Forwarded-For (0, the default: use the connection's address).
+   */
+  trustedHops?: number
+  /**
+   * The site's own origins, when they are known only once a server listens
+   * (`dev`, `preview` on a free port); otherwise settings.proxy.siteOrigins.
+   */
+  siteOrigins?: () => string[]
   fetch?: typeof fetch
   now?: () => number
 }
@@ -190,26 +210,33 @@ export interface NodeProxy {
   close(): void
 }
 
-function clientIp(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim()
-    if (forwarded) return forwarded
-  }
+function clientIp(c: Context, trustedHops: number): string {
+  let connection = 'unknown'
   try {
-    return getConnInfo(c).remote.address ?? 'unknown'
+    connection = getConnInfo(c).remote.address ?? 'unknown'
   } catch {
     // Mounted somewhere that is not @hono/node-server: one shared bucket.
-    return 'unknown'
   }
+  return forwardedClient(c.req.header('x-forwarded-for'), trustedHops, connection)
 }
 
-/** The proxy as a Hono app (mount it, or serve it with `serveProxy`). */
+/**
+ * The proxy as a Hono app (mount it, or serve it with `serveProxy`). A
+ * configuration it cannot serve (no site origin, a key that is not a valid
+ * header value) is a ProxyConfigError here, at start, naming what to fix.
+ */
 export function createNodeProxy(options: NodeProxyOptions): NodeProxy {
-  const state = openProxyState(options.dbPath ?? DEFAULT_DB_PATH)
   const env = options.env ?? process.env
-  const trustProxy = options.trustProxy ?? false
+  const settingsNow = (): ProxySettings =>
+    options.siteOrigins ? { ...options.settings, proxy: { ...options.settings.proxy, siteOrigins: options.siteOrigins() } } : options.settings
+  // Origins given by a function are known once the server listens; the keys are checked now either way.
+  checkKeys(options.settings, env)
+  if (!options.siteOrigins) checkOrigins(options.settings)
+  const state = openProxyState(options.dbPath ?? DEFAULT_DB_PATH)
+  const trustedHops = options.trustedHops ?? 0
   const app = createProxyApp({
-    runtime: (c) => ({ settings: options.settings, env, limits: state, feedback: state, clientIp: clientIp(c, trustProxy) }),
+    env: () => env,
+    runtime: (c) => ({ settings: settingsNow(), env, limits: state, feedback: state, clientIp: clientIp(c, trustedHops) }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.now ? { now: options.now } : {}),
   })

@@ -125,15 +125,93 @@ export function requestModels(protocol: WireProtocol, matched: MatchedPath, body
   return models
 }
 
+/** A field's rule: forward as it is (`true`), or an object whose own fields are allow-listed. */
+type FieldRules = { [field: string]: true | FieldRules }
+
+const OPENAI_SAMPLING: FieldRules = { temperature: true, top_p: true, stop: true, presence_penalty: true, frequency_penalty: true, seed: true }
+const GEMINI_EMBED_ITEM: FieldRules = { model: true, content: true, taskType: true, title: true, outputDimensionality: true }
+const OLLAMA_OPTIONS: FieldRules = { num_predict: true, temperature: true, top_p: true, top_k: true, stop: true, seed: true, num_ctx: true, repeat_penalty: true }
+
 /**
- * Clamp the output-token ceiling to `cap`, writing it when the client sent
- * none (an absent ceiling means the model's maximum upstream).
- * Returns whether the body changed.
+ * The body fields each protocol and route forwards; everything else is
+ * dropped (tools, logprobs, multipliers under other names, provider extras),
+ * so the owner's bill only pays for what a panel turn needs.
  */
-export function clampMaxTokens(protocol: WireProtocol, body: Json, cap: number): boolean {
+const BODY_FIELDS: Record<WireProtocol, Record<RouteKind, FieldRules>> = {
+  openai: {
+    chat: { model: true, messages: true, stream: true, stream_options: true, max_tokens: true, max_completion_tokens: true, n: true, response_format: true, ...OPENAI_SAMPLING },
+    embed: { model: true, input: true, dimensions: true, encoding_format: true },
+  },
+  anthropic: {
+    chat: { model: true, messages: true, system: true, max_tokens: true, stream: true, temperature: true, top_p: true, top_k: true, stop_sequences: true },
+    embed: {},
+  },
+  gemini: {
+    chat: {
+      contents: true,
+      systemInstruction: true,
+      safetySettings: true,
+      generationConfig: { temperature: true, topP: true, topK: true, maxOutputTokens: true, stopSequences: true, candidateCount: true, responseMimeType: true },
+    },
+    embed: { ...GEMINI_EMBED_ITEM, requests: GEMINI_EMBED_ITEM },
+  },
+  ollama: {
+    chat: { model: true, messages: true, stream: true, format: true, options: OLLAMA_OPTIONS },
+    embed: { model: true, input: true, truncate: true, options: OLLAMA_OPTIONS },
+  },
+}
+
+/** Gemini's JSON accepts proto field names in snake_case as well; one spelling is forwarded. */
+const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+
+function pick(value: unknown, rules: FieldRules, rename: (key: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((item) => pick(item, rules, rename))
+  if (!isObject(value)) return value
+  const out: Json = {}
+  for (const [key, v] of Object.entries(value)) {
+    const name = rename(key)
+    const rule = rules[name]
+    if (rule === undefined || !Object.hasOwn(rules, name)) continue
+    // Both spellings of one field: the nested objects merge, so no copy escapes the clamp below.
+    out[name] = rule === true ? v : isObject(out[name]) && isObject(v) ? { ...(out[name] as Json), ...(pick(v, rule, rename) as Json) } : pick(v, rule, rename)
+  }
+  return out
+}
+
+/** Fields that ask for several answers to one request; each is forced to 1. */
+const MULTIPLIERS: Record<WireProtocol, (body: Json) => Json | undefined> = {
+  openai: (body) => body,
+  anthropic: () => undefined,
+  gemini: (body) => (isObject(body.generationConfig) ? body.generationConfig : undefined),
+  ollama: () => undefined,
+}
+const MULTIPLIER_FIELDS = ['n', 'candidateCount']
+
+export interface ShapedBody {
+  body: Json
+  /** The output-token ceiling was lowered to the cap (or written where absent). */
+  clamped: boolean
+}
+
+/**
+ * The body an upstream receives: only the allow-listed fields of this
+ * protocol and route, one answer per request, and every output-token
+ * ceiling at most `cap` (written when absent: an absent ceiling means the
+ * model's maximum upstream).
+ */
+export function shapeBody(protocol: WireProtocol, kind: RouteKind, input: Json, cap: number): ShapedBody {
+  const body = pick(input, BODY_FIELDS[protocol][kind], protocol === 'gemini' ? camel : (k) => k) as Json
+  if (kind !== 'chat') return { body, clamped: false }
+  const holder = MULTIPLIERS[protocol](body)
+  for (const field of MULTIPLIER_FIELDS) if (holder && holder[field] !== undefined) holder[field] = 1
+  return { body, clamped: clampMaxTokens(protocol, body, cap) }
+}
+
+/** Clamp the output-token ceiling to `cap`, writing it when absent. Returns whether the body changed. */
+function clampMaxTokens(protocol: WireProtocol, body: Json, cap: number): boolean {
   const clampField = (holder: Json, field: string, fillIfAbsent: boolean): boolean => {
     const v = holder[field]
-    if (typeof v === 'number' && v >= 0 && v <= cap) return false
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= cap) return false
     if (v === undefined && !fillIfAbsent) return false
     holder[field] = cap
     return true

@@ -8,7 +8,7 @@
  * --proxy` prints), because a Worker cannot read the config file at runtime.
  */
 import { z } from 'zod'
-import { BudgetSchema, FeedbackSchema, ProxySchema, type DocpilotConfig } from '../core/config/schema.ts'
+import { BudgetSchema, ChatSchema, FeedbackSchema, ProxySchema, type DocpilotConfig } from '../core/config/schema.ts'
 import type { Rationing } from '../core/chain/rationing.ts'
 import type { EmbedderIdentity, PublicChainMember } from '../core/index-format.ts'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
@@ -29,6 +29,8 @@ export const ProxySettingsSchema = z.strictObject({
   proxy: ProxySchema.default(ProxySchema.parse({})),
   budget: BudgetSchema.default({}),
   feedback: FeedbackSchema.default(FeedbackSchema.parse({})),
+  /** Upstream time limits: the panel's own (chat.timeouts), so the proxy never holds a reader longer than the panel waits. */
+  timeouts: ChatSchema.shape.timeouts,
 })
 export type ProxySettings = z.output<typeof ProxySettingsSchema>
 export type ProxySettingsInput = z.input<typeof ProxySettingsSchema>
@@ -81,9 +83,9 @@ export function routesFor(
  */
 export function settingsFor(
   routes: ProxyRoute[],
-  config: Pick<DocpilotConfig, 'proxy' | 'budget' | 'feedback'>,
+  config: Pick<DocpilotConfig, 'proxy' | 'budget' | 'feedback' | 'chat'>,
   rationing: Pick<Rationing, 'dailyLimit'>,
 ): ProxySettings {
   const budget = { ...config.budget, ...(rationing.dailyLimit !== undefined ? { dailyLimit: rationing.dailyLimit } : {}) }
-  return { routes, proxy: config.proxy, budget, feedback: config.feedback }
+  return { routes, proxy: config.proxy, budget, feedback: config.feedback, timeouts: config.chat.timeouts }
 }

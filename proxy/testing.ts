@@ -134,6 +134,7 @@ export function workerConfig(
     `name = ${tomlString(opts.name ?? 'docpilot-proxy-test')}`,
     `main = ${tomlString(join(HERE, 'worker.ts'))}`,
     'compatibility_date = "2025-09-01"',
+    'compatibility_flags = ["enable_request_signal"]',
     '',
     '[vars]',
     `DOCPILOT_PROXY = ${tomlString(JSON.stringify(parseProxySettings(settings)))}`,

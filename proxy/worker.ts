@@ -8,7 +8,7 @@
  * object, so every isolate counts against one ceiling) and each client's token
  * bucket (one object per client address). Feedback goes to D1.
  */
-import { createProxyApp, type ProxyEnv } from './app.ts'
+import { createProxyApp, ProxyConfigError, type ProxyEnv } from './app.ts'
 import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
 import { dayKey, nextUtcMidnight, takeToken, type Bucket, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
 import { parseProxySettings, type ProxySettings } from './settings.ts'
@@ -46,7 +46,7 @@ interface WorkerEnv {
   [name: string]: unknown
 }
 
-type LimitsOp = { op: 'take'; limit: RateLimit; now: number } | { op: 'spend'; limit: number; now: number }
+type LimitsOp = { op: 'take'; limit: RateLimit; now: number } | { op: 'spend'; limit: number; now: number } | { op: 'refund'; now: number }
 
 const json = (value: unknown) => new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json' } })
 
@@ -67,6 +67,11 @@ export class ProxyLimits {
     const day = dayKey(op.now)
     const resetAt = nextUtcMidnight(op.now)
     const counter = (await this.state.storage.get<{ day: string; used: number }>('daily')) ?? { day, used: 0 }
+    if (op.op === 'refund') {
+      // A unit of a day already over is not given back.
+      if (counter.day === day && counter.used > 0) await this.state.storage.put('daily', { day, used: counter.used - 1 })
+      return json({ ok: true })
+    }
     const used = counter.day === day ? counter.used : 0
     if (used >= op.limit) return json({ ok: false, used, resetAt } satisfies DailyResult)
     await this.state.storage.put('daily', { day, used: used + 1 })
@@ -89,6 +94,10 @@ class DurableLimits implements LimitStore {
 
   spendDaily(limit: number, now: number): Promise<DailyResult> {
     return this.call('daily', { op: 'spend', limit, now })
+  }
+
+  async refundDaily(reservedAt: number): Promise<void> {
+    await this.call('daily', { op: 'refund', now: reservedAt })
   }
 }
 
@@ -116,9 +125,14 @@ function settingsOf(env: WorkerEnv): ProxySettings {
   if (cached && cached.source === env.DOCPILOT_PROXY) return cached.settings
   {
     if (env.DOCPILOT_PROXY === undefined) {
-      throw new Error('DOCPILOT_PROXY is not set: add the [vars] block that `docpilot doctor --proxy` prints to wrangler.toml.')
+      throw new ProxyConfigError('DOCPILOT_PROXY is not set: add the [vars] block that `docpilot doctor --proxy` prints to wrangler.toml.')
     }
-    const settings = parseProxySettings(env.DOCPILOT_PROXY)
+    let settings: ProxySettings
+    try {
+      settings = parseProxySettings(env.DOCPILOT_PROXY)
+    } catch (err) {
+      throw new ProxyConfigError(`DOCPILOT_PROXY: ${(err as Error).message}`)
+    }
     cached = { source: env.DOCPILOT_PROXY, settings }
     return settings
   }
@@ -130,12 +144,18 @@ function stringsOf(env: WorkerEnv): ProxyEnv {
   return out
 }
 
+/**
+ * A Worker has no start-up to fail, so what `docpilot proxy` refuses at start
+ * (no proxy.siteOrigins, a key that is not a header value) is checked on every
+ * request and answered 503 proxy_misconfigured, naming the field or variable.
+ */
 const app = createProxyApp({
-  runtime: (c) => {
+  env: (c) => stringsOf(c.env as WorkerEnv),
+  runtime: (c, strings) => {
     const env = c.env as WorkerEnv
     return {
       settings: settingsOf(env),
-      env: stringsOf(env),
+      env: strings,
       limits: new DurableLimits(env.LIMITS),
       feedback: feedbackStore(env.FEEDBACK_DB),
       clientIp: c.req.header('cf-connecting-ip') ?? 'unknown',

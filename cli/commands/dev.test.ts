@@ -6,6 +6,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -75,6 +76,26 @@ describe('with --fake-providers', () => {
     expect(html).toContain('id="set--get"')
   })
 
+  it('answers pages of its own port on 127.0.0.1 and localhost, and nothing else (whatever the Host says)', async () => {
+    const port = new URL(server.url).port
+    const turn = (origin: string, host?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(`${server.url}/ai/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', origin, ...(host ? { host } : {}) } }, (res) => {
+          res.resume()
+          res.on('end', () => resolve(res.statusCode ?? 0))
+        })
+        req.on('error', reject)
+        req.end(JSON.stringify({ model: 'gpt-4o-mini', stream: false, messages: [{ role: 'user', content: 'hi' }] }))
+      })
+    expect(await turn(`http://127.0.0.1:${port}`)).toBe(200)
+    expect(await turn(`http://localhost:${port}`)).toBe(200)
+    // A DNS-rebinding page: its own origin, and the Host header the browser sends for it.
+    expect(await turn('http://evil.example', 'evil.example')).toBe(403)
+    expect(await turn(`http://evil.example:${port}`, `evil.example:${port}`)).toBe(403)
+    expect(await turn(`https://127.0.0.1:${port}`)).toBe(403)
+    expect(await turn(`http://127.0.0.1:${Number(port) + 1}`)).toBe(403)
+  })
+
   it('keeps requests inside its folders and answers the icon request quietly', async () => {
     expect((await fetch(`${server.url}/docpilot-assets/..%2Fpackage.json`)).status).toBe(404)
     expect((await fetch(`${server.url}/docpilot/..%2F..%2Fpackage.json`)).status).toBe(404)
@@ -135,22 +156,5 @@ describe('a custom member configured by baseURL in the config', () => {
     expect(res.status, body).toBe(200)
     expect(body).toContain('data:')
     expect((await fakes.requests()).map((r) => r.member)).toEqual(['custom'])
-  })
-})
-
-describe('the dev index', () => {
-  it('is rebuilt for whatever folder is named, even a much smaller one (it is dev’s own scratch copy)', async () => {
-    const indexDir = join(work, 'index-scratch')
-    const opts = { indexDir, widgetDir, buildWidget: false, config: validateConfig({ embed: false }, '(test)'), env: {}, dbPath: ':memory:' }
-    await (await startDevServer({ ...opts, docsDir: SITE })).close()
-    const small = join(work, 'small-docs')
-    mkdirSync(small)
-    writeFileSync(join(small, 'one.md'), '# One page\n\nAll there is.\n')
-    const server = await startDevServer({ ...opts, docsDir: small })
-    try {
-      expect(server.manifest.corpus.files).toBe(1)
-    } finally {
-      await server.close()
-    }
   })
 })

@@ -25,6 +25,14 @@ describe('doctor --proxy (printing)', () => {
     for (const value of Object.values(env)) expect(text).not.toContain(value)
   })
 
+  it('says when proxy.siteOrigins is missing (the proxy would refuse to start), and lists the origins when set', () => {
+    expect(renderProxyPlan(proxyPlan(config, env))).toMatch(/Not set: proxy\.siteOrigins\. The proxy \(Node or Worker\) refuses to serve without your site's own origin; set it in docpilot\.config/)
+    const set = validateConfig({ chat: { chain: 'auto' }, proxy: { siteOrigins: ['https://docs.example.com'] } }, 'test')
+    const text = renderProxyPlan(proxyPlan(set, env))
+    expect(text).not.toMatch(/Not set: proxy\.siteOrigins/)
+    expect(text).toMatch(/origins: https:\/\/docs\.example\.com/)
+  })
+
   it('prints the mixed-chain rationing warning only when it applies', () => {
     expect(renderProxyPlan(proxyPlan(config, env))).toContain(MIXED_CHAIN_NOTE)
     const withCeiling = validateConfig({ chat: { chain: 'auto' }, budget: { dailyLimit: 200 } }, 'test')
@@ -126,7 +134,7 @@ describe('doctor --proxy --wrangler', () => {
 describe('doctor --proxy --url (checking a running proxy)', () => {
   let fakes: FakeProviders
   const running: ServedProxy[] = []
-  const config = validateConfig({ chat: { chain: 'auto' }, embed: 'auto' }, 'test')
+  const config = validateConfig({ chat: { chain: 'auto' }, embed: 'auto', proxy: { siteOrigins: ['https://docs.example.com'] } }, 'test')
   let env: Record<string, string>
 
   beforeAll(async () => {
@@ -181,7 +189,7 @@ describe('doctor --proxy --url (checking a running proxy)', () => {
   })
 
   it('fails when the running proxy does not serve a route the config needs', async () => {
-    const onlyOpenai = validateConfig({ chat: { provider: 'openai' } }, 'test')
+    const onlyOpenai = validateConfig({ chat: { provider: 'openai' }, proxy: { siteOrigins: ['https://docs.example.com'] } }, 'test')
     const p = await serve(env, onlyOpenai)
     const { code, out } = await run(p.url)
     expect(code).toBe(1)

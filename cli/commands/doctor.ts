@@ -186,11 +186,18 @@ export function renderProxyPlan(plan: ProxyPlan, wranglerFile = DEFAULT_WRANGLER
   }
   out.push('')
   out.push(`Models allowed: ${plan.settings.routes.map((r) => `${r.member}: ${[...r.chatModels, ...r.embedModels].join(', ')}`).join('; ')}`)
-  const { maxBodyBytes, maxTokens, rateLimit, allowedOrigins } = plan.settings.proxy
+  const { maxBodyBytes, maxTokens, rateLimit, siteOrigins, allowedOrigins } = plan.settings.proxy
   out.push(
     `Limits: body ${maxBodyBytes} B, max_tokens clamped to ${maxTokens}, ${rateLimit.perMinute}/min per client (burst ${rateLimit.burst}), ` +
-      `daily ceiling ${plan.settings.budget.dailyLimit ?? 'none'}, origins: same-origin${allowedOrigins.length ? ` + ${allowedOrigins.join(', ')}` : ' only'}`,
+      `daily ceiling ${plan.settings.budget.dailyLimit ?? 'none'}, origins: ${[...siteOrigins, ...allowedOrigins].join(', ') || 'none'}`,
   )
+  if (siteOrigins.length === 0 && plan.settings.routes.length > 0) {
+    out.push('')
+    out.push(
+      "Not set: proxy.siteOrigins. The proxy (Node or Worker) refuses to serve without your site's own origin; set it in docpilot.config, " +
+        "e.g. proxy: { siteOrigins: ['https://docs.example.com'] } (scheme and host, the address readers open). `docpilot dev` and `preview` use their own address.",
+    )
+  }
   if (plan.resolved.rationing.note) {
     out.push('')
     out.push(`${plan.resolved.rationing.enabled ? 'Note' : 'Warning'}: ${plan.resolved.rationing.note}`)

@@ -21,9 +21,9 @@ import type { ProxySettings } from '../../proxy/settings.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { indexDirFor, loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { injectLoader } from '../demo-pages.ts'
-import { describeChain, fakeProvidersFor, localProxy, localStatePath, proxyEnv } from '../local-proxy.ts'
+import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv } from '../local-proxy.ts'
 import { isHtml, siteFile, startSiteServer, type Mount } from '../site-server.ts'
-import { shippedWidgetMounts } from '../widget-files.ts'
+import { shippedWidget } from '../widget-files.ts'
 import { ASSET_PATH, DEMO_NOTICE, INDEX_PATH } from './dev.ts'
 
 /** Where the pages load the widget and the index from: the loader's script tag. */
@@ -114,9 +114,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
   else log(`No page in ${opts.siteDir} loads docpilot.js: preview adds the script tag to every page it serves. Your deployed pages need it too (\`docpilot widget\` prints it).`)
 
   if (!siteFile(siteDir, loaderUrl)) {
-    const shipped = shippedWidgetMounts(assetUrl)
-    mounts.push(...shipped.mounts)
-    if (shipped.note) log(shipped.note)
+    mounts.push({ url: assetUrl, dir: shippedWidget(), cache: 'revalidate' })
     log(`${opts.siteDir} has no ${loaderUrl}: serving docpilot's own widget files at ${assetUrl} (\`docpilot widget --out ${join(opts.siteDir, assetUrl)}\` puts them in your site).`)
   }
   const siteManifest = siteFile(siteDir, `${indexUrl}manifest.json`)
@@ -138,7 +136,10 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
   const { fakes, own: ownFakes } = await fakeProvidersFor(opts.fakeProviders)
   try {
     const env = proxyEnv(opts.env, fakes)
-    const { proxy, chat, settings } = localProxy(opts.config, env, stored.embedder, localStatePath(opts.cwd, opts.dbPath ?? '.docpilot/preview-proxy.sqlite', log))
+    // The page's own origin is known once the server listens (the port may be 0: any free one).
+    let listening: { host: string; port: number } | undefined
+    const origins = () => (listening ? localOrigins(listening.host, listening.port) : [])
+    const { proxy, chat, settings } = localProxy(opts.config, env, stored.embedder, localStatePath(opts.cwd, opts.dbPath ?? '.docpilot/preview-proxy.sqlite', log), origins)
     // The real manifest, as deployed; with the fakes, the chain they stand in for, as `dev` does.
     const manifest: Manifest = fakes ? { ...stored, chat } : stored
     for (const member of manifest.chat.chain) {
@@ -163,6 +164,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
       port: opts.port ?? 0,
       host: opts.host ?? '127.0.0.1',
     })
+    listening = { host: opts.host ?? '127.0.0.1', port: site.port }
     return {
       url: site.url,
       manifest,

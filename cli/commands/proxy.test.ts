@@ -38,11 +38,23 @@ describe('docpilot proxy on a port something else holds', () => {
     const { port } = holder.address() as AddressInfo
     try {
       const o = { out: '', err: '' }
-      const ctx = { cwd: mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-')), env: {}, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false }
+      const cwd = mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-'))
+      writeFileSync(join(cwd, 'docpilot.config.json'), JSON.stringify({ proxy: { siteOrigins: ['https://docs.example.com'] } }))
+      const ctx = { cwd, env: {}, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false }
       expect(await main(['proxy', '--port', String(port), '--db', ':memory:'], ctx)).toBe(1)
       expect(o.err.trim()).toBe(`port ${port} on 127.0.0.1 is already in use (another docpilot, or another server): pick another with --port ${port + 1}, or --port 0 for any free one`)
     } finally {
       holder.close()
     }
+  })
+})
+
+describe('docpilot proxy without a site origin', () => {
+  it('refuses to start, naming proxy.siteOrigins and how to set it', async () => {
+    const o = { out: '', err: '' }
+    const ctx = { cwd: mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-')), env: { OPENAI_API_KEY: 'sk-test-key-123456' }, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false }
+    expect(await main(['proxy', '--port', '0', '--db', ':memory:'], ctx)).toBe(1)
+    expect(o.err).toMatch(/proxy\.siteOrigins is not set.*Set proxy\.siteOrigins in docpilot\.config, e\.g\. \['https:\/\/docs\.example\.com'\]/)
+    expect(o.out).toBe('')
   })
 })

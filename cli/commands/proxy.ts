@@ -6,14 +6,14 @@ import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
 import { DEFAULT_DB_PATH, IN_MEMORY, resolveDbPath, serveProxy, sqliteInstalled } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
-import { indexDirFor, loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
+import { indexDirFor, loadConfigFor, portNumber, positiveInt, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { manifestEmbedder } from './doctor.ts'
 
 interface ProxyFlags {
   port: number
   host: string
   db?: string
-  trustProxy?: boolean
+  trustProxy?: number | true
   config?: string
   index?: string
   settings?: string
@@ -47,7 +47,11 @@ export function defineProxyCommand(program: Command, ctx: CliContext): void {
     .option('-p, --port <port>', 'port to listen on (0: any free port)', portNumber, 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--db <file>', `SQLite file for the daily counter and feedback, shared by every process given it (default: ${DEFAULT_DB_PATH}; needs the better-sqlite3 package); :memory: keeps them in this process`)
-    .option('--trust-proxy', 'take the client address from X-Forwarded-For (only behind your own reverse proxy)')
+    .option(
+      '--trust-proxy [hops]',
+      'behind your own reverse proxies (default 1): take the client address from X-Forwarded-For, the entry that many from the right (what the nearest proxy appended; entries further left are whatever the client sent)',
+      positiveInt('--trust-proxy'),
+    )
     .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
     .option('--settings <file>', 'serve exactly these routes and limits: a JSON file holding the DOCPILOT_PROXY value `doctor --proxy` prints (instead of the config)')
@@ -74,7 +78,8 @@ Examples:
             '`npm install better-sqlite3`, or pass `--db :memory:` to keep them in this process only (lost on restart).',
         )
       }
-      const served = await serveProxy({ settings, env: ctx.env, dbPath, trustProxy: Boolean(flags.trustProxy), port: flags.port, hostname: flags.host })
+      const trustedHops = flags.trustProxy === true ? 1 : (flags.trustProxy ?? 0)
+      const served = await serveProxy({ settings, env: ctx.env, dbPath, trustedHops, port: flags.port, hostname: flags.host })
       ctx.stdout(`docpilot proxy on ${served.url}/ai/ (${settings.routes.map((r) => r.member).join(', ') || 'no routes: set a provider key'})\n`)
       await serveUntilStopped(served.close)
     })

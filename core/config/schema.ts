@@ -115,9 +115,23 @@ export const GateSchema = z.strictObject({
   lexicalThreshold: z.number().min(0).optional(),
 })
 
+/** An http(s) origin: scheme, host and optional port, nothing after. */
+const origin = z
+  .string()
+  .refine((v) => {
+    const url = URL.parse(v)
+    return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === v.replace(/\/$/, '')
+  }, 'expected an origin such as https://docs.example.com (scheme and host, no path)')
+
 export const ProxySchema = z.strictObject({
-  /** Origins allowed to call /ai/...; same-origin only when empty. */
-  allowedOrigins: z.array(z.string().min(1)).default([]),
+  /**
+   * The site's own origin(s), with scheme: the pages allowed to call /ai/...
+   * without CORS. The proxy refuses to start without one (`dev` and `preview`
+   * fill in their own loopback address).
+   */
+  siteOrigins: z.array(origin).default([]),
+  /** Other sites' origins allowed to call /ai/... (answered with CORS headers). */
+  allowedOrigins: z.array(origin).default([]),
   maxBodyBytes: z.number().int().min(1024).max(1_048_576).default(65_536),
   maxTokens: z.number().int().min(1).max(32_000).default(2048),
   rateLimit: z
@@ -169,6 +183,7 @@ export const ConfigSchema = z.strictObject({
   budget: BudgetSchema.default({}),
   gate: GateSchema.default({}),
   proxy: ProxySchema.default({
+    siteOrigins: [],
     allowedOrigins: [],
     maxBodyBytes: 65_536,
     maxTokens: 2048,
