@@ -144,3 +144,40 @@ describe('start-up and internal failures on the Node entry', () => {
     proxy.close()
   })
 })
+
+describe('upstream time limits', () => {
+  it('cuts an upstream that goes quiet mid-stream after chat.timeouts.idleMs, and says so by ending the stream', async () => {
+    let upstreamSignal: AbortSignal | undefined
+    const settings = parseProxySettings({
+      routes: [{ member: 'openai', chatModels: ['gpt-4o-mini'] }],
+      proxy: { siteOrigins: ['https://docs.example.com'] },
+      timeouts: { firstByteMs: 5000, idleMs: 300 },
+    })
+    const proxy = createNodeProxy({
+      settings,
+      env: { OPENAI_API_KEY: 'sk-idle-test-key-0000' },
+      dbPath: IN_MEMORY,
+      fetch: async (_url, init) => {
+        upstreamSignal = init?.signal ?? undefined
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('data: {"choices":[{"delta":{"content":"first"}}]}\n\n'))
+            init?.signal?.addEventListener('abort', () => controller.error(init.signal!.reason))
+          },
+        })
+        return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+      },
+    })
+    const res = await proxy.app.request('/ai/openai/chat/completions', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', messages: [] }) })
+    expect(res.status).toBe(200)
+    const reader = res.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('first')
+    const ended = await reader.read().then(
+      (r) => (r.done ? 'done' : 'more'),
+      () => 'errored',
+    )
+    expect(['errored', 'done']).toContain(ended)
+    expect(upstreamSignal?.aborted).toBe(true)
+    proxy.close()
+  })
+})
