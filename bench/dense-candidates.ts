@@ -79,6 +79,20 @@ export const CANDIDATES: Candidate[] = [
     embed: { model: join(DISTILLED, dir) },
     needs: { dir: join(DISTILLED, dir), how: `npx tsx scripts/models/distill.ts ${args} --out ${join(DISTILLED, dir)}` },
   })),
+  ...(
+    [
+      ['tokenlearn-256', '60k words x 256 dims, trained on generic docs texts', '--dims 256'],
+      ['tokenlearn-128', '60k words x 128 dims, trained on generic docs texts', '--dims 128'],
+    ] as const
+  ).map(([dir, what, args]): Candidate => ({
+    name: dir,
+    what: `static model fitted to all-MiniLM-L6-v2's text vectors (tokenlearn): ${what}`,
+    embed: { model: join(DISTILLED, dir) },
+    needs: {
+      dir: join(DISTILLED, dir),
+      how: `python3 scripts/models/tokenlearn_corpus.py .cache/tokenlearn/texts.jsonl && npx tsx scripts/models/tokenlearn.ts --texts .cache/tokenlearn/texts.jsonl ${args} --out ${join(DISTILLED, dir)}`,
+    },
+  })),
 ]
 
 export const CORPORA = [

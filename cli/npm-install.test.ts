@@ -211,6 +211,7 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
     expect([...imported].filter((d) => !declared.has(d)), 'imported but not declared').toEqual([])
     expect([...declared].filter((d) => !imported.has(d)), 'declared but never imported').toEqual([])
     expect(existsSync(join(pkgDir, 'cli'))).toBe(false)
+    expect(readdirSync(join(pkgDir, 'dist/widget')).filter((f) => f.startsWith('ort-'))).toEqual([])
     expect(existsSync(join(pkgDir, 'dist/cli/main.d.ts'))).toBe(true)
   })
 
@@ -267,7 +268,11 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
         }
         const r = await sh(command, project)
         ok(r, command)
-        if (command.startsWith('npx docpilot widget')) expect(r.stdout).toContain(scriptTag)
+        if (command.startsWith('npx docpilot widget')) {
+          expect(r.stdout).toContain(scriptTag)
+          // The ONNX runtime (14 MB) comes from onnxruntime-web, which only ONNX embedders need.
+          expect(r.stdout).toContain('ONNX runtime files not included: onnxruntime-web is not installed')
+        }
         if (command === 'npx docpilot doctor --proxy') expect(r.stdout).toContain('readers get search answers')
       }
     }

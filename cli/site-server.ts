@@ -82,6 +82,8 @@ export interface Mount {
   dir: string
   /** 'immutable': content-addressed files, cached forever. 'revalidate': checked on every use. */
   cache: 'immutable' | 'revalidate'
+  /** Serve only these file names from the folder. */
+  only?: readonly string[]
 }
 
 /** What the site answers for a page path: HTML to send, a file to send as it is, or nothing (404). */
@@ -129,12 +131,15 @@ export async function startSiteServer(opts: SiteServerOptions): Promise<SiteServ
     const path = c.req.path
     const fixed = opts.fixed?.[path]
     if (fixed) return c.body(fixed.body, 200, { 'content-type': fixed.type, 'cache-control': 'no-cache' })
-    for (const mount of opts.mounts ?? []) {
-      if (!path.startsWith(mount.url)) continue
-      const file = safeFile(mount.dir, path.slice(mount.url.length))
-      if (!file) return c.notFound()
-      return sendFile(c, file, mount.cache === 'immutable' ? 'public, max-age=31536000, immutable' : 'no-cache')
+    // Several folders may share a URL path (the widget, and the ONNX runtime beside it): the first that has the file serves it.
+    const mounted = (opts.mounts ?? []).filter((m) => path.startsWith(m.url))
+    for (const mount of mounted) {
+      const name = path.slice(mount.url.length)
+      if (mount.only && !mount.only.includes(name)) continue
+      const file = safeFile(mount.dir, name)
+      if (file) return sendFile(c, file, mount.cache === 'immutable' ? 'public, max-age=31536000, immutable' : 'no-cache')
     }
+    if (mounted.length) return c.notFound()
     const answer = await opts.page(path)
     if (answer && 'file' in answer) {
       if (opts.csp && isHtml(answer.file)) return sendHtml(c, await readFile(answer.file, 'utf8'), 200)

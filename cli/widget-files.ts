@@ -5,15 +5,18 @@
  * with Vite, so they always match the code. `docpilot widget` and
  * `docpilot dev` both ask here, so the two never disagree.
  */
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { copyFile, cp } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { FROM_SOURCES, PACKAGE_ROOT } from './package-root.ts'
+import type { Mount } from './site-server.ts'
 
 /** The prebuilt widget an installed package ships (and where a checkout builds it). */
 export const SHIPPED_WIDGET_DIR = join(PACKAGE_ROOT, 'dist/widget')
 
-type BuildWidget = (outDir: string, opts?: { minify?: boolean }) => Promise<string>
+type BuildWidget = (outDir: string, opts?: { minify?: boolean; onnxRuntime?: boolean }) => Promise<string>
 
 /**
  * The checkout's widget build, or null in an installed package. The module is
@@ -46,4 +49,60 @@ export function shippedWidget(): string {
 export function requireWidget(dir: string): string {
   if (!hasWidget(dir)) throw new Error(`the widget is not built in ${dir}; run \`npx docpilot widget --out ${dir}\``)
   return dir
+}
+
+/**
+ * The WebAssembly runtime the panel loads only for an index with an ONNX
+ * embedder: two files of onnxruntime-web, next to the widget's chunks. They
+ * are 14 MB, so the package does not ship them; an owner with an ONNX
+ * embedder has onnxruntime-web installed anyway (indexing needs it), and the
+ * files come from there. The panel's bundled ONNX code and these files must be
+ * the same release: the one docpilot's own devDependency pins.
+ */
+export const ONNX_RUNTIME_FILES = ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'] as const
+
+export type OnnxRuntime = { dir: string; version: string } | { missing: string }
+
+/** onnxruntime-web's dist folder, when the installed release is the one the panel was built with. */
+export function onnxRuntime(): OnnxRuntime {
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> }
+  const wanted = pkg.devDependencies?.['onnxruntime-web'] ?? ''
+  let entry: string
+  try {
+    entry = createRequire(join(PACKAGE_ROOT, 'package.json')).resolve('onnxruntime-web')
+  } catch {
+    return { missing: `onnxruntime-web is not installed (only indexes with an ONNX embedder need it: npm install onnxruntime-web@${wanted})` }
+  }
+  const dir = dirname(entry)
+  const version = (JSON.parse(readFileSync(join(dir, '..', 'package.json'), 'utf8')) as { version: string }).version
+  if (version !== wanted) {
+    return { missing: `onnxruntime-web ${version} is installed, and the panel was built with ${wanted}: npm install onnxruntime-web@${wanted}` }
+  }
+  return { dir, version }
+}
+
+/** Copies the ONNX runtime files into a widget folder; says what it did either way. */
+export async function copyOnnxRuntime(outDir: string): Promise<string> {
+  const runtime = onnxRuntime()
+  if ('missing' in runtime) return `ONNX runtime files not included: ${runtime.missing}.`
+  await Promise.all(ONNX_RUNTIME_FILES.map((name) => copyFile(join(runtime.dir, name), join(outDir, name))))
+  return `ONNX runtime files included (onnxruntime-web ${runtime.version}).`
+}
+
+/** Writes the shipped widget into a folder, with the ONNX runtime files when they are installed. */
+export async function writeShippedWidget(outDir: string): Promise<string> {
+  await cp(shippedWidget(), outDir, { recursive: true })
+  return copyOnnxRuntime(outDir)
+}
+
+/**
+ * The folders that serve the widget at a URL path when it comes from the
+ * package: its files, and the ONNX runtime files beside them when installed.
+ */
+export function shippedWidgetMounts(url: string): { mounts: Mount[]; note?: string } {
+  const mounts: Mount[] = [{ url, dir: shippedWidget(), cache: 'revalidate' }]
+  const runtime = onnxRuntime()
+  if ('missing' in runtime) return { mounts, note: `ONNX runtime files not served: ${runtime.missing}.` }
+  mounts.push({ url, dir: runtime.dir, cache: 'revalidate', only: ONNX_RUNTIME_FILES })
+  return { mounts }
 }

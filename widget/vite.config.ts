@@ -7,10 +7,10 @@
  * `vite build -c widget/vite.config.ts` runs the panel build; `buildWidget()`
  * runs both (the dev server and `npm run build:widget` use it).
  */
-import { copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, defineConfig, type InlineConfig } from 'vite'
+import { copyOnnxRuntime } from '../cli/widget-files.ts'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
@@ -19,12 +19,11 @@ export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../dist/widget/', import.m
 /**
  * onnxruntime-web's default browser entry carries its WebAssembly inlined
  * (tens of MB in one script). The plain wasm entry loads
- * ort-wasm-simd-threaded.{mjs,wasm} from beside itself instead, so the
- * widget ships those two files next to its chunks and only readers of an
- * ONNX index ever fetch them.
+ * ort-wasm-simd-threaded.{mjs,wasm} from beside itself instead, so those two
+ * files sit next to the widget's chunks (cli/widget-files.ts) and only
+ * readers of an ONNX index ever fetch them.
  */
 const ORT_DIST = fileURLToPath(new URL('../node_modules/onnxruntime-web/dist/', import.meta.url))
-export const ORT_RUNTIME_FILES = ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'] as const
 
 const shared = (outDir: string, minify: boolean): InlineConfig => ({
   configFile: false,
@@ -77,12 +76,19 @@ export function loaderConfig(outDir = DEFAULT_OUT_DIR, minify = true): InlineCon
   }
 }
 
-/** Builds the loader and the panel; returns the output folder. */
-export async function buildWidget(outDir = DEFAULT_OUT_DIR, opts: { minify?: boolean } = {}): Promise<string> {
+/**
+ * Builds the loader and the panel; returns the output folder. The ONNX
+ * runtime files are added unless `onnxRuntime` is false: the npm package
+ * leaves them out (14 MB) and takes them from the owner's onnxruntime-web.
+ */
+export async function buildWidget(outDir = DEFAULT_OUT_DIR, opts: { minify?: boolean; onnxRuntime?: boolean } = {}): Promise<string> {
   const minify = opts.minify ?? true
   await build(panelConfig(outDir, minify))
   await build(loaderConfig(outDir, minify))
-  await Promise.all(ORT_RUNTIME_FILES.map((name) => copyFile(join(ORT_DIST, name), join(outDir, name))))
+  if (opts.onnxRuntime !== false) {
+    const said = await copyOnnxRuntime(outDir)
+    if (!said.startsWith('ONNX runtime files included')) throw new Error(said)
+  }
   return outDir
 }
 

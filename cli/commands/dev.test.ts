@@ -158,3 +158,20 @@ describe('a custom member configured by baseURL in the config', () => {
     expect((await fakes.requests()).map((r) => r.member)).toEqual(['custom'])
   })
 })
+
+describe('the dev index', () => {
+  it('is rebuilt for whatever folder is named, even a much smaller one (it is dev’s own scratch copy)', async () => {
+    const indexDir = join(work, 'index-scratch')
+    const opts = { indexDir, widgetDir, buildWidget: false, config: validateConfig({ embed: false }, '(test)'), env: {}, dbPath: ':memory:' }
+    await (await startDevServer({ ...opts, docsDir: SITE })).close()
+    const small = join(work, 'small-docs')
+    mkdirSync(small)
+    writeFileSync(join(small, 'one.md'), '# One page\n\nAll there is.\n')
+    const server = await startDevServer({ ...opts, docsDir: small })
+    try {
+      expect(server.manifest.corpus.files).toBe(1)
+    } finally {
+      await server.close()
+    }
+  })
+})

@@ -21,8 +21,8 @@ import { CONFIG_OPTION_HELP, loadConfig } from '../config-file.ts'
 import { loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, withoutProviderVars } from '../local-proxy.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../demo-pages.ts'
-import { isHtml, siteFile, startSiteServer, type PageAnswer } from '../site-server.ts'
-import { requireWidget, shippedWidget, SHIPPED_WIDGET_DIR, widgetBuilder } from '../widget-files.ts'
+import { isHtml, siteFile, startSiteServer, type Mount, type PageAnswer } from '../site-server.ts'
+import { requireWidget, shippedWidgetMounts, SHIPPED_WIDGET_DIR, widgetBuilder } from '../widget-files.ts'
 
 export { STRICT_CSP } from '../site-server.ts'
 
@@ -99,15 +99,21 @@ export function defaultDocsDir(cwd: string): string | undefined {
   return undefined
 }
 
-/** The widget folder dev serves: the one given, else the package's own; a checkout rebuilds it from the sources first. */
-async function devWidget(opts: DevServerOptions, log: (line: string) => void): Promise<string> {
+/**
+ * What dev serves at ASSET_PATH: the folder given, else the package's own widget (with the ONNX
+ * runtime files when onnxruntime-web is installed); a checkout rebuilds the folder from the sources first.
+ */
+async function devWidget(opts: DevServerOptions, log: (line: string) => void): Promise<Mount[]> {
   const dir = opts.widgetDir ? resolve(opts.cwd ?? process.cwd(), opts.widgetDir) : SHIPPED_WIDGET_DIR
   const build = opts.buildWidget === false ? null : await widgetBuilder()
   if (build) {
     log('building the widget …')
     await build(dir)
   }
-  return opts.widgetDir ? requireWidget(dir) : shippedWidget()
+  if (opts.widgetDir || build) return [{ url: ASSET_PATH, dir: requireWidget(dir), cache: 'revalidate' }]
+  const { mounts, note } = shippedWidgetMounts(ASSET_PATH)
+  if (note) log(note)
+  return mounts
 }
 
 export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
@@ -138,10 +144,12 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
         config,
         docpilotVersion: 'dev',
         embed: { env: indexEnv },
+        // dev's index is its own scratch copy of whatever folder it was last given, not a deployed one to protect.
+        allowShrink: true,
       })
       log(`indexed ${built.files.length} files into ${built.chunks} chunks`)
     }
-    const widgetDir = await devWidget(opts, log)
+    const widgetMounts = await devWidget(opts, log)
 
     // The proxy serves exactly what `docpilot proxy` and `doctor --proxy` would for this config and
     // environment, and the manifest the panel reads names the same chain.
@@ -180,7 +188,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       ...(ownFakes ? { onClose: () => fakes!.close() } : {}),
       mounts: [
         { url: INDEX_PATH, dir: indexDir, cache: 'immutable' },
-        { url: ASSET_PATH, dir: widgetDir, cache: 'revalidate' },
+        ...widgetMounts,
       ],
       fixed: {
         [`${INDEX_PATH}manifest.json`]: { body: JSON.stringify(manifest), type: 'application/json; charset=utf-8' },

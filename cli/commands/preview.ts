@@ -23,7 +23,7 @@ import { indexDirFor, loadConfigFor, portNumber, serveUntilStopped, UsageError, 
 import { injectLoader } from '../demo-pages.ts'
 import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv } from '../local-proxy.ts'
 import { isHtml, siteFile, startSiteServer, type Mount } from '../site-server.ts'
-import { shippedWidget } from '../widget-files.ts'
+import { shippedWidgetMounts } from '../widget-files.ts'
 import { ASSET_PATH, DEMO_NOTICE, INDEX_PATH } from './dev.ts'
 
 /** Where the pages load the widget and the index from: the loader's script tag. */
@@ -114,7 +114,9 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
   else log(`No page in ${opts.siteDir} loads docpilot.js: preview adds the script tag to every page it serves. Your deployed pages need it too (\`docpilot widget\` prints it).`)
 
   if (!siteFile(siteDir, loaderUrl)) {
-    mounts.push({ url: assetUrl, dir: shippedWidget(), cache: 'revalidate' })
+    const shipped = shippedWidgetMounts(assetUrl)
+    mounts.push(...shipped.mounts)
+    if (shipped.note) log(shipped.note)
     log(`${opts.siteDir} has no ${loaderUrl}: serving docpilot's own widget files at ${assetUrl} (\`docpilot widget --out ${join(opts.siteDir, assetUrl)}\` puts them in your site).`)
   }
   const siteManifest = siteFile(siteDir, `${indexUrl}manifest.json`)

