@@ -83,6 +83,7 @@ export const CANDIDATES: Candidate[] = [
     [
       ['tokenlearn-256', '60k words x 256 dims, trained on generic docs texts', '--dims 256'],
       ['tokenlearn-128', '60k words x 128 dims, trained on generic docs texts', '--dims 128'],
+      ['tokenlearn-256-x5k', '60k words + up to 5k docs words x 256 dims, trained on generic docs texts', '--dims 256 --extra-words 5000'],
     ] as const
   ).map(([dir, what, args]): Candidate => ({
     name: dir,

@@ -46,7 +46,7 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
   it('static: the offline default model when the config names none and no key is set', async () => {
     const { out, result } = await build('auto')
     expect(result.embed?.why).toMatch(/no chat provider key is set, so the offline default model/)
-    expect(result.manifest.embedder).toMatchObject({ id: 'docpilot-minilm-static-en-v1', kind: 'local', model: 'static:docpilot-minilm-static-en-v1', dims: 256, quantization: 'int8' })
+    expect(result.manifest.embedder).toMatchObject({ id: 'docpilot-minilm-tokenlearn-en-v1', kind: 'local', model: 'static:docpilot-minilm-tokenlearn-en-v1', dims: 256, quantization: 'int8' })
     // Model files are content-addressed parts of the index.
     for (const name of Object.values(result.manifest.embedder.files!)) expect(name).toMatch(/^embed\.[0-9a-f]{16}\./)
     expect(result.manifest.retrieval.fusion).toMatchObject({ method: 'linear' })

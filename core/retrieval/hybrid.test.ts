@@ -68,7 +68,7 @@ describe('the offline model unreachable', { timeout: SLOW }, () => {
     const r = await index.search(QUESTION)
     expect(r.mode).toBe('lexical')
     expect(r.degraded).toBe(true)
-    expect(r.degradedReason).toMatch(/embedder "docpilot-minilm-static-en-v1" unavailable, searching lexical-only: model file embed\.[0-9a-f]+\.vectors\.bin unreachable/)
+    expect(r.degradedReason).toMatch(/embedder "docpilot-minilm-tokenlearn-en-v1" unavailable, searching lexical-only: model file embed\.[0-9a-f]+\.vectors\.bin unreachable/)
     expect(r.results.length).toBeGreaterThan(0)
     expect(loader.attempts).toBe(2)
     expect(log).toHaveBeenCalledTimes(1)
@@ -216,7 +216,7 @@ describe('a manifest naming an embedder this docpilot does not know', { timeout:
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
     const { vectors: _drop, ...parts } = manifest.parts
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, parts }))
-    await expect(openIndex(inner)).rejects.toThrow(/names embedder "docpilot-minilm-static-en-v1" but no "vectors" part/)
+    await expect(openIndex(inner)).rejects.toThrow(/names embedder "docpilot-minilm-tokenlearn-en-v1" but no "vectors" part/)
   })
 })
 
