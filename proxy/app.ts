@@ -268,7 +268,12 @@ function sseHeartbeat(signal: AbortSignal): TransformStream<Uint8Array, Uint8Arr
     clearTimeout(timer)
     if (signal.aborted) return
     timer = setTimeout(() => {
-      if (betweenEvents) out?.enqueue(HEARTBEAT)
+      try {
+        if (betweenEvents) out?.enqueue(HEARTBEAT)
+      } catch {
+        // The stream has ended (the reader left, or the upstream broke it): nothing more to keep alive.
+        return
+      }
       schedule()
     }, HEARTBEAT_MS)
   }
