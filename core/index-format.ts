@@ -110,6 +110,8 @@ export interface Manifest {
   }
   /** What the empty panel offers: the owner's `panel.suggestions`, or questions derived from headings. Absent in older indexes. */
   panel?: { suggestions: string[] }
+  /** Present when the owner enabled insights: the panel sends each settled turn to /ai/events (the question only when `questions`). */
+  insights?: { questions: boolean }
 }
 
 /**

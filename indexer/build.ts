@@ -130,6 +130,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     ...(dense ? { dense } : {}),
     chat,
     panel: { suggestions: panelSuggestions(config.panel.suggestions, collected.chunks) },
+    ...(config.insights.enabled ? { insights: { questions: config.feedback.storeText } } : {}),
     onPart: opts.onPart,
   })
   const firstQuestion = await coldFetchCost(written.dir, sampleQuestions(collected.chunks))

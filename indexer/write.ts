@@ -41,6 +41,7 @@ export interface WriteIndexInput {
   dense?: DenseParts
   chat?: Manifest['chat']
   panel?: Manifest['panel']
+  insights?: Manifest['insights']
   lexicalSettings?: LexicalSettings
   /** Chunks per text shard. */
   shardSize?: number
@@ -215,6 +216,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     },
     chat: input.chat ?? { chain: [] },
     ...(input.panel ? { panel: input.panel } : {}),
+    ...(input.insights ? { insights: input.insights } : {}),
   }
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
   // Vectors and model files are binary and stored as they are (already compact, or served compressed).

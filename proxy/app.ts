@@ -9,7 +9,8 @@
  *   429 rate_limited         this client's token bucket is empty (Retry-After)
  *   404 unknown_member       /ai/<member>/ names no member of the resolved chain
  *   404 path_not_allowed     a path the member's wire protocol does not need (chat, embeddings only)
- *   413 body_too_large       body over proxy.maxBodyBytes (feedback: feedback.maxBytes)
+ *   404 insights_off         /ai/events while insights.enabled is false (nothing is stored)
+ *   413 body_too_large       body over proxy.maxBodyBytes (feedback and events: feedback.maxBytes)
  *   400 invalid_body         not a JSON object, or nested deeper than 32 levels (checked before anything is counted)
  *   403 model_not_allowed    a model the config never declared for that route
  *   429 daily_quota          budget.dailyLimit reached (Retry-After, X-RateLimit-Reset, X-Docpilot-Quota: daily)
@@ -40,6 +41,7 @@
 import { Hono, type Context } from 'hono'
 import { Redactor } from '../core/key-scan.ts'
 import { CHAIN, isMemberId, providerSpec, type ProviderSpec } from '../core/providers/table.ts'
+import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
 import { parseJsonObject } from './json-body.ts'
 import { clientKey, type LimitStore } from './limits.ts'
@@ -426,6 +428,28 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     const row = feedbackRow(parsed.data, rt.settings.feedback.storeText, new Date(now()), newId())
     await rt.feedback.save(row)
     return withCors(new Response(JSON.stringify({ ok: true, id: row.id }), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } }), gate.cors)
+  })
+
+  // Insights: one record per settled turn (or a rating of one), sent as a beacon; the reader never waits on it.
+  app.all('/ai/events', async (c) => {
+    const rt = await runtimeOf(c)
+    const gate = await admit(c, rt, ['POST'])
+    if (gate.res) return gate.res
+    if (!rt.settings.insights.enabled) return withCors(refuse(404, 'insights_off', 'Insights are off on this proxy (insights.enabled in the docpilot config); nothing was stored.'), gate.cors)
+    const cap = rt.settings.feedback.maxBytes
+    const bytes = await readCapped(c.req.raw, cap)
+    if (bytes === 'too_large') return withCors(refuse(413, 'body_too_large', `Events are limited to ${cap} bytes.`), gate.cors)
+    const json = parseJsonObject(bytes)
+    if (!json.ok) return withCors(refuse(400, 'invalid_body', json.message), gate.cors)
+    const parsed = EventInputSchema.safeParse(json.value)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      return withCors(refuse(400, 'invalid_body', `Invalid event at ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'expected a JSON object'}.`), gate.cors)
+    }
+    const event = parsed.data
+    if (event.kind === 'rating') await rt.feedback.rateEvent({ id: event.turn, tab: event.tab, rating: event.rating })
+    else await rt.feedback.saveEvent(eventRow(event, rt.settings.feedback.storeText, new Date(now())), retentionCutoff(now(), rt.settings.insights.retentionDays))
+    return withCors(new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } }), gate.cors)
   })
 
   app.all('/ai/:member/*', async (c) => {

@@ -11,24 +11,25 @@
 import { z } from 'zod'
 import { FAILURE_CLASSES } from '../core/ladder/failure.ts'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
+import type { EventRating, EventRow } from './events.ts'
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-const text = (max: number) => z.string().max(max).refine((s) => !LONE_SURROGATE.test(s), 'holds a lone surrogate (not valid Unicode)')
+export const text = (max: number) => z.string().max(max).refine((s) => !LONE_SURROGATE.test(s), 'holds a lone surrogate (not valid Unicode)')
 const member = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
 const count = z.number().int().min(0).max(1_000_000)
 const ms = z.number().min(0).max(86_400_000)
-const TURN_STATES = ['answered', 'partial', 'hybrid', 'refused', 'rate-limited', 'error', 'aborted'] as const
+export const TURN_STATES = ['answered', 'partial', 'hybrid', 'refused', 'rate-limited', 'error', 'aborted'] as const
 const attemptClass = z.enum(['ok', 'aborted', ...FAILURE_CLASSES])
 /** Service error codes are short identifiers (`overloaded_error`); anything else is not a code. */
 const code = z.string().max(64).regex(/^[\w.-]*$/)
 
-const LadderSchema = z.object({
+export const LadderSchema = z.object({
   provider: member,
   index: count,
   freePool: z.union([z.boolean(), z.object({ index: count, model: text(200) })]).nullable().optional(),
 })
 
-const ReceiptSchema = z.object({
+export const ReceiptSchema = z.object({
   version: z.literal(1).optional(),
   outcome: z.enum(TURN_STATES).optional(),
   retrieval: z
@@ -92,8 +93,13 @@ export interface FeedbackRow {
   comment: string | null
 }
 
+/** Feedback and insights events: one database (SQLite on Node, D1 on Workers). */
 export interface FeedbackStore {
   save(row: FeedbackRow): Promise<void>
+  /** Stores one turn's event (a copy of a stored turn is ignored), then deletes events created before `deleteBefore`. */
+  saveEvent(row: EventRow, deleteBefore: string): Promise<void>
+  /** Records a reader's thumbs on a stored turn (nothing when no turn has both ids). */
+  rateEvent(rating: EventRating): Promise<void>
 }
 
 /** One table, the same SQL on SQLite (Node) and D1 (Workers). */

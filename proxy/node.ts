@@ -18,6 +18,7 @@ import { serve, getRequestListener, type ServerType } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context, Hono } from 'hono'
 import { checkKeys, checkOrigins, createProxyApp, type ProxyEnv } from './app.ts'
+import { EVENT_INSERT, EVENT_PRUNE, EVENT_RATE, EVENT_SELECT, EVENTS_DDL, eventParams, type EventRating, type EventRow } from './events.ts'
 import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
 import { MemoryBuckets, dayKey, forwardedClient, nextUtcMidnight, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
 import type { ProxySettings } from './settings.ts'
@@ -40,6 +41,8 @@ export function resolveDbPath(cwd: string, path: string): string {
 export interface ProxyState extends LimitStore, FeedbackStore {
   /** Stored feedback, newest last (for owners' scripts and tests). */
   feedbackRows(): FeedbackRow[]
+  /** Stored insights events, oldest first (what `docpilot insights` reads). */
+  eventRows(): EventRow[]
   close(): void
 }
 
@@ -80,6 +83,7 @@ export class MemoryState implements ProxyState {
   private readonly buckets = new MemoryBuckets()
   private readonly daily = new Map<string, number>()
   private readonly feedback: FeedbackRow[] = []
+  private events: EventRow[] = []
 
   async take(client: string, limit: RateLimit, now: number): Promise<TakeResult> {
     return this.buckets.take(client, limit, now)
@@ -110,6 +114,20 @@ export class MemoryState implements ProxyState {
     return [...this.feedback]
   }
 
+  async saveEvent(row: EventRow, deleteBefore: string): Promise<void> {
+    if (!this.events.some((e) => e.id === row.id)) this.events.push(row)
+    this.events = this.events.filter((e) => e.createdAt >= deleteBefore)
+  }
+
+  async rateEvent({ id, tab, rating }: EventRating): Promise<void> {
+    const event = this.events.find((e) => e.id === id && e.tab === tab)
+    if (event) event.rating = rating
+  }
+
+  eventRows(): EventRow[] {
+    return this.events.map((e) => ({ ...e }))
+  }
+
   close(): void {}
 }
 
@@ -130,6 +148,9 @@ export class SqliteState implements ProxyState {
   private readonly usedToday: Database.Statement<[string], { used: number }>
   private readonly refund: Database.Statement<[string]>
   private readonly insertFeedback: Database.Statement<unknown[]>
+  private readonly insertEvent: Database.Statement<unknown[]>
+  private readonly rate: Database.Statement<unknown[]>
+  private readonly prune: Database.Statement<[string]>
 
   constructor(path: string) {
     if (path !== IN_MEMORY && basename(path) === IN_MEMORY) {
@@ -143,6 +164,7 @@ export class SqliteState implements ProxyState {
     this.db.pragma('busy_timeout = 5000')
     this.db.exec('CREATE TABLE IF NOT EXISTS daily (day TEXT PRIMARY KEY, used INTEGER NOT NULL)')
     this.db.exec(FEEDBACK_DDL)
+    for (const ddl of EVENTS_DDL) this.db.exec(ddl)
     // One statement, so two processes on one file can never both take the last request.
     this.spend = this.db.prepare(
       'INSERT INTO daily (day, used) VALUES (@day, 1) ON CONFLICT(day) DO UPDATE SET used = used + 1 WHERE used < @limit RETURNING used',
@@ -150,6 +172,9 @@ export class SqliteState implements ProxyState {
     this.usedToday = this.db.prepare('SELECT used FROM daily WHERE day = ?')
     this.refund = this.db.prepare('UPDATE daily SET used = used - 1 WHERE day = ? AND used > 0')
     this.insertFeedback = this.db.prepare(FEEDBACK_INSERT)
+    this.insertEvent = this.db.prepare(EVENT_INSERT)
+    this.rate = this.db.prepare(EVENT_RATE)
+    this.prune = this.db.prepare(EVENT_PRUNE)
   }
 
   async take(client: string, limit: RateLimit, now: number): Promise<TakeResult> {
@@ -177,6 +202,19 @@ export class SqliteState implements ProxyState {
     return this.db
       .prepare('SELECT id, created_at AS createdAt, rating, page, receipt, ladder, question, answer, comment FROM feedback ORDER BY created_at, rowid')
       .all() as FeedbackRow[]
+  }
+
+  async saveEvent(row: EventRow, deleteBefore: string): Promise<void> {
+    this.insertEvent.run(...eventParams(row))
+    this.prune.run(deleteBefore)
+  }
+
+  async rateEvent({ id, tab, rating }: EventRating): Promise<void> {
+    this.rate.run(rating, id, tab)
+  }
+
+  eventRows(): EventRow[] {
+    return this.db.prepare(EVENT_SELECT).all() as EventRow[]
   }
 
   close(): void {

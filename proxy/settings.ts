@@ -1,14 +1,14 @@
 /**
  * The proxy's whole configuration as one JSON-serialisable value: the routes it
  * serves (one per member of the resolved chain, plus the hosted embedder) and
- * the owner's `proxy`, `budget` and `feedback` config sections, verbatim.
+ * the owner's `proxy`, `budget`, `feedback` and `insights` config sections, verbatim.
  *
  * Node builds it from the config file at start; the Worker receives it bundled
  * through the `DOCPILOT_PROXY` var in wrangler.toml (which `docpilot doctor
  * --proxy` prints), because a Worker cannot read the config file at runtime.
  */
 import { z } from 'zod'
-import { BudgetSchema, ChatSchema, FeedbackSchema, ProxySchema, type DocpilotConfig } from '../core/config/schema.ts'
+import { BudgetSchema, ChatSchema, FeedbackSchema, InsightsSchema, ProxySchema, type DocpilotConfig } from '../core/config/schema.ts'
 import type { Rationing } from '../core/chain/rationing.ts'
 import type { EmbedderIdentity, PublicChainMember } from '../core/index-format.ts'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
@@ -29,6 +29,8 @@ export const ProxySettingsSchema = z.strictObject({
   proxy: ProxySchema.default(ProxySchema.parse({})),
   budget: BudgetSchema.default({}),
   feedback: FeedbackSchema.default(FeedbackSchema.parse({})),
+  /** Whether /ai/events stores anything, and for how long. */
+  insights: InsightsSchema.default(InsightsSchema.parse({})),
   /** Upstream time limits: the panel's own (chat.timeouts), so the proxy never holds a reader longer than the panel waits. */
   timeouts: ChatSchema.shape.timeouts,
 })
@@ -83,9 +85,16 @@ export function routesFor(
  */
 export function settingsFor(
   routes: ProxyRoute[],
-  config: Pick<DocpilotConfig, 'proxy' | 'budget' | 'feedback' | 'chat'>,
+  config: Pick<DocpilotConfig, 'proxy' | 'budget' | 'feedback' | 'insights' | 'chat'>,
   rationing: Pick<Rationing, 'dailyLimit'>,
 ): ProxySettings {
   const budget = { ...config.budget, ...(rationing.dailyLimit !== undefined ? { dailyLimit: rationing.dailyLimit } : {}) }
-  return { routes, proxy: config.proxy, budget, feedback: config.feedback, timeouts: config.chat.timeouts }
+  return {
+    routes,
+    proxy: config.proxy,
+    budget,
+    feedback: config.feedback,
+    insights: config.insights,
+    timeouts: config.chat.timeouts,
+  }
 }

@@ -6,9 +6,10 @@
  *
  * State: a Durable Object (`ProxyLimits`) keeps the site's daily counter (one
  * object, so every isolate counts against one ceiling) and each client's token
- * bucket (one object per client address). Feedback goes to D1.
+ * bucket (one object per client address). Feedback and insights events go to D1.
  */
 import { createProxyApp, ProxyConfigError, type ProxyEnv } from './app.ts'
+import { EVENT_INSERT, EVENT_PRUNE, EVENT_RATE, EVENTS_DDL, eventParams, type EventRating, type EventRow } from './events.ts'
 import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
 import { dayKey, nextUtcMidnight, takeToken, type Bucket, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
 import { parseProxySettings, type ProxySettings } from './settings.ts'
@@ -105,10 +106,29 @@ class D1Feedback implements FeedbackStore {
   private ready: Promise<unknown> | undefined
   constructor(private readonly db: D1Database) {}
 
+  /** The tables, created once per isolate (IF NOT EXISTS: any isolate may be first). */
+  private tables(): Promise<unknown> {
+    this.ready ??= (async () => {
+      await this.db.prepare(FEEDBACK_DDL).run()
+      for (const ddl of EVENTS_DDL) await this.db.prepare(ddl).run()
+    })()
+    return this.ready
+  }
+
   async save(row: FeedbackRow): Promise<void> {
-    this.ready ??= this.db.prepare(FEEDBACK_DDL).run()
-    await this.ready
+    await this.tables()
     await this.db.prepare(FEEDBACK_INSERT).bind(...feedbackParams(row)).run()
+  }
+
+  async saveEvent(row: EventRow, deleteBefore: string): Promise<void> {
+    await this.tables()
+    await this.db.prepare(EVENT_INSERT).bind(...eventParams(row)).run()
+    await this.db.prepare(EVENT_PRUNE).bind(deleteBefore).run()
+  }
+
+  async rateEvent({ id, tab, rating }: EventRating): Promise<void> {
+    await this.tables()
+    await this.db.prepare(EVENT_RATE).bind(rating, id, tab).run()
   }
 }
 

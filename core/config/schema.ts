@@ -143,9 +143,26 @@ export const ProxySchema = z.strictObject({
 })
 
 export const FeedbackSchema = z.strictObject({
-  /** Store the question and answer text with a rating; off by default. */
+  /**
+   * The one switch for readers' words, off by default: store the question,
+   * answer and comment text with a rating, and the question with each
+   * insights event. Off, only measurements and section ids are stored.
+   */
   storeText: z.boolean().default(false),
   maxBytes: z.number().int().min(256).max(65_536).default(8192),
+})
+
+export const DEFAULT_INSIGHTS = { enabled: false, retentionDays: 90 } as const
+
+/**
+ * Owner insights: one small record per settled turn, sent by the panel to the
+ * site's own proxy and stored next to feedback (`docpilot insights` reports
+ * it). Off by default; question text only under feedback.storeText.
+ */
+export const InsightsSchema = z.strictObject({
+  enabled: z.boolean().default(DEFAULT_INSIGHTS.enabled),
+  /** Events older than this many days are deleted by the proxy as it stores new ones. */
+  retentionDays: z.number().int().min(1).max(3650).default(DEFAULT_INSIGHTS.retentionDays),
 })
 
 /** What the panel offers readers beyond answers. */
@@ -190,6 +207,7 @@ export const ConfigSchema = z.strictObject({
     rateLimit: { perMinute: 20, burst: 10 },
   }),
   feedback: FeedbackSchema.default({ storeText: false, maxBytes: 8192 }),
+  insights: InsightsSchema.default({ ...DEFAULT_INSIGHTS }),
   panel: PanelSchema.default({}),
 })
 

@@ -1,5 +1,6 @@
 /** One question and everything the panel shows for it, state by state (spec 002). */
 import { useMemo } from 'preact/hooks'
+import { citedNumbers } from '../../core/prompt/cited.ts'
 import { COPY } from './copy.ts'
 import { passageHref, passageLabel } from './links.ts'
 import { useRenderer } from './renderer.ts'
@@ -45,17 +46,6 @@ function PassageLinks({ passages }: { passages: PassageView[] }) {
       ))}
     </ul>
   )
-}
-
-function citedNumbers(text: string, count: number): number[] {
-  const seen = new Set<number>()
-  for (const m of text.matchAll(/\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()/g)) {
-    for (const n of m[1]!.split(',')) {
-      const i = Number(n.trim())
-      if (i >= 1 && i <= count) seen.add(i)
-    }
-  }
-  return [...seen].sort((a, b) => a - b)
 }
 
 function Sources({ turn }: { turn: TurnView }) {

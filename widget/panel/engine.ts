@@ -12,6 +12,7 @@ import { runTurn, type TurnEvent, type TurnResult } from '../../core/turn/run.ts
 import type { WidgetOptions } from '../options.ts'
 import { RetrievalClient } from '../worker/client.ts'
 import { loadCooldowns } from '../cooldowns.ts'
+import { rateTurnInsight, startTurnInsight } from '../insights.ts'
 import type { PassageView, TurnView } from './view.ts'
 
 export function toPassageView(p: Passage): PassageView {
@@ -66,13 +67,17 @@ export class Engine {
   ): Promise<void> {
     let text = ''
     let chat: Manifest['chat'] = { chain: [] }
+    let insights: Manifest['insights']
     try {
-      chat = (await this.manifest()).chat
+      const manifest = await this.manifest()
+      chat = manifest.chat
+      insights = manifest.insights
     } catch (error) {
       // No manifest: the retrieve step below fails the same way and the turn settles as an error.
       console.warn('docpilot:', error)
     }
     const cooldowns = await this.cooldowns
+    const insight = startTurnInsight(this.options.proxyBase, insights, cooldowns)
     const context = this.asked.slice()
     this.asked.push(question)
     const result: TurnResult = await runTurn({
@@ -93,6 +98,7 @@ export class Engine {
         }
       },
     })
+    insight?.(question, result)
     if (result.degraded && result.degradedReason) console.warn(`docpilot: search is degraded: ${result.degradedReason}`)
     if (this.options.debug) {
       console.info('turn.ladder =', JSON.stringify(result.ladder ? { ...result.ladder } : null))
@@ -117,6 +123,7 @@ export class Engine {
   }
 
   async feedback(turn: TurnView, rating: 'up' | 'down'): Promise<boolean> {
+    rateTurnInsight(this.options.proxyBase, turn.receipt, rating)
     const response = await fetch(`${this.options.proxyBase}/ai/feedback`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
