@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['{core,indexer,widget,proxy,cli,fixtures,bench,scripts}/**/*.test.ts'],
+    include: ['{core,indexer,widget,proxy,cli,integrations,fixtures,bench,scripts}/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -3,11 +3,9 @@
  * adding one is one import and one entry. Exit codes: 0 success,
  * 1 failure (bad input, bad config, a run that failed), 2 usage.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { UsageError, type CliContext } from './context.ts'
-import { PACKAGE_ROOT } from './package-root.ts'
+import { PACKAGE_VERSION } from './package-root.ts'
 
 type DefineCommand = (program: Command, ctx: CliContext) => void
 
@@ -36,7 +34,7 @@ function commandsFor(argv: readonly string[]): string[] {
   return Object.keys(COMMANDS)
 }
 
-const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version
+const VERSION = PACKAGE_VERSION
 
 function defaultContext(): CliContext {
   return {

@@ -3,7 +3,7 @@
  * way from the sources (cli/) and from the compiled code (dist/cli/), which
  * sit at different depths below it.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -22,3 +22,6 @@ export const PACKAGE_ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)))
  * Only a checkout can rebuild the widget: it has the widget's sources and Vite.
  */
 export const FROM_SOURCES = import.meta.url.endsWith('.ts')
+
+/** The version in the package's package.json (what `--version` prints and manifests record). */
+export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version

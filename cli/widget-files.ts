@@ -96,6 +96,20 @@ export async function writeShippedWidget(outDir: string): Promise<string> {
 }
 
 /**
+ * Writes the widget into a folder: rebuilt from the sources in a checkout,
+ * copied from the package in an install. Returns the ONNX runtime note of an
+ * install (a checkout's build includes the runtime itself).
+ */
+export async function writeWidget(outDir: string, opts: { minify?: boolean } = {}): Promise<string | undefined> {
+  const build = await widgetBuilder()
+  if (build) {
+    await build(outDir, opts)
+    return undefined
+  }
+  return writeShippedWidget(outDir)
+}
+
+/**
  * The folders that serve the widget at a URL path when it comes from the
  * package: its files, and the ONNX runtime files beside them when installed.
  */

@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib'
 import type { Command } from 'commander'
 import { UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
-import { widgetBuilder, writeShippedWidget } from '../widget-files.ts'
+import { writeWidget } from '../widget-files.ts'
 
 const DEFAULT_OUT = 'public/docpilot-assets'
 
@@ -47,11 +47,7 @@ Examples:
         throw new UsageError(`--index must be a URL path like /docpilot/ (got "${flags.index}")`)
       }
       const out = resolve(ctx.cwd, flags.out)
-      const build = await widgetBuilder()
-      // A checkout rebuilds the files (ONNX runtime included); an install copies its prebuilt ones.
-      let onnx: string | undefined
-      if (build) await build(out, { minify: flags.minify })
-      else onnx = await writeShippedWidget(out)
+      const onnx = await writeWidget(out, { minify: flags.minify })
       const files = (await readdir(out)).length
       const loaderGzip = gzipSync(await readFile(join(out, 'docpilot.js'))).length
       const shown = relative(ctx.cwd, out).split('\\').join('/')

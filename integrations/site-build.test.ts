@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../core/config/validate.ts'
+import { loaderAttributes, mergeOptions, normalizeBase, resolveOptions } from './site-build.ts'
+
+const site = { framework: 'VitePress', configFile: `${process.cwd()}/docs/.vitepress/config.mts`, root: `${process.cwd()}/docs` }
+
+describe('resolveOptions', () => {
+  it("validates the owner's options with docpilot's schema, naming the framework's config file", () => {
+    expect(() => resolveOptions(site, { chat: { chain: 'yes' } } as never)).toThrow(ConfigError)
+    expect(() => resolveOptions(site, { chat: { chain: 'yes' } } as never)).toThrow(
+      /^Invalid config docs\/\.vitepress\/config\.mts \(docpilot options\): chat\.chain must be false, 'auto' or an array of providers/,
+    )
+    expect(() => resolveOptions(site, { chunk: {} } as never)).toThrow(/config\.mts \(docpilot options\).*chunk/)
+  })
+
+  it('rejects options that are not an object', () => {
+    expect(() => resolveOptions(site, 'openai' as never)).toThrow(/config\.mts \(docpilot options\)/)
+  })
+
+  it("puts the framework's defaults under the owner's options, field by field", () => {
+    const config = resolveOptions(site, { urls: { trailingSlash: true } }, { urls: { base: '/docs/', stripExtension: false }, anchors: { slugger: 'vitepress' } })
+    expect(config.urls).toMatchObject({ base: '/docs/', stripExtension: false, trailingSlash: true })
+    expect(config.anchors.slugger).toBe('vitepress')
+    expect(resolveOptions(site, { urls: { base: '/guide/' } }, { urls: { base: '/docs/' } }).urls.base).toBe('/guide/')
+  })
+
+  it('fills in every default when no options are given', () => {
+    expect(resolveOptions(site, undefined).chat.chain).toBe(false)
+  })
+})
+
+describe('mergeOptions', () => {
+  it('replaces arrays whole instead of merging them', () => {
+    expect(mergeOptions({ docs: { exclude: ['a/**'] } }, { docs: { exclude: ['b/**'] } })).toEqual({ docs: { exclude: ['b/**'] } })
+  })
+})
+
+describe('the loader tag', () => {
+  it('points at the widget and the index below the site base', () => {
+    expect(loaderAttributes('/')).toEqual({ src: '/docpilot-assets/docpilot.js', 'data-index': '/docpilot/', defer: '' })
+    expect(loaderAttributes('/docs')).toMatchObject({ src: '/docs/docpilot-assets/docpilot.js', 'data-index': '/docs/docpilot/' })
+    expect(normalizeBase('')).toBe('/')
+  })
+})

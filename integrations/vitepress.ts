@@ -1,0 +1,59 @@
+/**
+ * `docpilot/vitepress`: one wrapper around the VitePress config.
+ *
+ *   import { defineConfig } from 'vitepress'
+ *   import { withDocpilot } from 'docpilot/vitepress'
+ *   export default withDocpilot(defineConfig({ title: 'My docs' }), { chat: { provider: 'openai' } })
+ *
+ * Built pages get the loader's script tag (`transformHead`, so `vitepress dev`
+ * pages stay untouched); after `vitepress build` the built HTML is indexed
+ * (`buildEnd`), so every citation carries the heading id VitePress rendered.
+ * The options are checked as soon as VitePress resolves its config, in dev and
+ * build alike. VitePress itself is only a type here: the owner's own dependency.
+ */
+import type { HeadConfig, SiteConfig, UserConfig } from 'vitepress'
+import type { DocpilotConfig } from '../core/config/schema.ts'
+import { indexBuiltSite, loaderAttributes, resolveOptions, type DocpilotOptions, type FrameworkSite } from './site-build.ts'
+
+export type { DocpilotOptions }
+
+type VitePlugin = NonNullable<NonNullable<UserConfig['vite']>['plugins']>[number]
+
+const log = (line: string) => console.log(`docpilot: ${line}`)
+
+function frameworkSite(site: SiteConfig): FrameworkSite {
+  return { framework: 'VitePress', configFile: site.configPath, root: site.root }
+}
+
+/** What VitePress decides about its URLs: the base, and whether links end in .html. */
+function vitepressDefaults(site: SiteConfig): DocpilotOptions {
+  return {
+    anchors: { slugger: 'vitepress' },
+    urls: { base: site.site.base, stripExtension: Boolean(site.cleanUrls) },
+  }
+}
+
+export function withDocpilot<T extends UserConfig>(config: T, options?: DocpilotOptions): T {
+  const resolve = (site: SiteConfig): DocpilotConfig => resolveOptions(frameworkSite(site), options, vitepressDefaults(site))
+  // VitePress puts its resolved site config on Vite's: the first place the config file's path is known.
+  const checkOptions: VitePlugin = {
+    name: 'docpilot:options',
+    configResolved(resolved: object) {
+      const site = (resolved as { vitepress?: SiteConfig }).vitepress
+      if (site) resolve(site)
+    },
+  }
+  return {
+    ...config,
+    vite: { ...config.vite, plugins: [...(config.vite?.plugins ?? []), checkOptions] },
+    async transformHead(context) {
+      const own = (await config.transformHead?.(context)) ?? []
+      const tag: HeadConfig = ['script', loaderAttributes(context.siteConfig.site.base)]
+      return [...own, tag]
+    },
+    async buildEnd(site) {
+      await config.buildEnd?.(site)
+      await indexBuiltSite({ ...frameworkSite(site), config: resolve(site), outDir: site.outDir, log })
+    },
+  }
+}
