@@ -23,6 +23,7 @@ export const COMMANDS: Record<string, () => Promise<DefineCommand>> = {
   proxy: async () => (await import('./commands/proxy.ts')).defineProxyCommand,
   query: async () => (await import('./commands/query.ts')).defineQueryCommand,
   eval: async () => (await import('./commands/eval.ts')).defineEvalCommand,
+  insights: async () => (await import('./commands/insights.ts')).defineInsightsCommand,
 }
 
 /** The commands to register for these arguments: none for the version, the one named, or all of them. */
