@@ -320,8 +320,12 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     return rt
   }
 
-  /** Origin, method and rate limit: the checks every /ai route shares. */
-  async function admit(c: Context, rt: ProxyRuntime, methods: string[]): Promise<{ res?: Response; cors?: string }> {
+  /**
+   * Origin, method and rate limit: the checks every /ai route shares. `bucket`
+   * names a separate bucket with the same limits (insights events: a reader's
+   * own beacons must never cost them an answer).
+   */
+  async function admit(c: Context, rt: ProxyRuntime, methods: string[], bucket = ''): Promise<{ res?: Response; cors?: string }> {
     const origin = checkOrigin(c.req.header('origin'), rt.settings.proxy.siteOrigins, rt.settings.proxy.allowedOrigins)
     if (!origin.allowed) {
       return {
@@ -351,7 +355,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       }
     }
     const { perMinute, burst } = rt.settings.proxy.rateLimit
-    const take = await rt.limits.take(await clientKey(rt.clientIp), { perMinute, burst }, now())
+    const take = await rt.limits.take(await clientKey(bucket ? `${rt.clientIp}#${bucket}` : rt.clientIp), { perMinute, burst }, now())
     if (!take.ok) {
       return {
         res: withCors(
@@ -433,7 +437,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   // Insights: one record per settled turn (or a rating of one), sent as a beacon; the reader never waits on it.
   app.all('/ai/events', async (c) => {
     const rt = await runtimeOf(c)
-    const gate = await admit(c, rt, ['POST'])
+    const gate = await admit(c, rt, ['POST'], 'events')
     if (gate.res) return gate.res
     if (!rt.settings.insights.enabled) return withCors(refuse(404, 'insights_off', 'Insights are off on this proxy (insights.enabled in the docpilot config); nothing was stored.'), gate.cors)
     const cap = rt.settings.feedback.maxBytes

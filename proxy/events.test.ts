@@ -97,6 +97,17 @@ describe('/ai/events on the Node entry', () => {
     proxy.close()
   })
 
+  it("draws on its own bucket with the same limits: a reader's beacons never cost them an answer", async () => {
+    const limited = parseProxySettings({ ...settings({ enabled: true }), proxy: { siteOrigins: [SITE], rateLimit: { perMinute: 1, burst: 2 } } })
+    const proxy = createNodeProxy({ settings: limited, env: {}, dbPath: IN_MEMORY })
+    const statuses = []
+    for (let i = 0; i < 3; i++) statuses.push((await proxy.app.request('/ai/events', beacon(turn(`turn-limit-${i}`)))).status)
+    expect(statuses).toEqual([204, 204, 429])
+    // The chat routes' bucket is untouched: feedback (which shares it) still passes.
+    expect((await proxy.app.request('/ai/feedback', { method: 'POST', headers: { origin: SITE }, body: '{"rating":"up"}' })).status).toBe(201)
+    proxy.close()
+  })
+
   it('refuses other origins, malformed and oversize events, and bad ids', async () => {
     const proxy = createNodeProxy({ settings: settings({ enabled: true, storeText: true }), env: {}, dbPath: IN_MEMORY })
     const send = (body: unknown, origin?: string) => proxy.app.request('/ai/events', beacon(body, origin))

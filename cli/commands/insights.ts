@@ -74,7 +74,7 @@ Examples:
       await mkdir(out, { recursive: true })
       await writeFile(join(out, 'insights.md'), renderMarkdown(report))
       await writeFile(join(out, 'insights.html'), renderHtml(report, new Date()))
-      const shown = (p: string) => relative(ctx.cwd, p) || '.'
+      const shown = (p: string) => (relative(ctx.cwd, p).startsWith('..') ? p : relative(ctx.cwd, p))
       ctx.stdout(
         `${report.turns} turns: ${report.outcomes.answered} answered, ${report.outcomes.refused} refused, ${report.ratings.down} thumbs down; ${report.gaps.length} gap group(s).\n` +
           `Wrote ${shown(join(out, 'insights.md'))} and ${shown(join(out, 'insights.html'))}\n`,
