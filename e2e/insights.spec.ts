@@ -12,9 +12,13 @@ import { pathToFileURL } from 'node:url'
 import type { Page, Request } from '@playwright/test'
 import { startDevServer, type DevServer } from '../cli/commands/dev.ts'
 import { main } from '../cli/main.ts'
-import { buildReport, parseEvents } from '../cli/insights/report.ts'
-import { readSqliteEvents } from '../cli/insights/store.ts'
+import { buildReport, parseEvents, type GapGroup } from '../cli/insights/report.ts'
+import { readD1Events, readSqliteEvents } from '../cli/insights/store.ts'
 import type { DocpilotConfigInput } from '../core/config/schema.ts'
+import { startFakeProviders, type FakeProviders } from '../fixtures/providers/index.ts'
+import { proxySettingsFromConfig } from '../proxy/from-config.ts'
+import { freePort, startWorkerProxy, type RunningWorker } from '../proxy/testing.ts'
+import type { EventRow } from '../proxy/events.ts'
 import { validateConfig } from '../core/config/validate.ts'
 import { ask, expect, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED, E2E_DOCS, E2E_WIDGET, UNCOVERED } from './paths.ts'
@@ -64,6 +68,56 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   return { code, out, err }
 }
 
+/**
+ * The readers' turns every store is tested with: answered by the head of the
+ * chain; answered by the second member after the first failed (the reader
+ * gives it a thumbs down); refused by the gate; rate-limited by every
+ * member's daily quota. Returns the first link the refused turn listed.
+ */
+async function driveReaders(page: Page, fakes: FakeProviders): Promise<{ nearestHref: string | null }> {
+  await fakes.reset()
+  await openPanel(page)
+  // 1. Answered by the head of the chain (rung 1, openai).
+  await settled(await ask(page, COVERED), 'answered')
+  // 2. openai fails once: gemini answers (rung 2), and openai cools for the turns after; the reader is unhappy.
+  await fakes.control({ member: 'openai', fault: 'server-error', times: 1 })
+  const downTurn = await settled(await ask(page, THUMBS_DOWN_QUESTION), 'answered')
+  const rated = page.waitForRequest((r) => r.url().endsWith('/ai/events') && (r.postData() ?? '').includes('"rating"'))
+  await downTurn.getByRole('button', { name: 'Not helpful' }).click()
+  await rated
+  // 3. Refused by the gate: no model is called.
+  const refused = await settled(await ask(page, UNCOVERED), 'refused')
+  const nearestHref = await refused.locator('a').first().getAttribute('href')
+  // 4. Every member out of its daily quota: rate-limited.
+  await fakes.control({ fault: 'daily-quota' })
+  await settled(await ask(page, 'How do I define routes?'), 'rate-limited')
+  await fakes.reset()
+  return { nearestHref }
+}
+
+function expectStoredTurns(rows: EventRow[]): void {
+  expect(rows.map((r) => r.outcome)).toEqual(['answered', 'answered', 'refused', 'rate-limited'])
+  expect(rows[1]!.rating).toBe('down')
+  expect(new Set(rows.map((r) => r.tab)).size).toBe(1)
+  expect(JSON.stringify(rows)).not.toMatch(/127\.0\.0\.1|::1|localhost/)
+}
+
+/** The report over the driven turns: the refused question in a gap group at the section the panel listed first; one answer per rung. */
+function expectGapsAndRungs(rows: EventRow[], nearestHref: string | null): GapGroup {
+  const report = buildReport(parseEvents(rows).events)
+  const refusedGroup = report.gaps.find((g) => g.questions.includes(UNCOVERED))!
+  expect(refusedGroup).toBeDefined()
+  expect(refusedGroup.refused).toBe(1)
+  expect(nearestHref).toContain(`#${refusedGroup.section.anchor}`)
+  expect(report.gaps.find((g) => g.questions.includes(THUMBS_DOWN_QUESTION))!.thumbsDown).toBe(1)
+  // Rung counts match the turns driven: one answer each; openai was cooling when turns 3 and 4 began.
+  expect(report.rungs.map((r) => [r.member, r.index, r.answered, r.cooling])).toEqual([
+    ['openai', 0, 1, 2],
+    ['gemini', 1, 1, 0],
+  ])
+  return refusedGroup
+}
+
 test.describe('insights on, question text kept', () => {
   let site: InsightsSite
   test.beforeAll(async () => {
@@ -72,36 +126,15 @@ test.describe('insights on, question text kept', () => {
   test.afterAll(async () => site?.server.close())
 
   test('answered, refused, rate-limited and thumbs-down turns become a report with gaps and rung counts', async ({ page, context }, info) => {
-    const fakes = site.server.fakes!
-    await fakes.reset()
     const events = watchEvents(page)
     await page.goto(site.server.url)
-    await openPanel(page)
-
-    // 1. Answered by the head of the chain (rung 1, openai).
-    await settled(await ask(page, COVERED), 'answered')
-    // 2. openai fails once: gemini answers (rung 2), and openai cools for the turns after; the reader is unhappy.
-    await fakes.control({ member: 'openai', fault: 'server-error', times: 1 })
-    const downTurn = await settled(await ask(page, THUMBS_DOWN_QUESTION), 'answered')
-    const rated = page.waitForRequest((r) => r.url().endsWith('/ai/events') && (r.postData() ?? '').includes('"rating"'))
-    await downTurn.getByRole('button', { name: 'Not helpful' }).click()
-    await rated
-    // 3. Refused by the gate: no model is called.
-    const refused = await settled(await ask(page, UNCOVERED), 'refused')
-    const nearestHref = await refused.locator('a').first().getAttribute('href')
-    // 4. Every member out of its daily quota: rate-limited.
-    await fakes.control({ fault: 'daily-quota' })
-    await settled(await ask(page, 'How do I define routes?'), 'rate-limited')
-    await fakes.reset()
+    const { nearestHref } = await driveReaders(page, site.server.fakes!)
 
     // One beacon per settled turn plus the rating, all answered by the proxy.
     await expect.poll(() => readSqliteEvents(site.db).length).toBe(4)
     expect(events.requests).toHaveLength(5)
     const rows = readSqliteEvents(site.db)
-    expect(rows.map((r) => r.outcome)).toEqual(['answered', 'answered', 'refused', 'rate-limited'])
-    expect(rows[1]!.rating).toBe('down')
-    expect(new Set(rows.map((r) => r.tab)).size).toBe(1)
-    expect(JSON.stringify(rows)).not.toMatch(/127\.0\.0\.1|::1|localhost/)
+    expectStoredTurns(rows)
 
     const out = join(site.dir, 'report')
     const gapsFile = join(site.dir, 'gaps.jsonl')
@@ -109,18 +142,7 @@ test.describe('insights on, question text kept', () => {
     expect(run.code, run.err).toBe(0)
     expect(run.out).toMatch(/^4 turns: 2 answered, 1 refused, 1 thumbs down; [12] gap group/)
 
-    // The refused question sits in a gap group whose nearest section is the one the panel listed first.
-    const report = buildReport(parseEvents(rows).events)
-    const refusedGroup = report.gaps.find((g) => g.questions.includes(UNCOVERED))!
-    expect(refusedGroup).toBeDefined()
-    expect(refusedGroup.refused).toBe(1)
-    expect(nearestHref).toContain(`#${refusedGroup.section.anchor}`)
-    expect(report.gaps.find((g) => g.questions.includes(THUMBS_DOWN_QUESTION))!.thumbsDown).toBe(1)
-    // Rung counts match the turns driven: one answer each; openai was cooling when turns 3 and 4 began.
-    expect(report.rungs.map((r) => [r.member, r.index, r.answered, r.cooling])).toEqual([
-      ['openai', 0, 1, 2],
-      ['gemini', 1, 1, 0],
-    ])
+    const refusedGroup = expectGapsAndRungs(rows, nearestHref)
     const markdown = readFileSync(join(out, 'insights.md'), 'utf8')
     expect(markdown).toContain(UNCOVERED)
     expect(markdown).toContain(refusedGroup.section.path)
@@ -186,5 +208,67 @@ test.describe('insights off (the default)', () => {
     await settled(await ask(page, UNCOVERED), 'refused')
     expect(events.requests).toEqual([])
     expect(site.server.proxy.state.eventRows()).toEqual([])
+  })
+})
+
+test.describe('insights on a Worker: wrangler dev with D1', () => {
+  let fakes: FakeProviders
+  let worker: RunningWorker
+  let server: DevServer
+  const dir = mkdtempSync(join(tmpdir(), 'docpilot-insights-d1-'))
+  const persist = join(dir, 'wrangler-state')
+  const index = join(dir, 'index')
+  test.beforeAll(async () => {
+    test.setTimeout(300_000)
+    fakes = await startFakeProviders()
+    const config = validateConfig({ embed: 'default', chat: { chain: ['openai', 'gemini'] }, insights: { enabled: true }, feedback: { storeText: true } }, '(e2e)')
+    // The page stays on dev's origin; its /ai requests and beacons go to the Worker (data-proxy), which allows that origin (CORS).
+    const devPort = await freePort()
+    const { settings } = proxySettingsFromConfig(config, fakes.env())
+    settings.proxy = { ...settings.proxy, siteOrigins: ['https://docs.example.com'], allowedOrigins: [`http://127.0.0.1:${devPort}`] }
+    worker = await startWorkerProxy({ settings, env: fakes.env(), statePath: persist })
+    server = await startDevServer({
+      docsDir: E2E_DOCS,
+      indexDir: index,
+      index: 'build',
+      widgetDir: E2E_WIDGET,
+      buildWidget: false,
+      config,
+      env: {},
+      fakeProviders: fakes,
+      port: devPort,
+      csp: false,
+      dbPath: ':memory:',
+      scriptData: { proxy: worker.url },
+    })
+  })
+  test.afterAll(async () => {
+    await server?.close()
+    await worker?.stop()
+    await fakes?.close()
+  })
+
+  test('the same turns stored in D1 and read back by docpilot insights --d1', async ({ page }, info) => {
+    test.setTimeout(300_000)
+    const events = watchEvents(page)
+    await page.goto(server.url)
+    const { nearestHref } = await driveReaders(page, fakes)
+    await expect.poll(() => events.requests.length).toBe(5)
+    // Nothing went to dev's own Node proxy: the Worker stored them.
+    expect(events.requests.every((r) => r.url().startsWith(worker.url))).toBe(true)
+    expect(server.proxy.state.eventRows()).toEqual([])
+
+    const wrangler = ['--d1', 'docpilot-feedback', '--wrangler-config', join(worker.configDir, 'wrangler.toml'), '--persist-to', persist]
+    const out = join(dir, 'report')
+    const gapsFile = join(dir, 'gaps.jsonl')
+    const run = await cli(['insights', ...wrangler, '--index', index, '--out', out, '--export', gapsFile])
+    expect(run.code, run.err).toBe(0)
+    expect(run.out).toMatch(/^4 turns: 2 answered, 1 refused, 1 thumbs down; [12] gap group/)
+    const exported = readFileSync(gapsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { q: string })
+    expect(exported.map((q) => q.q).sort()).toEqual([THUMBS_DOWN_QUESTION, UNCOVERED].sort())
+    const rows = await readD1Events({ database: 'docpilot-feedback', config: join(worker.configDir, 'wrangler.toml'), persistTo: persist }, process.cwd())
+    expectStoredTurns(rows)
+    expectGapsAndRungs(rows, nearestHref)
+    await info.attach('insights-d1.md', { body: readFileSync(join(out, 'insights.md'), 'utf8'), contentType: 'text/markdown' })
   })
 })
