@@ -57,7 +57,8 @@ export function demoPages(chunks: readonly ChunkRecord[]): DemoPage[] {
 }
 
 function scriptTag(shell: PageShell): string {
-  const data = { index: shell.indexUrl, ...shell.scriptData }
+  // The panel repeats the demo notice inside the dialog, where the page's banner is hidden behind the backdrop.
+  const data = { index: shell.indexUrl, ...(shell.demoNotice ? { demo: shell.demoNotice } : {}), ...shell.scriptData }
   const attrs = Object.entries(data)
     .map(([k, v]) => ` data-${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${escapeHtml(v)}"`)
     .join('')

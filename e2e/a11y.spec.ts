@@ -29,12 +29,23 @@ test('every state of a conversation passes axe (dark)', async ({ page }, info) =
   await expect(page.locator('[data-docpilot-panel]')).toHaveAttribute('data-theme', 'dark')
   await expectAccessible(page, info, 'dark-empty')
 
+  await test.step('asking: the passages are in, the model has not answered yet', async () => {
+    await site.fakes.control({ member: 'openai', fault: 'hang' })
+    const waiting = await ask(page, COVERED)
+    await expect(waiting).toHaveAttribute('data-phase', 'asking')
+    await waiting.locator('details.dp-searched summary').click()
+    await expectAccessible(page, info, 'dark-asking')
+    await d.getByRole('button', { name: 'Stop' }).click()
+    await settled(waiting, 'aborted')
+    await site.fakes.reset()
+  })
+
   await test.step('answering, then aborted', async () => {
     // The stream stalls after its first delta: the turn stays answering (for the ladder's 20 s idle limit) until Stop.
     await site.fakes.control({ member: 'openai', fault: 'hang', afterDeltas: 1, echo: true })
     const streaming = await ask(page, COVERED)
     await expect(streaming).toHaveAttribute('data-phase', 'answering')
-    await expect(streaming.locator('.dp-answer')).toContainText('According')
+    await expect(streaming.locator('.dp-answer')).not.toBeEmpty()
     await expectAccessible(page, info, 'dark-answering')
     await d.getByRole('button', { name: 'Stop' }).click()
     await settled(streaming, 'aborted')
@@ -50,10 +61,16 @@ test('every state of a conversation passes axe (dark)', async ({ page }, info) =
     })
   }
 
-  await test.step('search results', async () => {
+  await test.step('the search view, opened from the search answer', async () => {
     await d.locator('[data-state="hybrid"]').getByRole('button', { name: 'Search the docs' }).click()
     await expect(d.locator('[data-state="search"] .dp-row').first()).toBeVisible()
     await expectAccessible(page, info, 'dark-search')
+  })
+
+  await test.step('sources, with "Also searched" open', async () => {
+    const also = d.locator('[data-state="answered"] details.dp-also').first()
+    await also.locator('summary').click()
+    await expectAccessible(page, info, 'dark-sources-open')
   })
   await keepScreenshot(page, info, 'dark-every-state')
 })

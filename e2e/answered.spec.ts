@@ -11,7 +11,7 @@ test('a streamed answer with citations that link to the cited heading', async ({
   await expectAccessible(page, info, 'empty')
   const turn = await ask(page, COVERED)
   await expect(turn).toHaveAttribute('data-phase', 'answering')
-  await expect(turn.locator('.dp-answer')).toContainText('According to')
+  await expect(turn.locator('.dp-answer')).not.toBeEmpty()
   await expectAccessible(page, info, 'answering')
   const body = await settled(turn, 'answered')
   await expect(body.locator('.dp-sources')).toBeVisible()

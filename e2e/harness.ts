@@ -49,10 +49,12 @@ export interface SiteOptions {
   scriptData?: Record<string, string>
   /** Serve the index built with `embed: false` (a site that declared lexical-only). */
   lexicalOnly?: boolean
+  /** The demo `docpilot dev --fake-providers` serves: every member answered by the fakes, the page says so. */
+  demo?: boolean
 }
 
 /** A dev server whose environment holds only the given members, all pointed at one fake provider server. */
-async function startSite(opts: SiteOptions): Promise<Site> {
+export async function startSite(opts: SiteOptions): Promise<Site> {
   const fakes = await startFakeProviders()
   const all = fakes.env()
   const env: Record<string, string> = {}
@@ -70,6 +72,7 @@ async function startSite(opts: SiteOptions): Promise<Site> {
     config: validateConfig(opts.config ?? { chat: { chain: 'auto' } }, '(e2e)'),
     env,
     dbPath: ':memory:',
+    ...(opts.demo ? { fakeProviders: fakes } : {}),
     ...(opts.csp === false ? { csp: false } : {}),
     ...(opts.scriptData ? { scriptData: opts.scriptData } : {}),
   })
@@ -202,4 +205,24 @@ export async function watchForSecrets(context: BrowserContext, secrets: string[]
     return done
   })
   return watch
+}
+
+/** The panel's aria-live status line. */
+export function statusLine(page: Page): Locator {
+  return dialog(page).locator('[role="status"].dp-visually-hidden')
+}
+
+/** Every text the status line announces from now on, in order (read with `said()`). */
+export async function listenToStatus(page: Page): Promise<() => Promise<string[]>> {
+  await statusLine(page).waitFor({ state: 'attached' })
+  await page.evaluate(() => {
+    const root = document.querySelector('[data-docpilot-panel]')!.shadowRoot!
+    const line = root.querySelector('[role="status"].dp-visually-hidden')!
+    const said: string[] = ((window as unknown as { __dpSaid: string[] }).__dpSaid = [])
+    new MutationObserver(() => {
+      const text = line.textContent ?? ''
+      if (text && said.at(-1) !== text) said.push(text)
+    }).observe(line, { childList: true, characterData: true, subtree: true })
+  })
+  return () => page.evaluate(() => (window as unknown as { __dpSaid: string[] }).__dpSaid)
 }

@@ -67,7 +67,7 @@ test('the hostile fixture page shows its attack strings as text, on the page and
   await expect(body.locator('.dp-lead')).toHaveText(HYBRID_NOTICE)
   const quoted = body.locator('.dp-row', { has: page.locator('a[href^="/guide/security#"]') })
   expect(await quoted.count()).toBeGreaterThan(0)
-  await expect(body.locator('blockquote').filter({ hasText: /<script>|onerror=|javascript:/ }).first()).toBeVisible()
+  await expect(body.locator('.dp-excerpt').filter({ hasText: /<script>|onerror=|javascript:/ }).first()).toBeVisible()
   await inert(page, 'panel')
   await inert(page, 'page')
   expect(opened).toEqual([])

@@ -24,8 +24,8 @@ test('the whole turn without a pointer', async ({ page }, info) => {
   const body = await settled(turn, 'answered')
   await expect(input).toBeFocused()
 
-  // Tab order: from the box, Tab wraps to Close, walks the answer's citations, its sources and the
-  // thumbs, and comes back to the box; focus never leaves the dialog.
+  // Tab order: from the box, Tab wraps to the header (New conversation, Close), walks the answer (its citations
+  // and code), its sources, the copy button and the thumbs, and comes back to the box; focus never leaves the dialog.
   const order: string[] = []
   for (let i = 0; i < 40 && order.at(-1) !== 'textbox'; i++) {
     await page.keyboard.press('Tab')
@@ -38,11 +38,15 @@ test('the whole turn without a pointer', async ({ page }, info) => {
       }),
     )
   }
+  expect(order.slice(0, 2)).toEqual(['New conversation', 'Close'])
   const cites = order.filter((name) => /^\[\d+\]$/.test(name))
-  expect(order[0]).toBe('Close')
-  expect(order.slice(1, 1 + cites.length)).toEqual(cites)
   expect(cites.length).toBeGreaterThan(0)
-  expect(order.slice(-3)).toEqual(['Helpful', 'Not helpful', 'textbox'])
+  expect(cites).toEqual(await body.locator('.dp-answer a.dp-cite').allTextContents())
+  expect(order).toContain('Copy code')
+  const sources = await body.locator('.dp-sources > .dp-links a').allTextContents()
+  expect(order.indexOf(sources[0]!)).toBeGreaterThan(order.lastIndexOf(cites.at(-1)!))
+  expect(order.some((name) => /^Also searched \(\d+\)$/.test(name))).toBe(true)
+  expect(order.slice(-4)).toEqual(['Copy answer', 'Helpful', 'Not helpful', 'textbox'])
   expect(order).not.toContain('outside the panel')
   await page.keyboard.press('Shift+Tab')
   await expect(body.getByRole('button', { name: 'Not helpful' })).toBeFocused()

@@ -31,7 +31,7 @@ test('provider keys stay in the proxy', async ({ page, context }) => {
   expect(watch.bodies.filter((b) => /\/ai\/(openai|gemini|anthropic|openrouter)\//.test(b.url)).map((b) => b.status)).toEqual(
     expect.arrayContaining([401, 429, 200]),
   )
-  expect(watch.bodies.some((b) => b.url.includes('/ai/') && b.status === 200 && b.text.includes('According'))).toBe(true)
+  expect(watch.bodies.some((b) => b.url.includes('/ai/') && b.status === 200 && b.text.includes('[1]'))).toBe(true)
   // The retrieval worker's own fetches (index parts) went through the watch too.
   expect(watch.bodies.some((b) => /\/docpilot\/lexical\.[^/]+$/.test(b.url))).toBe(true)
   expect(watch.leaks).toEqual([])

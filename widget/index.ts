@@ -23,9 +23,12 @@ export function createDocpilot(options: Partial<WidgetOptions> = {}): PanelContr
     placement: 'none',
     theme: options.theme ?? 'auto',
     label: options.label ?? DEFAULT_LABEL,
-    hotkey: options.hotkey ?? 'mod+k',
+    // The module binds no hotkey: the site decides how the panel opens.
+    hotkeys: [],
     searchUrl: options.searchUrl ?? '',
     prefetch: options.prefetch ?? true,
+    conversation: options.conversation ?? 'tab',
+    demoNotice: options.demoNotice ?? '',
     debug: options.debug ?? (debugFlag === '1' || debugFlag === 'true'),
   })
 }

@@ -4,7 +4,7 @@
  * imports the panel, which in turn starts the retrieval worker. Nothing here
  * depends on Preact or the index so the script stays a few kilobytes.
  */
-import { isSlashToOpen, matchesHotkey, readOptions, type WidgetOptions } from './options.ts'
+import { isSingleKey, opensPanel, readOptions, type WidgetOptions } from './options.ts'
 import type { PanelController } from './panel/mount.tsx'
 
 const LAUNCHER_CSS = `
@@ -27,8 +27,9 @@ function isMac(): boolean {
   return /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent)
 }
 
-function hotkeyHint(hotkey: string): string {
-  if (hotkey === 'none') return '/'
+/** The launcher's hint: the first combination, else the first single key. */
+function hotkeyHint(hotkeys: readonly string[]): string {
+  const hotkey = hotkeys.find((k) => !isSingleKey(k)) ?? hotkeys[0] ?? ''
   return hotkey
     .split('+')
     .map((p) => (p === 'mod' ? (isMac() ? '⌘' : 'Ctrl') : p.length === 1 ? p.toUpperCase() : p))
@@ -64,10 +65,13 @@ function start(options: WidgetOptions): void {
     launcher.setAttribute('aria-haspopup', 'dialog')
     launcher.setAttribute('aria-expanded', 'false')
     launcher.append(options.label, ' ')
-    const kbd = document.createElement('kbd')
-    kbd.textContent = hotkeyHint(options.hotkey)
-    kbd.setAttribute('aria-hidden', 'true')
-    launcher.append(kbd)
+    const hint = hotkeyHint(options.hotkeys)
+    if (hint) {
+      const kbd = document.createElement('kbd')
+      kbd.textContent = hint
+      kbd.setAttribute('aria-hidden', 'true')
+      launcher.append(kbd)
+    }
     launcher.addEventListener('click', () => open())
     root.append(launcher)
     document.body.append(host)
@@ -76,7 +80,7 @@ function start(options: WidgetOptions): void {
   document.addEventListener('keydown', (event) => {
     if (event.defaultPrevented) return
     const target = event.composedPath()[0] as HTMLElement | null
-    if (matchesHotkey(event, options.hotkey) || isSlashToOpen(event, target)) {
+    if (opensPanel(event, target, options.hotkeys)) {
       event.preventDefault()
       open()
     }

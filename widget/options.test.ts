@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isSlashToOpen, matchesHotkey, readOptions, type KeyLike } from './options.ts'
+import { isSingleKey, matchesHotkey, opensPanel, parseHotkeys, readOptions, singleKeysOff, SINGLE_KEYS_OFF, type KeyLike } from './options.ts'
 
 const key = (k: string, mods: Partial<KeyLike> = {}): KeyLike => ({ key: k, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...mods })
 
@@ -7,7 +7,7 @@ describe('readOptions', () => {
   const SCRIPT = 'https://cdn.example.com/dp/docpilot.js'
   const PAGE = 'https://docs.example.com/guide/intro'
 
-  it('defaults: index at /docpilot/ on the page origin, assets next to the script, same-origin proxy', () => {
+  it('defaults: index at /docpilot/ on the page origin, assets next to the script, same-origin proxy, kept for the tab', () => {
     expect(readOptions({}, SCRIPT, PAGE)).toEqual({
       indexUrl: 'https://docs.example.com/docpilot/',
       proxyBase: '',
@@ -15,16 +15,30 @@ describe('readOptions', () => {
       placement: 'bottom-right',
       theme: 'auto',
       label: 'Ask the docs',
-      hotkey: 'mod+k',
+      hotkeys: ['mod+k', '/'],
       searchUrl: '',
       prefetch: true,
+      conversation: 'tab',
+      demoNotice: '',
       debug: false,
     })
   })
 
   it('reads every data- attribute and resolves relative URLs', () => {
     const o = readOptions(
-      { index: 'search-index', proxy: 'https://api.example.com/', assets: '/static/', placement: 'bottom-left', theme: 'dark', label: ' Ask Lumen ', hotkey: 'Mod+J', searchUrl: '/search?q={q}', prefetch: 'none' },
+      {
+        index: 'search-index',
+        proxy: 'https://api.example.com/',
+        assets: '/static/',
+        placement: 'bottom-left',
+        theme: 'dark',
+        label: ' Ask Lumen ',
+        hotkeys: 'Mod+J  ctrl+/',
+        searchUrl: '/search?q={q}',
+        prefetch: 'none',
+        conversation: 'browser',
+        demo: ' Demo answers ',
+      },
       SCRIPT,
       PAGE,
     )
@@ -35,21 +49,32 @@ describe('readOptions', () => {
       placement: 'bottom-left',
       theme: 'dark',
       label: 'Ask Lumen',
-      hotkey: 'mod+j',
+      hotkeys: ['mod+j', 'ctrl+/'],
       searchUrl: '/search?q={q}',
       prefetch: false,
+      conversation: 'browser',
+      demoNotice: 'Demo answers',
     })
   })
 
   it('falls back to defaults for values it does not know, rather than breaking the page', () => {
-    const o = readOptions({ placement: 'middle', theme: 'neon', label: '   ', hotkey: '' }, SCRIPT, PAGE)
-    expect(o).toMatchObject({ placement: 'bottom-right', theme: 'auto', label: 'Ask the docs', hotkey: 'mod+k' })
+    const o = readOptions({ placement: 'middle', theme: 'neon', label: '   ', conversation: 'forever' }, SCRIPT, PAGE)
+    expect(o).toMatchObject({ placement: 'bottom-right', theme: 'auto', label: 'Ask the docs', conversation: 'tab' })
   })
 
   it('turns debug on only for ?dpdebug=1 or true', () => {
     expect(readOptions({}, SCRIPT, `${PAGE}?dpdebug=1`).debug).toBe(true)
     expect(readOptions({}, SCRIPT, `${PAGE}?dpdebug=true`).debug).toBe(true)
     expect(readOptions({}, SCRIPT, `${PAGE}?dpdebug=0`).debug).toBe(false)
+  })
+})
+
+describe('parseHotkeys', () => {
+  it('space-separated combinations; none or an empty value turns every hotkey off', () => {
+    expect(parseHotkeys(undefined)).toEqual(['mod+k', '/'])
+    expect(parseHotkeys('mod+k')).toEqual(['mod+k'])
+    expect(parseHotkeys('none')).toEqual([])
+    expect(parseHotkeys('  ')).toEqual([])
   })
 })
 
@@ -62,20 +87,38 @@ describe('matchesHotkey', () => {
     expect(matchesHotkey(key('j', { ctrlKey: true }), 'mod+k')).toBe(false)
   })
 
-  it('names Ctrl, Alt and Shift exactly; none turns the combination off', () => {
+  it('names Ctrl and Alt exactly; Shift counts for letters only (a "/" may need it)', () => {
     expect(matchesHotkey(key('k', { ctrlKey: true, altKey: true }), 'ctrl+alt+k')).toBe(true)
     expect(matchesHotkey(key('k', { metaKey: true, altKey: true }), 'ctrl+alt+k')).toBe(false)
-    expect(matchesHotkey(key('k', { ctrlKey: true }), 'none')).toBe(false)
+    expect(matchesHotkey(key('/', { shiftKey: true }), '/')).toBe(true)
+    expect(matchesHotkey(key('/', { ctrlKey: true }), '/')).toBe(false)
   })
 })
 
-describe('isSlashToOpen', () => {
-  it('opens on a bare "/" outside text fields only', () => {
-    expect(isSlashToOpen(key('/'), { tagName: 'BODY' })).toBe(true)
-    expect(isSlashToOpen(key('/'), null)).toBe(true)
-    for (const tagName of ['INPUT', 'textarea', 'SELECT']) expect(isSlashToOpen(key('/'), { tagName })).toBe(false)
-    expect(isSlashToOpen(key('/'), { tagName: 'DIV', isContentEditable: true })).toBe(false)
-    expect(isSlashToOpen(key('/', { ctrlKey: true }), { tagName: 'BODY' })).toBe(false)
-    expect(isSlashToOpen(key('?'), { tagName: 'BODY' })).toBe(false)
+describe('opensPanel', () => {
+  const body = { tagName: 'BODY' }
+  it('single keys never fire while the reader types in a field; combinations do', () => {
+    expect(opensPanel(key('/'), body, ['mod+k', '/'], false)).toBe(true)
+    expect(opensPanel(key('/'), null, ['mod+k', '/'], false)).toBe(true)
+    for (const tagName of ['INPUT', 'textarea', 'SELECT']) expect(opensPanel(key('/'), { tagName }, ['/'], false)).toBe(false)
+    expect(opensPanel(key('/'), { tagName: 'DIV', isContentEditable: true }, ['/'], false)).toBe(false)
+    expect(opensPanel(key('k', { ctrlKey: true }), { tagName: 'INPUT' }, ['mod+k', '/'], false)).toBe(true)
+    expect(opensPanel(key('?'), body, ['mod+k', '/'], false)).toBe(false)
+  })
+
+  it('a site can remap or drop them, and a reader can turn single keys off', () => {
+    expect(opensPanel(key('/'), body, ['mod+k'], false)).toBe(false)
+    expect(opensPanel(key('s'), body, ['s'], false)).toBe(true)
+    expect(opensPanel(key('k', { ctrlKey: true }), body, [], false)).toBe(false)
+    expect(opensPanel(key('/'), body, ['mod+k', '/'], true)).toBe(false)
+    expect(opensPanel(key('k', { metaKey: true }), body, ['mod+k', '/'], true)).toBe(true)
+  })
+
+  it('knows single keys from combinations, and reads the reader choice from storage', () => {
+    expect(['/', 's', 'shift+s'].map(isSingleKey)).toEqual([true, true, true])
+    expect(['mod+k', 'alt+/', 'ctrl+shift+s'].map(isSingleKey)).toEqual([false, false, false])
+    expect(singleKeysOff({ getItem: (k) => (k === SINGLE_KEYS_OFF ? '1' : null) })).toBe(true)
+    expect(singleKeysOff({ getItem: () => null })).toBe(false)
+    expect(singleKeysOff({ getItem: () => { throw new Error('blocked') } })).toBe(false)
   })
 })

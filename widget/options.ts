@@ -6,6 +6,8 @@
 
 export type Placement = 'bottom-right' | 'bottom-left' | 'none'
 export type ThemeChoice = 'auto' | 'light' | 'dark'
+/** How long a conversation is kept: this tab (sessionStorage), this browser (localStorage), or not at all. */
+export type ConversationKeeping = 'tab' | 'browser' | 'none'
 
 export interface WidgetOptions {
   /** URL of the index folder (holds manifest.json), with a trailing slash. */
@@ -17,17 +19,21 @@ export interface WidgetOptions {
   placement: Placement
   theme: ThemeChoice
   label: string
-  /** 'mod+k' style combination; 'none' turns the combination off ('/' still opens). */
-  hotkey: string
-  /** The site's own search page; `{q}` is replaced by the question. Empty: show the passages instead. */
+  /** Keys that open the panel: 'mod+k' style combinations or single keys ('/'); empty: none. */
+  hotkeys: string[]
+  /** The site's own search page; `{q}` is replaced by the question. Empty: the panel's own search view. */
   searchUrl: string
   /** Fetch the panel and index while the browser is idle, before the first open. */
   prefetch: boolean
+  conversation: ConversationKeeping
+  /** Shown inside the panel when answers do not come from a real model (the dev demo's fake providers). */
+  demoNotice: string
   /** `?dpdebug=1` on the page URL. */
   debug: boolean
 }
 
 export const DEFAULT_LABEL = 'Ask the docs'
+export const DEFAULT_HOTKEYS = ['mod+k', '/']
 
 function withSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`
@@ -35,6 +41,13 @@ function withSlash(url: string): string {
 
 function pick<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T): T {
   return value !== undefined && (allowed as readonly string[]).includes(value) ? (value as T) : fallback
+}
+
+/** `data-hotkeys="mod+k /"`: combinations separated by spaces; `none` (or nothing) turns them all off. */
+export function parseHotkeys(value: string | undefined): string[] {
+  if (value === undefined) return [...DEFAULT_HOTKEYS]
+  const keys = value.trim().toLowerCase().split(/\s+/).filter(Boolean)
+  return keys.includes('none') ? [] : keys
 }
 
 /**
@@ -56,9 +69,11 @@ export function readOptions(
     placement: pick(data.placement, ['bottom-right', 'bottom-left', 'none'] as const, 'bottom-right'),
     theme: pick(data.theme, ['auto', 'light', 'dark'] as const, 'auto'),
     label: data.label?.trim() || DEFAULT_LABEL,
-    hotkey: (data.hotkey ?? 'mod+k').trim().toLowerCase() || 'mod+k',
+    hotkeys: parseHotkeys(data.hotkeys),
     searchUrl: data.searchUrl ?? '',
     prefetch: data.prefetch !== 'none' && data.prefetch !== 'false',
+    conversation: pick(data.conversation, ['tab', 'browser', 'none'] as const, 'tab'),
+    demoNotice: data.demo?.trim() ?? '',
     debug: debugFlag === '1' || debugFlag === 'true',
   }
 }
@@ -71,9 +86,15 @@ export interface KeyLike {
   shiftKey: boolean
 }
 
+const MODIFIERS = new Set(['mod', 'ctrl', 'meta', 'alt', 'shift'])
+
+/** A hotkey without Ctrl, Cmd or Alt: one key press that could equally be typing (WCAG 2.1.4). */
+export function isSingleKey(hotkey: string): boolean {
+  return !hotkey.split('+').some((p) => p !== 'shift' && MODIFIERS.has(p))
+}
+
 /** True when the event matches a 'mod+k' style combination ('mod' is Ctrl, or Cmd on a Mac). */
 export function matchesHotkey(event: KeyLike, hotkey: string): boolean {
-  if (hotkey === 'none') return false
   const parts = hotkey.split('+')
   const key = parts.pop()
   if (!key || event.key.toLowerCase() !== key) return false
@@ -83,14 +104,42 @@ export function matchesHotkey(event: KeyLike, hotkey: string): boolean {
   if (wants.has('ctrl') && !event.ctrlKey) return false
   if (wants.has('meta') && !event.metaKey) return false
   if (wants.has('alt') !== event.altKey) return false
-  if (wants.has('shift') !== event.shiftKey) return false
+  // A symbol such as "/" needs Shift on some keyboard layouts: Shift only counts for letters.
+  if (wants.has('shift') !== event.shiftKey && /^[a-z]$/.test(key)) return false
   return true
 }
 
-/** `/` opens the panel unless the reader is typing somewhere. */
-export function isSlashToOpen(event: KeyLike, target: { tagName?: string; isContentEditable?: boolean } | null): boolean {
-  if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey) return false
-  if (!target) return true
+export interface KeyTarget {
+  tagName?: string
+  isContentEditable?: boolean
+}
+
+/** Typing somewhere: an input, a text area, a select or an editable element. */
+export function isTypingTarget(target: KeyTarget | null): boolean {
+  if (!target) return false
   const tag = (target.tagName ?? '').toUpperCase()
-  return !(tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || target.isContentEditable)
+  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || target.isContentEditable === true
+}
+
+/** Where a reader's choice to turn single-key shortcuts off is kept (this browser, every site page). */
+export const SINGLE_KEYS_OFF = 'docpilot:single-key-shortcuts-off'
+
+export function singleKeysOff(storage: Pick<Storage, 'getItem'> | undefined = globalThis.localStorage): boolean {
+  try {
+    return storage?.getItem(SINGLE_KEYS_OFF) === '1'
+  } catch {
+    return false // storage blocked by the browser's privacy settings
+  }
+}
+
+/**
+ * Whether a key press opens the panel. Single-key hotkeys never fire while
+ * the reader is typing in a field (the panel's own box included) or after
+ * the reader turned them off; combinations with Ctrl, Cmd or Alt always do.
+ */
+export function opensPanel(event: KeyLike, target: KeyTarget | null, hotkeys: readonly string[], singleOff = singleKeysOff()): boolean {
+  return hotkeys.some((hotkey) => {
+    if (isSingleKey(hotkey) && (singleOff || isTypingTarget(target))) return false
+    return matchesHotkey(event, hotkey)
+  })
 }

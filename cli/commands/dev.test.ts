@@ -61,7 +61,8 @@ describe('with --fake-providers', () => {
     expect(res.headers.get('content-security-policy')).toBe(STRICT_CSP)
     const html = await res.text()
     expect(html).toContain(DEMO_NOTICE)
-    expect(html).toMatch(/<script src="\/docpilot-assets\/docpilot\.js" data-index="\/docpilot\/" defer><\/script>/)
+    // The loader carries the notice too: the panel repeats it inside the dialog, above its backdrop.
+    expect(html).toMatch(/<script src="\/docpilot-assets\/docpilot\.js" data-index="\/docpilot\/" data-demo="Demo: [^"]+" defer><\/script>/)
   })
 
   it('walks the fake members, and the key in the shell appears nowhere the page can read', async () => {

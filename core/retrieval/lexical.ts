@@ -5,8 +5,8 @@
  * even when this file's defaults change later.
  */
 import MiniSearch, { type AsPlainObject, type SearchResult as MiniResult } from 'minisearch'
-import { stemmer } from 'stemmer'
 import type { ChunkRecord } from '../index-format.ts'
+import { termProcessor, tokenize } from './terms.ts'
 
 /** Fields BM25 covers, in the order minisearch numbers them. */
 export const LEXICAL_FIELDS = ['text', 'title', 'trail', 'path', 'anchor'] as const
@@ -66,35 +66,6 @@ export const DEFAULT_LEXICAL_SETTINGS: LexicalSettings = {
   maxFuzzy: 2,
   weights: { prefix: 0.3, fuzzy: 0.2 },
   bm25: { k: 1.2, b: 0.75, d: 0.5 },
-}
-
-// Letters and digits of any script; everything else separates words.
-const WORD = /[\p{L}\p{N}]+/gu
-const CAMEL_PARTS = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+/gu
-
-function tokenize(text: string): string[] {
-  return text.match(WORD) ?? []
-}
-
-/**
- * One written word to its index terms: `getSignedCookie` yields the whole
- * identifier and its parts, so both an API name and the plain words it is
- * made of find the passage.
- */
-function termProcessor(settings: LexicalSettings): (word: string) => string[] | null {
-  const stop = new Set(settings.stopWords)
-  const stem = settings.stemming === 'porter' ? stemmer : (w: string) => w
-  return (word) => {
-    const parts = word.match(CAMEL_PARTS) ?? []
-    const words = parts.length > 1 ? [word, ...parts] : [word]
-    const terms = new Set<string>()
-    for (const w of words) {
-      const lower = w.toLowerCase()
-      if (lower.length < 2 || stop.has(lower)) continue
-      terms.add(stem(lower))
-    }
-    return terms.size ? [...terms] : null
-  }
 }
 
 /** A chunk as the lexical index sees it: its position in the index is its id. */

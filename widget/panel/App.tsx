@@ -1,14 +1,20 @@
 /** The panel: a modal dialog holding the conversation and the question box. */
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
-import { COPY } from './copy.ts'
-import type { Engine } from './engine.ts'
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import type { Manifest } from '../../core/index-format.ts'
+import type { LexicalSettings } from '../../core/retrieval/lexical.ts'
+import { isSingleKey, SINGLE_KEYS_OFF, singleKeysOff, type WidgetOptions } from '../options.ts'
+import { copyText } from './clipboard.ts'
+import type { ConversationStore } from './conversation.ts'
+import { COPIED_MS, COPY } from './copy.ts'
+import { isSearchOnly, type Engine } from './engine.ts'
+import { answerWithSources, pageGroups } from './links.ts'
 import { Turn, type TurnActions } from './Turn.tsx'
 import type { TurnView } from './view.ts'
 
 export interface AppProps {
   engine: Engine
-  debug: boolean
-  searchUrl: string
+  options: Pick<WidgetOptions, 'debug' | 'searchUrl' | 'hotkeys' | 'demoNotice'>
+  store: ConversationStore
   /** Set by the controller; the panel reports its own close (Esc, close button). */
   open: boolean
   initialQuestion?: string | undefined
@@ -17,60 +23,134 @@ export interface AppProps {
 
 const FOCUSABLE = 'a[href], button:not([disabled]), textarea:not([disabled]), input:not([disabled]), summary, [tabindex]:not([tabindex="-1"])'
 
-export function App({ engine, debug, searchUrl, open, initialQuestion, onClose }: AppProps) {
-  const [turns, setTurns] = useState<TurnView[]>([])
+/** What the status line announces when a turn settles (an error has its own role="alert"). */
+function settledStatus(change: Partial<TurnView>): string {
+  switch (change.state) {
+    case 'answered':
+      return COPY.answerReady
+    case 'partial':
+      return COPY.partial
+    case 'hybrid':
+      return COPY.hybrid
+    case 'search': {
+      const pages = pageGroups(change.passages ?? [])
+      if (pages.length === 0) return COPY.noResults
+      return COPY.searchResults(pages.reduce((n, p) => n + p.sections.length, 0), pages.length)
+    }
+    case 'refused':
+      return COPY.refused
+    case 'rate-limited':
+      return COPY.rateLimited(change.resetAt)
+    case 'aborted':
+      return COPY.aborted
+    default:
+      return ''
+  }
+}
+
+/** A link to a section of the page the reader is on: the panel steps aside so the section can be seen. */
+function isSamePageLink(target: EventTarget | null): boolean {
+  const link = (target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null
+  if (!link) return false
+  const to = new URL(link.href, location.href)
+  return to.origin === location.origin && to.pathname === location.pathname && to.search === location.search
+}
+
+export function App({ engine, options, store, open, initialQuestion, onClose }: AppProps) {
+  const [turns, setTurns] = useState<TurnView[]>(() => store.load())
   const [draft, setDraft] = useState('')
   const [busy, setBusy] = useState(false)
+  const [manifest, setManifest] = useState<Manifest | undefined>()
+  const [status, setStatus] = useState('')
+  const [singleOff, setSingleOff] = useState(singleKeysOff)
   const abortRef = useRef<AbortController | null>(null)
   const dialogRef = useRef<HTMLDivElement>(null)
   const inputRef = useRef<HTMLTextAreaElement>(null)
   const logRef = useRef<HTMLDivElement>(null)
-  const nextId = useRef(1)
+  const nextId = useRef(turns.reduce((max, t) => Math.max(max, t.id), 0) + 1)
+  /**
+   * The turn the log keeps at its top (a new turn, a turn that changed view)
+   * until it settles or the reader scrolls: a growing answer is read from its
+   * start, not chased to its end.
+   */
+  const scrollTo = useRef<number | null>(turns.at(-1)?.id ?? null)
+  const turnsRef = useRef(turns)
+  turnsRef.current = turns
+
+  const searchOnly = manifest ? isSearchOnly(manifest) : false
+  const lexical = manifest?.lexical as LexicalSettings | undefined
+
+  const announce = useCallback((text: string) => {
+    // Cleared first, so the same words said twice are announced twice.
+    setStatus('')
+    if (text) setTimeout(() => setStatus(text), 50)
+  }, [])
 
   const patch = useCallback((id: number, change: Partial<TurnView>) => {
     setTurns((all) => all.map((t) => (t.id === id ? { ...t, ...change } : t)))
   }, [])
+
+  /** A change from the engine: applied, and the moments a reader waits for are announced. */
+  const onChange = useCallback(
+    (id: number, change: Partial<TurnView>) => {
+      patch(id, change)
+      if (change.phase === 'asking') announce(COPY.passagesFound(change.passages?.length ?? 0))
+      else if (change.phase === 'settled') announce(settledStatus(change))
+    },
+    [patch, announce],
+  )
 
   const ask = useCallback(
     async (question: string) => {
       const q = question.trim()
       if (!q || abortRef.current) return
       const id = nextId.current++
+      const earlier = turns.map((t) => t.question)
       const history = turns
         .filter((t) => t.state === 'answered' || t.state === 'partial')
         .slice(-3)
         .map((t) => ({ question: t.question, answer: t.text }))
+      scrollTo.current = id
       setTurns((all) => [...all, { id, question: q, phase: 'searching', text: '', passages: [], degraded: false }])
       setDraft('')
       const controller = new AbortController()
       abortRef.current = controller
       setBusy(true)
       try {
-        await engine.ask(q, history, controller.signal, (change) => patch(id, change))
+        await engine.ask(q, { earlier, history }, controller.signal, (change) => onChange(id, change))
       } finally {
         abortRef.current = null
         setBusy(false)
         inputRef.current?.focus()
       }
     },
-    [engine, turns, patch],
+    [engine, turns, onChange],
+  )
+
+  const copy = useCallback(
+    async (text: string): Promise<boolean> => {
+      const ok = await copyText(text)
+      announce(ok ? COPY.copiedStatus : COPY.copyFailed)
+      return ok
+    },
+    [announce],
   )
 
   const actions: TurnActions = {
     retry: (turn) => void ask(turn.question),
     searchDocs: (turn) => {
-      if (searchUrl) {
-        location.assign(searchUrl.replace('{q}', encodeURIComponent(turn.question)))
+      if (options.searchUrl) {
+        location.assign(options.searchUrl.replace('{q}', encodeURIComponent(turn.question)))
         return
       }
-      const id = nextId.current++
-      setTurns((all) => [
-        ...all,
-        { id, question: turn.question, phase: 'searching', text: '', passages: [], degraded: false, searchOnly: true },
-      ])
-      engine.search(turn.question).then(
-        (passages) => patch(id, { phase: 'settled', passages }),
-        () => patch(id, { phase: 'settled', passages: [] }),
+      // The same turn becomes the search view for its question: more rows, grouped; never a second turn.
+      const before = { phase: turn.phase, state: turn.state }
+      scrollTo.current = turn.id
+      patch(turn.id, { phase: 'searching' })
+      const earlier = turnsRef.current.filter((t) => t.id < turn.id).map((t) => t.question)
+      engine.search(turn.question, earlier).then(
+        (found) => onChange(turn.id, { phase: 'settled', state: 'search', ...found }),
+        () => patch(turn.id, before),
       )
     },
     feedback: (turn, rating) => {
@@ -80,29 +160,84 @@ export function App({ engine, debug, searchUrl, open, initialQuestion, onClose }
         () => patch(turn.id, { feedbackError: true }),
       )
     },
+    copyAnswer: (turn) => copy(answerWithSources(turn.text, turn.passages.slice(0, turn.given ?? turn.passages.length), location.href)),
+  }
+
+  const newConversation = () => {
+    abortRef.current?.abort()
+    setTurns([])
+    store.clear()
+    announce('')
+    inputRef.current?.focus()
+  }
+
+  const toggleSingleKeys = () => {
+    const off = !singleOff
+    try {
+      if (off) localStorage.setItem(SINGLE_KEYS_OFF, '1')
+      else localStorage.removeItem(SINGLE_KEYS_OFF)
+    } catch {
+      // Storage blocked: the choice holds for this page only.
+    }
+    setSingleOff(off)
   }
 
   useEffect(() => {
     if (!open) return
     inputRef.current?.focus()
+    engine.manifest().then(setManifest, () => {})
     if (initialQuestion) void ask(initialQuestion)
     // Only on opening: a new initial question comes with a new open.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, initialQuestion])
 
+  // Esc closes from anywhere in the dialog, focus included on nothing at all (first it stops an answer being written).
   useEffect(() => {
-    const log = logRef.current
-    if (log) log.scrollTop = log.scrollHeight
-  }, [turns])
-
-  const onKeyDown = (event: KeyboardEvent) => {
-    if (event.key === 'Escape') {
+    if (!open) return
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.isComposing) return
       event.preventDefault()
       event.stopPropagation()
       if (abortRef.current) abortRef.current.abort()
       else onClose()
-      return
     }
+    document.addEventListener('keydown', onKey, true)
+    return () => document.removeEventListener('keydown', onKey, true)
+  }, [open, onClose])
+
+  // When the focused control disappears (thumbs replaced by a note, a turn re-rendered), focus goes to the box.
+  useEffect(() => {
+    if (!open || !dialogRef.current) return
+    const root = dialogRef.current.getRootNode() as ShadowRoot
+    if (!root.activeElement) inputRef.current?.focus({ preventScroll: true })
+  })
+
+  // A new turn, or one that changed view, opens at its top: the reader starts at the question, not the last row.
+  useLayoutEffect(() => {
+    const log = logRef.current
+    const id = scrollTo.current
+    if (!open || !log || id === null) return
+    const article = log.querySelector<HTMLElement>(`[data-turn-id="${id}"]`)
+    if (article) log.scrollTop = article.offsetTop
+    if (!article || article.dataset.phase === 'settled') scrollTo.current = null
+  })
+
+  // Kept for the tab (or as the owner chose) whenever nothing is in flight, and as the page goes away.
+  useEffect(() => {
+    if (!busy) store.save(turns)
+  }, [turns, busy, store])
+  useEffect(() => {
+    const keep = () => store.save(turnsRef.current)
+    addEventListener('pagehide', keep)
+    return () => removeEventListener('pagehide', keep)
+  }, [store])
+
+  const letReaderScroll = () => {
+    scrollTo.current = null
+  }
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (/^(Page(Up|Down)|Arrow(Up|Down)|Home|End)$/.test(event.key) && event.target === logRef.current) letReaderScroll()
     if (event.key !== 'Tab' || !dialogRef.current) return
     // Keep focus inside the dialog while it is open.
     const items = [...dialogRef.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null)
@@ -120,7 +255,23 @@ export function App({ engine, debug, searchUrl, open, initialQuestion, onClose }
     }
   }
 
+  const onClick = (event: MouseEvent) => {
+    const button = (event.target as Element | null)?.closest?.('button[data-copy-code]') as HTMLButtonElement | null
+    if (button) {
+      // Code blocks are drawn by the Markdown renderer as well as by Preact: one handler, the mark set on the button.
+      const code = button.dataset.copyCode || button.parentElement?.querySelector('code')?.textContent || ''
+      void copy(code).then((ok) => {
+        if (!ok) return
+        button.setAttribute('data-copied', '')
+        setTimeout(() => button.removeAttribute('data-copied'), COPIED_MS)
+      })
+    } else if (isSamePageLink(event.target)) onClose()
+  }
+
   if (!open) return null
+
+  const suggestions = manifest?.panel?.suggestions ?? []
+  const singleKey = options.hotkeys.find(isSingleKey)
 
   return (
     <div class="dp-backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
@@ -129,21 +280,62 @@ export function App({ engine, debug, searchUrl, open, initialQuestion, onClose }
         role="dialog"
         aria-modal="true"
         aria-labelledby="dp-title"
+        tabIndex={-1}
         ref={dialogRef}
         onKeyDown={onKeyDown}
+        onClick={onClick}
       >
         <header class="dp-header">
           <h2 id="dp-title">{COPY.title}</h2>
+          {turns.length > 0 ? (
+            <button type="button" class="dp-new" onClick={newConversation}>
+              {COPY.newConversation}
+            </button>
+          ) : null}
           <button type="button" class="dp-close" aria-label={COPY.close} onClick={onClose}>
             <span aria-hidden="true">×</span>
           </button>
         </header>
-        <div class="dp-log" ref={logRef} aria-live="polite" tabIndex={-1}>
-          {turns.length === 0 ? <p class="dp-empty">{COPY.empty}</p> : null}
+        {options.demoNotice ? (
+          <p class="dp-demo" role="note">
+            {options.demoNotice}
+          </p>
+        ) : null}
+        <div class="dp-log" ref={logRef} tabIndex={-1} onWheel={letReaderScroll} onTouchMove={letReaderScroll}>
+          {turns.length === 0 ? (
+            <div class="dp-empty">
+              <p>{searchOnly ? COPY.emptySearch : COPY.empty}</p>
+              {suggestions.length > 0 ? (
+                <section class="dp-suggestions" aria-labelledby="dp-suggestions-title">
+                  <h3 id="dp-suggestions-title">{COPY.suggestions}</h3>
+                  <ul>
+                    {suggestions.map((q) => (
+                      <li key={q}>
+                        <button type="button" onClick={() => void ask(q)}>
+                          {q}
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                </section>
+              ) : null}
+              {singleKey ? (
+                <p class="dp-tip">
+                  {singleOff ? COPY.singleKeyOffTip : COPY.singleKeyTip(singleKey)}{' '}
+                  <button type="button" class="dp-link-button" onClick={toggleSingleKeys}>
+                    {singleOff ? COPY.singleKeyOn : COPY.singleKeyOff}
+                  </button>
+                </p>
+              ) : null}
+            </div>
+          ) : null}
           {turns.map((t) => (
-            <Turn key={t.id} turn={t} actions={actions} debug={debug} />
+            <Turn key={t.id} turn={t} actions={actions} debug={options.debug} lexical={lexical} />
           ))}
         </div>
+        <p class="dp-visually-hidden" role="status">
+          {status}
+        </p>
         <form
           class="dp-form"
           onSubmit={(e) => {

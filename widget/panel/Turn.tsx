@@ -1,70 +1,33 @@
 /** One question and everything the panel shows for it, state by state (spec 002). */
-import { useMemo } from 'preact/hooks'
-import { citedNumbers } from '../../core/prompt/cited.ts'
-import { COPY } from './copy.ts'
-import { passageHref, passageLabel } from './links.ts'
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import { COPIED_MS, COPY } from './copy.ts'
+import { PassageExcerpt, type ExcerptSource } from './PassageExcerpt.tsx'
+import type { LexicalSettings } from '../../core/retrieval/lexical.ts'
+import { passageLabel, sectionRows } from './links.ts'
 import { useRenderer } from './renderer.ts'
+import { SearchView } from './SearchView.tsx'
+import { PassageLinks, Searched, Sources } from './Sources.tsx'
 import type { PassageView, TurnView } from './view.ts'
 
 export interface TurnActions {
   retry(turn: TurnView): void
   searchDocs(turn: TurnView): void
   feedback(turn: TurnView, rating: 'up' | 'down'): void
+  /** Copies the answer with its sources; true when the browser allowed it. */
+  copyAnswer(turn: TurnView): Promise<boolean>
 }
 
-const EXCERPT_CHARS = 320
-
-function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length <= EXCERPT_CHARS ? flat : `${flat.slice(0, EXCERPT_CHARS).replace(/\s\S*$/, '')}…`
-}
-
-/** Ranked rows: a verbatim excerpt under a link to the heading it was cut from. */
-function PassageRows({ passages }: { passages: PassageView[] }) {
+/** Ranked rows, one per section: a verbatim excerpt under a link to the heading it was cut from. */
+function PassageRows({ passages, source }: { passages: PassageView[]; source: ExcerptSource }) {
   return (
     <ol class="dp-rows">
-      {passages.map((p) => (
-        <li key={p.id} class="dp-row">
-          <a href={passageHref(p)}>{passageLabel(p)}</a>
-          <blockquote>{excerpt(p.text)}</blockquote>
+      {sectionRows(passages).map((row) => (
+        <li key={row.href} class="dp-row">
+          <a href={row.href}>{passageLabel(row.first)}</a>
+          <PassageExcerpt text={row.first.text} source={source} />
         </li>
       ))}
     </ol>
-  )
-}
-
-/** Links only, for states where the passages are a pointer rather than the answer. */
-function PassageLinks({ passages }: { passages: PassageView[] }) {
-  // Several chunks of one section share a link: list it once.
-  const unique = passages.filter((p, i) => passages.findIndex((q) => passageHref(q) === passageHref(p)) === i)
-  return (
-    <ul class="dp-links">
-      {unique.map((p) => (
-        <li key={p.id}>
-          <a href={passageHref(p)}>{passageLabel(p)}</a>
-        </li>
-      ))}
-    </ul>
-  )
-}
-
-function Sources({ turn }: { turn: TurnView }) {
-  const cited = citedNumbers(turn.text, turn.passages.length)
-  if (cited.length === 0) return null
-  return (
-    <div class="dp-sources">
-      <h3>{COPY.sources}</h3>
-      <ol>
-        {cited.map((n) => {
-          const p = turn.passages[n - 1]!
-          return (
-            <li key={n} value={n}>
-              <a href={passageHref(p)}>{passageLabel(p)}</a>
-            </li>
-          )
-        })}
-      </ol>
-    </div>
   )
 }
 
@@ -90,25 +53,53 @@ function Thumb({ down }: { down: boolean }) {
   )
 }
 
+/** Thumbs; after a rating, a note in their place (focus then moves to the question box). */
 function Feedback({ turn, actions }: { turn: TurnView; actions: TurnActions }) {
   if (turn.feedback) {
-    return <p class="dp-note" role="status">{turn.feedbackError ? COPY.feedbackFailed : COPY.thanks}</p>
+    return (
+      <p class="dp-note" role="status">
+        {turn.feedbackError ? COPY.feedbackFailed : COPY.thanks}
+      </p>
+    )
   }
   return (
-    <div class="dp-feedback">
+    <>
       <button type="button" aria-label={COPY.helpful} title={COPY.helpful} onClick={() => actions.feedback(turn, 'up')}>
         <Thumb down={false} />
       </button>
       <button type="button" aria-label={COPY.notHelpful} title={COPY.notHelpful} onClick={() => actions.feedback(turn, 'down')}>
         <Thumb down={true} />
       </button>
+    </>
+  )
+}
+
+/** Under an answer: try again (a cut-off answer), copy it with its sources, and rate it. */
+function AnswerActions({ turn, actions, retry = false }: { turn: TurnView; actions: TurnActions; retry?: boolean }) {
+  const [copied, setCopied] = useState(false)
+  useEffect(() => {
+    if (!copied) return
+    const timer = setTimeout(() => setCopied(false), COPIED_MS)
+    return () => clearTimeout(timer)
+  }, [copied])
+  return (
+    <div class="dp-feedback">
+      {retry ? (
+        <button type="button" onClick={() => actions.retry(turn)}>
+          {COPY.retry}
+        </button>
+      ) : null}
+      <button type="button" class="dp-copy" onClick={() => void actions.copyAnswer(turn).then(setCopied)}>
+        {copied ? COPY.copied : COPY.copyAnswer}
+      </button>
+      <Feedback turn={turn} actions={actions} />
     </div>
   )
 }
 
 function Answer({ turn }: { turn: TurnView }) {
-  const render = useRenderer()
-  const html = useMemo(() => (render ? render(turn.text, turn.passages) : null), [render, turn.text, turn.passages])
+  const rich = useRenderer()
+  const html = useMemo(() => (rich ? rich.renderAnswer(turn.text, turn.passages) : null), [rich, turn.text, turn.passages])
   // Plain text until the renderer is here (Preact escapes it); separate keys so the two never share a node.
   return html === null ? (
     <div key="text" class="dp-answer">
@@ -119,28 +110,53 @@ function Answer({ turn }: { turn: TurnView }) {
   )
 }
 
-function Body({ turn, actions }: { turn: TurnView; actions: TurnActions }) {
-  if (turn.searchOnly) {
-    return turn.passages.length > 0 ? (
-      <div class="dp-search" data-state="search">
-        <p>{COPY.searchResults}</p>
-        <PassageRows passages={turn.passages} />
+/** Seconds since the model was asked, once the wait is long enough to wonder about. */
+function Waited() {
+  const [seconds, setSeconds] = useState(0)
+  useEffect(() => {
+    const started = Date.now()
+    const timer = setInterval(() => setSeconds(Math.floor((Date.now() - started) / 1000)), 1000)
+    return () => clearInterval(timer)
+  }, [])
+  return seconds >= 3 ? <span class="dp-waited"> {COPY.seconds(seconds)}</span> : null
+}
+
+interface BodyProps {
+  turn: TurnView
+  actions: TurnActions
+  source: ExcerptSource
+}
+
+function Body({ turn, actions, source }: BodyProps) {
+  if (turn.phase === 'searching') return <p class="dp-progress">{COPY.searching}</p>
+  if (turn.phase === 'asking') {
+    return (
+      <div data-phase-body="asking">
+        <p class="dp-progress">
+          {COPY.asking}
+          <Waited />
+        </p>
+        <Searched passages={turn.passages} />
       </div>
-    ) : (
-      <p data-state="search">{COPY.noResults}</p>
     )
   }
-  if (turn.phase === 'searching') return <p class="dp-progress">{COPY.searching}</p>
   if (turn.phase === 'answering') {
-    return turn.text ? <Answer turn={turn} /> : <p class="dp-progress">{COPY.answering}</p>
+    return (
+      <div data-phase-body="answering">
+        <Answer turn={turn} />
+        <Searched passages={turn.passages} />
+      </div>
+    )
   }
   switch (turn.state) {
+    case 'search':
+      return <SearchView turn={turn} source={source} />
     case 'answered':
       return (
         <div data-state="answered">
           <Answer turn={turn} />
           <Sources turn={turn} />
-          <Feedback turn={turn} actions={actions} />
+          <AnswerActions turn={turn} actions={actions} />
         </div>
       )
     case 'partial':
@@ -149,12 +165,7 @@ function Body({ turn, actions }: { turn: TurnView; actions: TurnActions }) {
           <Answer turn={turn} />
           <p class="dp-cut">{COPY.partial}</p>
           <Sources turn={turn} />
-          <div class="dp-actions">
-            <button type="button" onClick={() => actions.retry(turn)}>
-              {COPY.retry}
-            </button>
-          </div>
-          <Feedback turn={turn} actions={actions} />
+          <AnswerActions turn={turn} actions={actions} retry />
         </div>
       )
     case 'aborted':
@@ -173,9 +184,11 @@ function Body({ turn, actions }: { turn: TurnView; actions: TurnActions }) {
       return (
         <div data-state="hybrid">
           <p class="dp-lead">{COPY.hybrid}</p>
-          <PassageRows passages={turn.passages} />
+          <PassageRows passages={turn.passages} source={source} />
           <RetryAndSearch turn={turn} actions={actions} />
-          <Feedback turn={turn} actions={actions} />
+          <div class="dp-feedback">
+            <Feedback turn={turn} actions={actions} />
+          </div>
         </div>
       )
     case 'rate-limited':
@@ -203,19 +216,36 @@ function Body({ turn, actions }: { turn: TurnView; actions: TurnActions }) {
       return (
         <div data-state="error">
           <p role="alert" class="dp-error">
-            {COPY.error}
+            {turn.searchOnly ? COPY.searchError : COPY.error}
           </p>
-          <RetryAndSearch turn={turn} actions={actions} />
+          {turn.searchOnly ? (
+            <div class="dp-actions">
+              <button type="button" onClick={() => actions.retry(turn)}>
+                {COPY.retry}
+              </button>
+            </div>
+          ) : (
+            <RetryAndSearch turn={turn} actions={actions} />
+          )}
         </div>
       )
   }
 }
 
-export function Turn({ turn, actions, debug }: { turn: TurnView; actions: TurnActions; debug: boolean }) {
+export interface TurnProps {
+  turn: TurnView
+  actions: TurnActions
+  debug: boolean
+  /** The index's BM25 settings, to mark the terms it matched (absent until the manifest is in). */
+  lexical: LexicalSettings | undefined
+}
+
+export function Turn({ turn, actions, debug, lexical }: TurnProps) {
+  const source = useMemo(() => ({ question: turn.question, lexical }), [turn.question, lexical])
   return (
-    <article class="dp-turn" data-phase={turn.phase} aria-busy={turn.phase !== 'settled'}>
+    <article class="dp-turn" data-turn-id={turn.id} data-phase={turn.phase} aria-busy={turn.phase !== 'settled'}>
       <p class="dp-question">{turn.question}</p>
-      <Body turn={turn} actions={actions} />
+      <Body turn={turn} actions={actions} source={source} />
       {debug && turn.phase === 'settled' && turn.receipt !== undefined ? (
         <details class="dp-debug" data-testid="dp-debug">
           <summary>{COPY.debugTitle}</summary>

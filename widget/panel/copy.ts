@@ -12,6 +12,9 @@ import {
   rateLimitedNotice,
 } from '../../core/turn/copy.ts'
 
+/** How long a copy button says it copied. */
+export const COPIED_MS = 1500
+
 export const COPY = {
   title: 'Ask the docs',
   placeholder: 'Ask a question about the docs…',
@@ -21,9 +24,27 @@ export const COPY = {
   retry: RETRY_LABEL,
   searchDocs: SEARCH_DOCS_LABEL,
   searching: 'Searching the docs…',
-  answering: 'Writing an answer…',
+  /** Retrieval is done and a model is being asked: the wait from here on is the model's. */
+  asking: 'Asking the model…',
+  seconds: (s: number) => `${s} s`,
   sources: 'Sources',
+  passagesFound: (n: number) => (n === 1 ? '1 passage found' : `${n} passages found`),
+  alsoSearched: (n: number) => `Also searched (${n})`,
   empty: 'Answers come from these docs, with links to the sections they cite.',
+  emptySearch: 'Results come from these docs, grouped by page.',
+  suggestions: 'Try asking',
+  newConversation: 'New conversation',
+  copy: 'Copy',
+  copied: 'Copied',
+  copyCode: 'Copy code',
+  copyAnswer: 'Copy answer',
+  copiedStatus: 'Copied to the clipboard',
+  copyFailed: "Couldn't copy: the browser did not allow it",
+  singleKeyTip: (key: string) => `Press ${key} anywhere on the page to open this panel.`,
+  singleKeyOffTip: 'Single-key shortcuts are off.',
+  singleKeyOff: 'Turn off',
+  singleKeyOn: 'Turn on',
+  answerReady: 'Answer ready',
   hybrid: HYBRID_NOTICE,
   error: ERROR_NOTICE,
   meanwhile: MEANWHILE_NOTICE,
@@ -34,8 +55,12 @@ export const COPY = {
     'Search is degraded right now (the embedding model could not be reached, so only keyword search ran): the docs may cover this under other words.',
   partial: CUT_OFF_NOTICE,
   aborted: 'Stopped.',
-  searchResults: 'Passages that match your question:',
+  demo: 'Demo',
+  searchResults: (passages: number, pages: number) =>
+    `${passages === 1 ? '1 result' : `${passages} results`} on ${pages === 1 ? '1 page' : `${pages} pages`}`,
+  nearest: "Nothing in the docs matches closely. The nearest passages:",
   noResults: 'No passages matched.',
+  searchError: "Search isn't available right now: the index could not be loaded.",
   helpful: 'Helpful',
   notHelpful: 'Not helpful',
   thanks: 'Thanks for the feedback.',

@@ -3,6 +3,8 @@
  * over the chain (ladder, cooldowns, free pool, receipts) is core/turn's
  * runTurn, unchanged. This module only wires runtime pieces into it: the
  * same-origin transport, the IndexedDB cooldown store and the view updates.
+ * A site whose manifest names no chat chain is the search-only product: its
+ * turns are the search view, never a walk over an empty ladder.
  */
 import type { Manifest } from '../../core/index-format.ts'
 import type { Passage, SearchResult } from '../../core/retrieval/search.ts'
@@ -28,11 +30,16 @@ export function toPassageView(p: Passage): PassageView {
   }
 }
 
+/** Rows in the search view: more than a turn gives a model, grouped by page. */
+export const SEARCH_VIEW_K = 20
+
+export function isSearchOnly(manifest: Manifest): boolean {
+  return manifest.chat.chain.length === 0
+}
+
 export class Engine {
   private client: RetrievalClient | undefined
   private readonly cooldowns = loadCooldowns(location.origin)
-  /** Questions asked so far in this panel, whatever became of them: a follow-up is searched for the conversation. */
-  private readonly asked: string[] = []
 
   constructor(private readonly options: WidgetOptions) {}
 
@@ -54,36 +61,44 @@ export class Engine {
     return this.retrieval().stats()
   }
 
-  async search(question: string): Promise<PassageView[]> {
-    const result = await this.retrieval().search(question)
-    return result.results.map(toPassageView)
+  /** The search view for a question; `earlier`: the conversation's questions before it, oldest first. */
+  async search(question: string, earlier: string[] = []): Promise<Pick<TurnView, 'passages' | 'closeMatch'>> {
+    const result = await this.retrieval().search(question, { k: SEARCH_VIEW_K, context: earlier })
+    return { passages: result.results.map(toPassageView), closeMatch: result.gate.pass }
   }
 
+  /**
+   * One turn. `earlier`: the conversation's questions before this one, whatever
+   * became of them (a follow-up is searched for the conversation); `history`:
+   * its answered exchanges, for the prompt.
+   */
   async ask(
     question: string,
-    history: { question: string; answer: string }[],
+    { earlier, history }: { earlier: string[]; history: { question: string; answer: string }[] },
     signal: AbortSignal,
     update: (change: Partial<TurnView>) => void,
   ): Promise<void> {
     let text = ''
-    let chat: Manifest['chat'] = { chain: [] }
-    let insights: Manifest['insights']
+    let manifest: Manifest | undefined
     try {
-      const manifest = await this.manifest()
-      chat = manifest.chat
-      insights = manifest.insights
+      manifest = await this.manifest()
     } catch (error) {
-      // No manifest: the retrieve step below fails the same way and the turn settles as an error.
+      // The index could not be opened: the retrieve step below fails the same way and the turn settles as an
+      // error. The manifest on its own still says which product this is, so the error names the right thing.
       console.warn('docpilot:', error)
+      manifest = await this.manifestAlone()
     }
+    if (manifest && isSearchOnly(manifest)) {
+      await this.searchTurn(question, earlier, update)
+      return
+    }
+    const chat: Manifest['chat'] = manifest?.chat ?? { chain: [] }
     const cooldowns = await this.cooldowns
-    const insight = startTurnInsight(this.options.proxyBase, insights, cooldowns)
-    const context = this.asked.slice()
-    this.asked.push(question)
+    const insight = startTurnInsight(this.options.proxyBase, manifest?.insights, cooldowns)
     const result: TurnResult = await runTurn({
       question,
       history,
-      retrieve: (q: string): Promise<SearchResult> => this.retrieval().search(q, { context }),
+      retrieve: (q: string): Promise<SearchResult> => this.retrieval().search(q, { context: earlier }),
       chain: chat.chain,
       ...(chat.settings ? { options: chat.settings } : {}),
       transport: routeTransport({ origin: this.options.proxyBase }),
@@ -91,7 +106,7 @@ export class Engine {
       clock: systemClock,
       signal,
       onEvent: (event: TurnEvent) => {
-        if (event.type === 'retrieval') update({ passages: event.passages.map(toPassageView) })
+        if (event.type === 'retrieval') update({ phase: 'asking', passages: event.passages.map(toPassageView) })
         else if (event.type === 'delta') {
           text += event.text
           update({ phase: 'answering', text })
@@ -108,6 +123,7 @@ export class Engine {
       state: result.state,
       text: result.text || text,
       passages: result.passages.map(toPassageView),
+      given: result.citations.length,
       degraded: result.state === 'refused' && result.degraded,
       ...(result.resetAt !== undefined ? { resetAt: result.resetAt } : {}),
       ...(result.ladder ? { ladder: result.ladder } : {}),
@@ -120,6 +136,26 @@ export class Engine {
           }
         : {}),
     })
+  }
+
+  /** manifest.json read directly, for when the worker cannot open the index; undefined if it cannot be read either. */
+  private async manifestAlone(): Promise<Manifest | undefined> {
+    try {
+      const response = await fetch(`${this.options.indexUrl}manifest.json`, { credentials: 'same-origin' })
+      const manifest = (await response.json()) as Manifest
+      return response.ok && Array.isArray(manifest?.chat?.chain) ? manifest : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  private async searchTurn(question: string, earlier: string[], update: (change: Partial<TurnView>) => void): Promise<void> {
+    try {
+      update({ phase: 'settled', state: 'search', searchOnly: true, ...(await this.search(question, earlier)) })
+    } catch (error) {
+      console.warn('docpilot:', error)
+      update({ phase: 'settled', state: 'error', searchOnly: true })
+    }
   }
 
   async feedback(turn: TurnView, rating: 'up' | 'down'): Promise<boolean> {

@@ -10,13 +10,17 @@
  */
 import DOMPurify from 'dompurify'
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked'
+import { COPY } from './copy.ts'
+import { CITATION_MARKER, markerNumbers } from '../../core/prompt/cited.ts'
 import { passageHref, passageLabel, type CitationTarget } from './links.ts'
 
 const ALLOWED_TAGS = [
   'a', 'p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li',
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'sup', 'span',
+  // Only this renderer writes these (raw HTML from the model is text): a code block's copy button.
+  'div', 'button',
 ]
-const ALLOWED_ATTR = ['href', 'title', 'class', 'data-cite', 'align']
+const ALLOWED_ATTR = ['href', 'title', 'class', 'data-cite', 'align', 'type', 'aria-label', 'data-copy-code']
 // Relative links, fragments and http(s) only: no javascript:, data:, vbscript: or other schemes.
 const SAFE_URI = /^(?:https?:\/\/|\/|#|\.{1,2}\/|[^:/?#]*(?:[/?#]|$))/i
 
@@ -29,16 +33,17 @@ interface CiteToken extends Tokens.Generic {
   numbers: number[]
 }
 
+const LEADING_MARKER = new RegExp(`^${CITATION_MARKER.source}`)
+
 function citationExtension(targets: readonly CitationTarget[]): TokenizerAndRendererExtension {
   return {
     name: 'dpcite',
     level: 'inline',
     start: (src: string) => src.match(/\[\d/)?.index,
     tokenizer(src: string): CiteToken | undefined {
-      // [1], [1, 2], [1][2]; never a Markdown link "[1](...)".
-      const match = /^\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()/.exec(src)
+      const match = LEADING_MARKER.exec(src)
       if (!match) return undefined
-      const numbers = match[1]!.split(',').map((n) => Number(n.trim()))
+      const numbers = markerNumbers(match[1]!)
       return { type: 'dpcite', raw: match[0], numbers }
     },
     renderer(token) {
@@ -61,6 +66,9 @@ export function renderAnswer(markdown: string, targets: readonly CitationTarget[
     renderer: {
       // Raw HTML in model output is shown as text, never parsed.
       html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text),
+      // The panel copies the code next to a button with data-copy-code (one click handler for every code block).
+      code: (token: Tokens.Code) =>
+        `<div class="dp-code"><button type="button" class="dp-copy" data-copy-code aria-label="${COPY.copyCode}"><span class="dp-copy-label">${COPY.copy}</span></button><pre><code>${escapeHtml(token.text)}</code></pre></div>`,
     },
   })
   const html = marked.parse(markdown) as string

@@ -6,6 +6,7 @@
 import { render } from 'preact'
 import type { WidgetOptions } from '../options.ts'
 import { App } from './App.tsx'
+import { conversationStore } from './conversation.ts'
 import { Engine } from './engine.ts'
 import { loadRenderer } from './renderer.ts'
 import css from './styles.css?inline'
@@ -40,6 +41,8 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
   new MutationObserver(applyTheme).observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] })
 
   const engine = new Engine(options)
+  // A conversation from an earlier page of this tab is drawn when the reader opens the panel, not before.
+  const store = conversationStore(options.conversation, options.indexUrl)
   let isOpen = false
   let initialQuestion: string | undefined
   let returnFocus: Element | null = null
@@ -49,15 +52,16 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
     isOpen = false
     draw()
     hooks.onClose?.()
-    if (returnFocus instanceof HTMLElement) returnFocus.focus()
+    // No scroll: a citation to this page has just scrolled to its section.
+    if (returnFocus instanceof HTMLElement) returnFocus.focus({ preventScroll: true })
   }
 
   function draw() {
     render(
       <App
         engine={engine}
-        debug={options.debug}
-        searchUrl={options.searchUrl}
+        options={options}
+        store={store}
         open={isOpen}
         initialQuestion={initialQuestion}
         onClose={close}

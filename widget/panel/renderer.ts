@@ -1,20 +1,20 @@
 /**
- * The Markdown renderer, fetched on demand: the panel opens and takes a
- * question before marked and DOMPurify arrive (they are most of its weight).
- * Until they do, or if their chunk cannot be fetched, an answer is shown as
- * plain text, which is just as safe.
+ * The rich renderer (rich.ts), fetched on demand: the panel opens and takes
+ * a question before it arrives. Until it does, or if its chunk cannot be
+ * fetched, answers and excerpts are shown as plain text, which is just as
+ * safe.
  */
 import { useEffect, useState } from 'preact/hooks'
 
-type Render = (typeof import('./markdown.ts'))['renderAnswer']
+export type Rich = typeof import('./rich.ts')
 
-let ready: Render | undefined
-let loading: Promise<Render | undefined> | undefined
+let ready: Rich | undefined
+let loading: Promise<Rich | undefined> | undefined
 
 /** Starts fetching the renderer (once); a failed fetch is retried on the next call. */
-export function loadRenderer(): Promise<Render | undefined> {
-  loading ??= import('./markdown.ts').then(
-    (m) => (ready = m.renderAnswer),
+export function loadRenderer(): Promise<Rich | undefined> {
+  loading ??= import('./rich.ts').then(
+    (m) => (ready = m),
     () => {
       loading = undefined
       return undefined
@@ -24,15 +24,15 @@ export function loadRenderer(): Promise<Render | undefined> {
 }
 
 /** The renderer once it is here; re-renders the caller when it arrives. */
-export function useRenderer(): Render | undefined {
-  const [render, setRender] = useState<Render | undefined>(() => ready)
+export function useRenderer(): Rich | undefined {
+  const [rich, setRich] = useState<Rich | undefined>(() => ready)
   useEffect(() => {
-    if (render) return
+    if (rich) return
     let live = true
-    void loadRenderer().then((r) => live && r && setRender(() => r))
+    void loadRenderer().then((r) => live && r && setRich(() => r))
     return () => {
       live = false
     }
-  }, [render])
-  return render
+  }, [rich])
+  return rich
 }

@@ -2,10 +2,12 @@
  * What the panel renders for one turn. The engine fills it from the core
  * turn's events and result; the components only read it.
  */
+import type { TurnState } from '../../core/turn/types.ts'
 import type { TurnReceipt } from '../../core/turn/types.ts'
 import type { CitationTarget } from './links.ts'
 
-export type SettledState = 'answered' | 'partial' | 'hybrid' | 'refused' | 'rate-limited' | 'error' | 'aborted'
+/** A core turn's states, plus the search view (a site without a chat chain, or "Search the docs"). */
+export type SettledState = TurnState | 'search'
 
 export interface PassageView extends CitationTarget {
   id: string
@@ -20,15 +22,25 @@ import type { TurnLadder as LadderView } from '../../core/ladder/receipt.ts'
 export interface TurnView {
   id: number
   question: string
-  /** searching: stages 1-4; answering: a model is streaming; settled: the result is in. */
-  phase: 'searching' | 'answering' | 'settled'
+  /**
+   * searching: stages 1-4; asking: the passages are in, a model is being
+   * asked and nothing has arrived yet; answering: a model is streaming;
+   * settled: the result is in.
+   */
+  phase: 'searching' | 'asking' | 'answering' | 'settled'
   state?: SettledState
   /** Streamed answer (Markdown). */
   text: string
   /** Ranked passages retrieved this turn (the model's [n] refers to the n-th). */
   passages: PassageView[]
+  /** How many passages, from the first, the model was given (the prompt's budget may stop short of all). */
+  given?: number
   /** The refusal explains a weakened search (embedder lost), never a declared lexical-only site. */
   degraded: boolean
+  /** The site has no chat chain: this turn was a search, and no model was ever involved. */
+  searchOnly?: boolean
+  /** The search view: the gate found the docs cover the question (else the rows are the nearest, not a match). */
+  closeMatch?: boolean
   /** Rate-limited: when the service said the allowance comes back (epoch ms), if it said. */
   resetAt?: number
   ladder?: LadderView
@@ -37,6 +49,4 @@ export interface TurnView {
   cooldowns?: Record<string, { until: string; class: string }>
   feedback?: 'up' | 'down'
   feedbackError?: boolean
-  /** A results view of the passages ("Search the docs" when the site has no search page). */
-  searchOnly?: boolean
 }

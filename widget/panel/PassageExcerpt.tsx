@@ -1,0 +1,25 @@
+/** A passage's excerpt: legible and marked once the rich renderer is here, its opening words as plain text until then. */
+import { useMemo } from 'preact/hooks'
+import type { LexicalSettings } from '../../core/retrieval/lexical.ts'
+import { useRenderer } from './renderer.ts'
+
+const PLAIN_CHARS = 320
+
+export interface ExcerptSource {
+  /** The question whose matched terms are marked. */
+  question: string
+  /** The index's BM25 settings (absent until the manifest is in: nothing is marked). */
+  lexical: LexicalSettings | undefined
+}
+
+export function PassageExcerpt({ text, source }: { text: string; source: ExcerptSource }) {
+  const rich = useRenderer()
+  const mark = useMemo(() => rich?.termMarker(source.question, source.lexical), [rich, source.question, source.lexical])
+  if (rich && mark) return <rich.Excerpt text={text} mark={mark} />
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return (
+    <div class="dp-excerpt">
+      <p>{flat.length <= PLAIN_CHARS ? flat : `${flat.slice(0, PLAIN_CHARS)}…`}</p>
+    </div>
+  )
+}
