@@ -202,7 +202,7 @@ export function upstreamBase(spec: ProviderSpec, route: Pick<ProxyRoute, 'baseUr
 
 /** Own servers may run without a key; hosted services never do. */
 export function keyRequired(spec: ProviderSpec): boolean {
-  return spec.keyEnv !== undefined && spec.auth !== 'none' && !spec.ownServer
+  return spec.keyEnv !== undefined && !spec.ownServer
 }
 
 function keyOf(spec: ProviderSpec, env: ProxyEnv): string | undefined {
@@ -371,7 +371,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   async function probe(spec: ProviderSpec, base: string | undefined, key: string | undefined): Promise<{ status: number | null; result: 'ok' | 'auth' | 'unreachable' | 'error' }> {
     if (!base) return { status: null, result: 'unreachable' }
     const headers = new Headers({ 'accept-encoding': 'identity' })
-    attachCredential(headers, spec.auth, spec.protocol, key)
+    attachCredential(headers, spec.protocol, key)
     try {
       const res = await doFetch(`${base}/${listPath(spec.protocol)}`, { headers, redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
       await res.body?.cancel().catch(() => {})
@@ -484,7 +484,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     if (!json.ok) return reply(refuse(400, 'invalid_body', json.message))
     const { body, clamped } = shapeBody(spec.protocol, matched.kind, json.value, rt.settings.proxy.maxTokens)
 
-    const models = requestModels(spec.protocol, matched, body)
+    const models = requestModels(matched, body)
     const undeclared = models.find((m) => !declared.includes(m))
     if (undeclared !== undefined) {
       return reply(refuse(403, 'model_not_allowed', `Model "${undeclared}" is not declared for the ${route.member} ${matched.kind === 'chat' ? 'chat' : 'embeddings'} route; declared: ${declared.join(', ')}.`))
@@ -523,7 +523,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     const headers = new Headers({ 'content-type': 'application/json', 'accept-encoding': 'identity' })
     const accept = c.req.header('accept')
     if (accept) headers.set('accept', accept)
-    attachCredential(headers, spec.auth, spec.protocol, key)
+    attachCredential(headers, spec.protocol, key)
 
     // One controller cuts the upstream for every reason: the client left, or a time limit passed.
     const upstreamCut = new AbortController()

@@ -1,5 +1,40 @@
 import { describe, expect, it } from 'vitest'
-import { shapeBody } from './protocol.ts'
+import { HostedEmbedder } from '../core/embed/hosted.ts'
+import { adapterFor } from '../core/ladder/adapters/index.ts'
+import { CHAIN } from '../core/providers/table.ts'
+import { filterQuery, matchPath, shapeBody } from './protocol.ts'
+
+describe('matchPath', () => {
+  const request = { messages: [{ role: 'user' as const, content: 'hi' }], maxTokens: 64, temperature: 0 }
+
+  it.each(CHAIN.map((s) => [s.id, s] as const))('%s: forwards the chat path its adapter calls, and the body keeps the token ceiling', (_, spec) => {
+    const wire = adapterFor(spec.protocol).request('some-model', request)
+    const url = new URL(wire.path, 'http://x')
+    expect(matchPath(spec.protocol, url.pathname.slice(1))).toMatchObject({ kind: 'chat' })
+    expect(filterQuery(spec.protocol, url.searchParams)).toBe(url.search)
+    expect(shapeBody(spec.protocol, 'chat', JSON.parse(wire.body), 64).clamped).toBe(false)
+  })
+
+  it.each(CHAIN.filter((s) => s.embeds).map((s) => [s.id, s] as const))('%s: forwards the embeddings path the hosted embedder calls', async (_, spec) => {
+    const paths: string[] = []
+    const transport = async (_m: unknown, req: { path: string }) => {
+      paths.push(req.path)
+      return new Response('{}', { status: 500 })
+    }
+    await new HostedEmbedder({ provider: spec.id, model: 'models/e-1', dims: 0 }, transport).embed(['x']).catch(() => undefined)
+    expect(matchPath(spec.protocol, paths[0]!.slice(1))).toMatchObject({ kind: 'embed' })
+  })
+
+  it('refuses paths a protocol does not need, and reads the model Gemini names in the path', () => {
+    expect(matchPath('openai', 'files')).toBeUndefined()
+    expect(matchPath('anthropic', 'messages/batches')).toBeUndefined()
+    expect(matchPath('gemini', 'models/gemini-2.0-flash:streamGenerateContent')).toEqual({ kind: 'chat', pathModel: 'gemini-2.0-flash' })
+    expect(matchPath('gemini', 'models/a/b:streamGenerateContent')).toBeUndefined()
+    expect(matchPath('gemini', 'models/x:generateContent')).toBeUndefined()
+    expect(filterQuery('gemini', new URLSearchParams('alt=sse&key=leak'))).toBe('?alt=sse')
+    expect(filterQuery('openai', new URLSearchParams('alt=sse'))).toBe('')
+  })
+})
 
 describe('shapeBody', () => {
   it('forwards only the fields a protocol needs, one answer per request', () => {

@@ -1,44 +1,36 @@
 /**
- * What each wire protocol needs from the proxy: the only paths it forwards
- * (chat and embeddings), where the model name lives, how the output-token
- * ceiling is written, and how the credential is attached.
+ * How the proxy applies a wire protocol (core/protocols holds its facts): the
+ * only paths it forwards, the query parameters and body fields that pass, the
+ * output-token ceiling it clamps, and the credential it attaches.
  *
  * Runtime-neutral: imported by the Node and the Workers entry alike.
  */
-import type { AuthStyle, WireProtocol } from '../core/providers/table.ts'
+import { credentialHeaders, fieldHolder, fillPath, protocolOf, PROTOCOLS, type FieldRules, type Protocol, type RouteKind, type WireProtocol } from '../core/protocols/index.ts'
 
-export type RouteKind = 'chat' | 'embed'
+export type { RouteKind }
 
+/** A protocol path split into what the proxy matches and the query it lets through. */
 interface PathRule {
   pattern: RegExp
   kind: RouteKind
-  /** Gemini names the model in the path; the others in the JSON body. */
-  modelInPath: boolean
+  /** Query parameter names this path takes (Gemini's `alt`). */
+  query: string[]
 }
 
-const PATHS: Record<WireProtocol, PathRule[]> = {
-  openai: [
-    { pattern: /^chat\/completions$/, kind: 'chat', modelInPath: false },
-    { pattern: /^embeddings$/, kind: 'embed', modelInPath: false },
-  ],
-  anthropic: [{ pattern: /^messages$/, kind: 'chat', modelInPath: false }],
-  gemini: [
-    { pattern: /^models\/([^/:]+):streamGenerateContent$/, kind: 'chat', modelInPath: true },
-    { pattern: /^models\/([^/:]+):(?:embedContent|batchEmbedContents)$/, kind: 'embed', modelInPath: true },
-  ],
-  ollama: [
-    { pattern: /^api\/chat$/, kind: 'chat', modelInPath: false },
-    { pattern: /^api\/embed$/, kind: 'embed', modelInPath: false },
-  ],
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+function pathRules(protocol: Protocol): PathRule[] {
+  return (['chat', 'embed'] as const).flatMap((kind) =>
+    protocol.paths[kind].map((full) => {
+      const [template = '', query = ''] = full.split('?')
+      // `{model}` is one path segment: no slash, and no colon (Gemini's method follows one).
+      const pattern = new RegExp(`^${escapeRegExp(template).replace(escapeRegExp('{model}'), '([^/:]+)')}$`)
+      return { pattern, kind, query: [...new URLSearchParams(query).keys()] }
+    }),
+  )
 }
 
-/** Query parameters an upstream may receive; everything else (notably Gemini's `key=`) is dropped. */
-const QUERY_ALLOWED: Record<WireProtocol, string[]> = {
-  openai: [],
-  anthropic: [],
-  gemini: ['alt'],
-  ollama: [],
-}
+const RULES = Object.fromEntries(Object.values(PROTOCOLS).map((p) => [p.id, pathRules(p)])) as Record<WireProtocol, PathRule[]>
 
 export interface MatchedPath {
   kind: RouteKind
@@ -47,12 +39,12 @@ export interface MatchedPath {
 }
 
 export function matchPath(protocol: WireProtocol, rest: string): MatchedPath | undefined {
-  for (const rule of PATHS[protocol]) {
+  for (const rule of RULES[protocol]) {
     const m = rule.pattern.exec(rest)
     if (!m) continue
-    if (!rule.modelInPath) return { kind: rule.kind }
+    if (m[1] === undefined) return { kind: rule.kind }
     try {
-      return { kind: rule.kind, pathModel: decodeURIComponent(m[1] ?? '') }
+      return { kind: rule.kind, pathModel: decodeURIComponent(m[1]) }
     } catch {
       return undefined
     }
@@ -60,31 +52,26 @@ export function matchPath(protocol: WireProtocol, rest: string): MatchedPath | u
   return undefined
 }
 
-/** The protocol paths a member needs for the given kinds, for `doctor` and the health route. */
-export function protocolPaths(protocol: WireProtocol, kinds: RouteKind[], model = '{model}'): string[] {
-  const out: string[] = []
-  const add = (kind: RouteKind, path: string) => {
-    if (kinds.includes(kind)) out.push(path)
-  }
-  switch (protocol) {
-    case 'openai':
-      add('chat', 'chat/completions')
-      add('embed', 'embeddings')
-      break
-    case 'anthropic':
-      add('chat', 'messages')
-      break
-    case 'gemini':
-      add('chat', `models/${model}:streamGenerateContent`)
-      add('embed', `models/${model}:embedContent`)
-      add('embed', `models/${model}:batchEmbedContents`)
-      break
-    case 'ollama':
-      add('chat', 'api/chat')
-      add('embed', 'api/embed')
-      break
-  }
-  return out
+export interface RoutePath {
+  kind: RouteKind
+  /** Below the member's base URL, without the query. */
+  path: string
+  /** The query this path is called with (Gemini's chat: `alt=sse`), or ''. */
+  query: string
+}
+
+/** The protocol paths a member needs for the given kinds, `{model}` filled when a model is given (doctor, the health route). */
+export function routePaths(protocol: WireProtocol, kinds: RouteKind[], model?: string): RoutePath[] {
+  return kinds.flatMap((kind) =>
+    protocolOf(protocol).paths[kind].map((full) => {
+      const [template = '', query = ''] = (model === undefined ? full : fillPath(full, model)).split('?')
+      return { kind, path: template, query }
+    }),
+  )
+}
+
+export function protocolPaths(protocol: WireProtocol, kinds: RouteKind[], model?: string): string[] {
+  return routePaths(protocol, kinds, model).map((p) => p.path)
 }
 
 /**
@@ -92,12 +79,13 @@ export function protocolPaths(protocol: WireProtocol, kinds: RouteKind[], model 
  * key without spending tokens or the site's daily ceiling (used by the health probe).
  */
 export function listPath(protocol: WireProtocol): string {
-  return protocol === 'ollama' ? 'api/tags' : 'models'
+  return protocolOf(protocol).listPath
 }
 
+/** Query parameters an upstream may receive; everything else (notably Gemini's `key=`) is dropped. */
 export function filterQuery(protocol: WireProtocol, search: URLSearchParams): string {
   const kept = new URLSearchParams()
-  for (const name of QUERY_ALLOWED[protocol]) {
+  for (const name of new Set(RULES[protocol].flatMap((r) => r.query))) {
     const value = search.get(name)
     if (value !== null) kept.set(name, value)
   }
@@ -112,53 +100,18 @@ function isObject(v: unknown): v is Json {
 }
 
 /**
- * Every model a request names. Gemini's batch embedding repeats the model per
- * item (`models/<id>`); each must be the one the path names.
+ * Every model a request names: in the body, or in the path (Gemini), whose
+ * batch embedding repeats the model per item (`models/<id>`); each must be
+ * the one the path names.
  */
-export function requestModels(protocol: WireProtocol, matched: MatchedPath, body: Json): string[] {
-  if (protocol !== 'gemini') return [typeof body.model === 'string' ? body.model : '']
-  const models = [matched.pathModel ?? '']
+export function requestModels(matched: MatchedPath, body: Json): string[] {
+  if (matched.pathModel === undefined) return [typeof body.model === 'string' ? body.model : '']
+  const models = [matched.pathModel]
   const inner: unknown[] = Array.isArray(body.requests) ? body.requests : [body]
   for (const item of inner) {
     if (isObject(item) && typeof item.model === 'string') models.push(item.model.replace(/^models\//, ''))
   }
   return models
-}
-
-/** A field's rule: forward as it is (`true`), or an object whose own fields are allow-listed. */
-type FieldRules = { [field: string]: true | FieldRules }
-
-const OPENAI_SAMPLING: FieldRules = { temperature: true, top_p: true, stop: true, presence_penalty: true, frequency_penalty: true, seed: true }
-const GEMINI_EMBED_ITEM: FieldRules = { model: true, content: true, taskType: true, title: true, outputDimensionality: true }
-const OLLAMA_OPTIONS: FieldRules = { num_predict: true, temperature: true, top_p: true, top_k: true, stop: true, seed: true, num_ctx: true, repeat_penalty: true }
-
-/**
- * The body fields each protocol and route forwards; everything else is
- * dropped (tools, logprobs, multipliers under other names, provider extras),
- * so the owner's bill only pays for what a panel turn needs.
- */
-const BODY_FIELDS: Record<WireProtocol, Record<RouteKind, FieldRules>> = {
-  openai: {
-    chat: { model: true, messages: true, stream: true, stream_options: true, max_tokens: true, max_completion_tokens: true, n: true, response_format: true, ...OPENAI_SAMPLING },
-    embed: { model: true, input: true, dimensions: true, encoding_format: true },
-  },
-  anthropic: {
-    chat: { model: true, messages: true, system: true, max_tokens: true, stream: true, temperature: true, top_p: true, top_k: true, stop_sequences: true },
-    embed: {},
-  },
-  gemini: {
-    chat: {
-      contents: true,
-      systemInstruction: true,
-      safetySettings: true,
-      generationConfig: { temperature: true, topP: true, topK: true, maxOutputTokens: true, stopSequences: true, candidateCount: true, responseMimeType: true },
-    },
-    embed: { ...GEMINI_EMBED_ITEM, requests: GEMINI_EMBED_ITEM },
-  },
-  ollama: {
-    chat: { model: true, messages: true, stream: true, format: true, options: OLLAMA_OPTIONS },
-    embed: { model: true, input: true, truncate: true, options: OLLAMA_OPTIONS },
-  },
 }
 
 /** Gemini's JSON accepts proto field names in snake_case as well; one spelling is forwarded. */
@@ -178,15 +131,6 @@ function pick(value: unknown, rules: FieldRules, rename: (key: string) => string
   return out
 }
 
-/** Fields that ask for several answers to one request; each is forced to 1. */
-const MULTIPLIERS: Record<WireProtocol, (body: Json) => Json | undefined> = {
-  openai: (body) => body,
-  anthropic: () => undefined,
-  gemini: (body) => (isObject(body.generationConfig) ? body.generationConfig : undefined),
-  ollama: () => undefined,
-}
-const MULTIPLIER_FIELDS = ['n', 'candidateCount']
-
 export interface ShapedBody {
   body: Json
   /** The output-token ceiling was lowered to the cap (or written where absent). */
@@ -199,60 +143,38 @@ export interface ShapedBody {
  * ceiling at most `cap` (written when absent: an absent ceiling means the
  * model's maximum upstream).
  */
-export function shapeBody(protocol: WireProtocol, kind: RouteKind, input: Json, cap: number): ShapedBody {
-  const body = pick(input, BODY_FIELDS[protocol][kind], protocol === 'gemini' ? camel : (k) => k) as Json
+export function shapeBody(protocolId: WireProtocol, kind: RouteKind, input: Json, cap: number): ShapedBody {
+  const protocol = protocolOf(protocolId)
+  const body = pick(input, protocol.body[kind], protocol.snakeCaseAlso ? camel : (k) => k) as Json
   if (kind !== 'chat') return { body, clamped: false }
-  const holder = MULTIPLIERS[protocol](body)
-  for (const field of MULTIPLIER_FIELDS) if (holder && holder[field] !== undefined) holder[field] = 1
+  // One answer per request: a multiplier is forced to 1.
+  const multiplier = protocol.multiplier
+  const holder = multiplier && fieldHolder(body, multiplier, false)
+  if (multiplier && holder?.[multiplier.name] !== undefined) holder[multiplier.name] = 1
   return { body, clamped: clampMaxTokens(protocol, body, cap) }
 }
 
-/** Clamp the output-token ceiling to `cap`, writing it when absent. Returns whether the body changed. */
-function clampMaxTokens(protocol: WireProtocol, body: Json, cap: number): boolean {
-  const clampField = (holder: Json, field: string, fillIfAbsent: boolean): boolean => {
-    const v = holder[field]
-    if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= cap) return false
-    if (v === undefined && !fillIfAbsent) return false
-    holder[field] = cap
-    return true
+/**
+ * Clamp the output-token ceiling to `cap` in every spelling the body uses,
+ * writing the protocol's own spelling when it uses none. Returns whether the body changed.
+ */
+function clampMaxTokens(protocol: Protocol, body: Json, cap: number): boolean {
+  const field = protocol.maxTokens
+  const holder = fieldHolder(body, field, true)!
+  const names = [field.name, ...(field.alternatives ?? [])]
+  const present = names.filter((name) => holder[name] !== undefined)
+  let changed = false
+  for (const name of present.length ? present : [field.name]) {
+    const v = holder[name]
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= cap) continue
+    holder[name] = cap
+    changed = true
   }
-  switch (protocol) {
-    case 'openai': {
-      const hasCompletion = body.max_completion_tokens !== undefined
-      let changed = false
-      if (hasCompletion) changed = clampField(body, 'max_completion_tokens', false)
-      return clampField(body, 'max_tokens', !hasCompletion) || changed
-    }
-    case 'anthropic':
-      return clampField(body, 'max_tokens', true)
-    case 'gemini': {
-      if (!isObject(body.generationConfig)) body.generationConfig = {}
-      return clampField(body.generationConfig as Json, 'maxOutputTokens', true)
-    }
-    case 'ollama': {
-      if (!isObject(body.options)) body.options = {}
-      return clampField(body.options as Json, 'num_predict', true)
-    }
-  }
+  return changed
 }
 
-const ANTHROPIC_VERSION = '2023-06-01'
-
-/** Attach the proxy's credential the way the provider expects it. */
-export function attachCredential(headers: Headers, auth: AuthStyle, protocol: WireProtocol, key: string | undefined): void {
-  if (protocol === 'anthropic') headers.set('anthropic-version', ANTHROPIC_VERSION)
-  if (!key) return
-  switch (auth) {
-    case 'bearer':
-      headers.set('authorization', `Bearer ${key}`)
-      break
-    case 'x-api-key':
-      headers.set('x-api-key', key)
-      break
-    case 'x-goog-api-key':
-      headers.set('x-goog-api-key', key)
-      break
-    case 'none':
-      break
-  }
+/** Attach the proxy's credential (and the protocol's version headers) the way the provider expects them. */
+export function attachCredential(headers: Headers, protocolId: WireProtocol, key: string | undefined): void {
+  const protocol = protocolOf(protocolId)
+  for (const [name, value] of Object.entries({ ...protocol.headers, ...credentialHeaders(protocol, key) })) headers.set(name, value)
 }

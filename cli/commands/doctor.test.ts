@@ -65,6 +65,23 @@ describe('doctor --proxy (printing)', () => {
     expect(text).toContain('header_up Authorization "Bearer {env.OPENROUTER_API_KEY}"')
   })
 
+  it("writes each protocol's key header, version header and query into the nginx and Caddy snippets", () => {
+    const anthropic = renderProxyPlan(proxyPlan(validateConfig({ chat: { provider: 'anthropic' } }, 'test'), {}))
+    expect(anthropic).toContain('proxy_set_header X-Api-Key "${ANTHROPIC_API_KEY}";')
+    expect(anthropic).toContain('proxy_set_header Anthropic-Version "2023-06-01";')
+    expect(anthropic).toContain('proxy_set_header Authorization "";')
+    expect(anthropic).not.toContain('proxy_set_header X-Api-Key "";')
+    expect(anthropic).toContain('header_up X-Api-Key "{env.ANTHROPIC_API_KEY}"')
+    expect(anthropic).toContain('header_up Anthropic-Version "2023-06-01"')
+    const gemini = renderProxyPlan(proxyPlan(validateConfig({ chat: { provider: 'gemini' } }, 'test'), {}))
+    expect(gemini).toContain('location = /ai/gemini/models/gemini-2.0-flash:streamGenerateContent {')
+    expect(gemini).toContain('set $args "alt=sse";')
+    expect(gemini).toContain('rewrite * /v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse')
+    expect(gemini).toContain('proxy_set_header X-Goog-Api-Key "${GEMINI_API_KEY}";')
+    expect(gemini).toContain('header_up -Authorization')
+    expect(gemini).not.toContain('Anthropic-Version')
+  })
+
   it('says which required key is not set here', () => {
     const named = validateConfig({ chat: { provider: 'anthropic' } }, 'test')
     const text = renderProxyPlan(proxyPlan(named, {}))

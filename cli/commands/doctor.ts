@@ -12,7 +12,8 @@ import type { Manifest } from '../../core/index-format.ts'
 import { providerSpec, type MemberId } from '../../core/providers/table.ts'
 import { keyRequired, upstreamBase } from '../../proxy/app.ts'
 import { proxySettingsFromConfig, type ConfigProxySettings, type HostedEmbedder } from '../../proxy/from-config.ts'
-import { protocolPaths, type RouteKind } from '../../proxy/protocol.ts'
+import { credentialHeaders, protocolOf, PROTOCOLS } from '../../core/protocols/index.ts'
+import { routePaths, type RouteKind } from '../../proxy/protocol.ts'
 import type { ProxyRoute } from '../../proxy/settings.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { DEFAULT_WRANGLER_FILE, settingsLine, writeWranglerConfig } from '../wrangler-config.ts'
@@ -27,6 +28,8 @@ export interface RouteLine {
   path: string
   /** Protocol path below the member's base URL. */
   upstreamPath: string
+  /** The query the upstream is called with (Gemini's chat: `alt=sse`), or ''. */
+  query: string
   upstream: string | null
   keyEnv: string | null
   keyRequired: boolean
@@ -47,12 +50,13 @@ export function proxyPlan(config: DocpilotConfig, env: Env, manifestEmbedder?: H
     for (const kind of ['chat', 'embed'] as const) {
       const models = kind === 'chat' ? route.chatModels : route.embedModels
       if (!models.length) continue
-      for (const upstreamPath of protocolPaths(spec.protocol, [kind], models[0])) {
+      for (const { path: upstreamPath, query } of routePaths(spec.protocol, [kind], models[0])) {
         lines.push({
           member: route.member,
           kind,
           path: `/ai/${route.member}/${upstreamPath}`,
           upstreamPath,
+          query,
           upstream: base ? `${base}/${upstreamPath}` : null,
           keyEnv: spec.keyEnv ?? null,
           keyRequired: keyRequired(spec),
@@ -77,21 +81,19 @@ function hostOf(url: string): string {
   return new URL(url).host
 }
 
-function authHeader(member: MemberId, style: 'nginx' | 'caddy'): string | undefined {
+/** `x-goog-api-key` -> `X-Goog-Api-Key`: how nginx and Caddy configs usually spell a header. */
+const headerCase = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase())
+
+/** The headers a reverse proxy alone must set upstream: the protocol's version headers and the key, read from the environment. */
+function upstreamHeaders(member: MemberId, style: 'nginx' | 'caddy'): [name: string, value: string][] {
   const spec = providerSpec(member)
-  if (!spec.keyEnv || spec.auth === 'none') return undefined
-  const ref = style === 'nginx' ? `\${${spec.keyEnv}}` : `{env.${spec.keyEnv}}`
-  switch (spec.auth) {
-    case 'bearer':
-      return `Authorization "Bearer ${ref}"`
-    case 'x-api-key':
-      return `X-Api-Key "${ref}"`
-    case 'x-goog-api-key':
-      return `X-Goog-Api-Key "${ref}"`
-  }
+  const protocol = protocolOf(spec.protocol)
+  const ref = spec.keyEnv ? (style === 'nginx' ? `\${${spec.keyEnv}}` : `{env.${spec.keyEnv}}`) : undefined
+  return Object.entries({ ...credentialHeaders(protocol, ref), ...protocol.headers }).map(([name, value]) => [headerCase(name), value])
 }
 
-const CREDENTIAL_HEADERS = ['Authorization', 'X-Api-Key', 'X-Goog-Api-Key', 'Cookie']
+/** Headers a client may send that must never reach an upstream (the reverse proxy sets its own). */
+const CREDENTIAL_HEADERS = [...new Set(Object.values(PROTOCOLS).flatMap((p) => (p.auth ? [headerCase(p.auth.header)] : [])))].concat('Cookie')
 
 function nginxSnippet(plan: ProxyPlan): string {
   const body = plan.settings.proxy.maxBodyBytes
@@ -116,19 +118,16 @@ function nginxSnippet(plan: ProxyPlan): string {
       continue
     }
     const upstream = new URL(l.upstream)
-    const auth = authHeader(l.member, 'nginx')
-    const spec = providerSpec(l.member)
+    const headers = upstreamHeaders(l.member, 'nginx')
     out.push(`location = ${l.path} {`)
     out.push('    limit_except POST { deny all; }')
     out.push(`    client_max_body_size ${Math.ceil(body / 1024)}k;`)
-    if (spec.protocol === 'gemini' && l.kind === 'chat') out.push('    set $args "alt=sse";')
-    else out.push('    set $args "";')
+    out.push(`    set $args "${l.query}";`)
     out.push(`    proxy_pass ${upstream.origin}${upstream.pathname};`)
     if (upstream.protocol === 'https:') out.push('    proxy_ssl_server_name on;')
     out.push(`    proxy_set_header Host ${hostOf(l.upstream)};`)
-    for (const h of CREDENTIAL_HEADERS) if (!auth?.startsWith(`${h} `)) out.push(`    proxy_set_header ${h} "";`)
-    if (auth) out.push(`    proxy_set_header ${auth};`)
-    if (spec.protocol === 'anthropic') out.push('    proxy_set_header Anthropic-Version "2023-06-01";')
+    for (const h of CREDENTIAL_HEADERS) if (!headers.some(([name]) => name === h)) out.push(`    proxy_set_header ${h} "";`)
+    for (const [name, value] of headers) out.push(`    proxy_set_header ${name} "${value}";`)
     out.push('    proxy_buffering off;')
     out.push('}')
   }
@@ -152,19 +151,16 @@ function caddySnippet(plan: ProxyPlan): string {
       continue
     }
     const upstream = new URL(l.upstream)
-    const auth = authHeader(l.member, 'caddy')
-    const spec = providerSpec(l.member)
-    const query = spec.protocol === 'gemini' && l.kind === 'chat' ? '?alt=sse' : ''
+    const headers = upstreamHeaders(l.member, 'caddy')
     out.push(`handle ${l.path} {`)
     out.push('    @notpost not method POST')
     out.push('    respond @notpost 405')
     out.push(`    request_body { max_size ${plan.settings.proxy.maxBodyBytes}B }`)
-    out.push(`    rewrite * ${upstream.pathname}${query}`)
+    out.push(`    rewrite * ${upstream.pathname}${l.query ? `?${l.query}` : ''}`)
     out.push(`    reverse_proxy ${upstream.origin} {`)
     out.push('        header_up Host {upstream_hostport}')
-    for (const h of CREDENTIAL_HEADERS) if (!auth?.startsWith(`${h} `)) out.push(`        header_up -${h}`)
-    if (auth) out.push(`        header_up ${auth}`)
-    if (spec.protocol === 'anthropic') out.push('        header_up Anthropic-Version "2023-06-01"')
+    for (const h of CREDENTIAL_HEADERS) if (!headers.some(([name]) => name === h)) out.push(`        header_up -${h}`)
+    for (const [name, value] of headers) out.push(`        header_up ${name} "${value}"`)
     out.push('        flush_interval -1')
     out.push('    }')
     out.push('}')

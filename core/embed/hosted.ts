@@ -3,11 +3,12 @@
  * transport is the same-origin `/ai/<member>` route (the proxy holds the key);
  * at index time it is the provider's base URL with the key from the
  * environment (D's `directTransport`). Three wire shapes cover the table:
- * OpenAI-compatible `/embeddings`, Gemini `batchEmbedContents`, Ollama `/api/embed`.
+ * OpenAI-compatible, Gemini (batched) and Ollama embeddings, at the paths core/protocols names.
  */
 import type { EmbedderIdentity } from '../index-format.ts'
 import type { Transport } from '../ladder/attempt.ts'
 import { memberRoute } from '../chain/resolve.ts'
+import { callPath, protocolOf } from '../protocols/index.ts'
 import { providerSpec, type MemberId } from '../providers/table.ts'
 import { EmbedError, l2normalize, type EmbedOptions, type Embedder } from './types.ts'
 
@@ -21,26 +22,26 @@ interface WireCall {
 }
 
 function wireCall(provider: MemberId, model: string, texts: string[], purpose: EmbedOptions['purpose']): WireCall {
-  const protocol = providerSpec(provider).protocol
-  if (protocol === 'gemini') {
-    const name = model.startsWith('models/') ? model : `models/${model}`
+  const protocol = protocolOf(providerSpec(provider).protocol)
+  if (protocol.id === 'gemini') {
+    const id = model.replace(/^models\//, '')
     const taskType = purpose === 'query' ? 'RETRIEVAL_QUERY' : 'RETRIEVAL_DOCUMENT'
     return {
-      path: `/${name}:batchEmbedContents`,
-      body: { requests: texts.map((text) => ({ model: name, content: { parts: [{ text }] }, taskType })) },
+      path: callPath(protocol, 'embed', id),
+      body: { requests: texts.map((text) => ({ model: `models/${id}`, content: { parts: [{ text }] }, taskType })) },
       parse: (j) => (j as { embeddings: { values: number[] }[] }).embeddings.map((e) => e.values),
     }
   }
-  if (protocol === 'ollama') {
+  if (protocol.id === 'ollama') {
     return {
-      path: '/api/embed',
+      path: callPath(protocol, 'embed', model),
       body: { model, input: texts },
       parse: (j) => (j as { embeddings: number[][] }).embeddings,
     }
   }
-  if (protocol === 'openai') {
+  if (protocol.id === 'openai') {
     return {
-      path: '/embeddings',
+      path: callPath(protocol, 'embed', model),
       body: { model, input: texts },
       parse: (j) =>
         [...(j as { data: { index: number; embedding: number[] }[] }).data].sort((a, b) => a.index - b.index).map((d) => d.embedding),

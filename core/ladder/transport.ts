@@ -5,19 +5,12 @@
  *   (the environment lives in that process; nothing of it is returned or logged).
  */
 import type { PublicChainMember } from '../index-format.ts'
-import { providerSpec, type AuthStyle, type MemberId } from '../providers/table.ts'
+import { credentialHeaders, protocolOf } from '../protocols/index.ts'
+import { providerSpec, type MemberId } from '../providers/table.ts'
 import type { Env, ResolvedChain } from '../chain/resolve.ts'
 import type { Transport } from './attempt.ts'
 
 type Fetch = (input: string, init: RequestInit) => Promise<Response>
-
-/** The header a member's credential travels in (the proxy uses the same rule). */
-export function authHeaders(style: AuthStyle, key: string | undefined): Record<string, string> {
-  if (!key || style === 'none') return {}
-  if (style === 'bearer') return { authorization: `Bearer ${key}` }
-  if (style === 'x-api-key') return { 'x-api-key': key }
-  return { 'x-goog-api-key': key }
-}
 
 export function routeTransport(opts: { origin?: string; fetch?: Fetch } = {}): Transport {
   const doFetch: Fetch = opts.fetch ?? ((u, i) => fetch(u, i))
@@ -39,11 +32,11 @@ export function directTransport(resolved: ResolvedChain, env: Env, opts: { fetch
   return (member: PublicChainMember, req) => {
     const m = bases.get(member.provider)
     if (!m?.baseUrl) return Promise.reject(new Error(`No base URL for member "${member.provider}"`))
-    const spec = providerSpec(member.provider)
+    const protocol = protocolOf(providerSpec(member.provider).protocol)
     const key = m.keyEnv ? env[m.keyEnv] : undefined
     return doFetch(`${m.baseUrl.replace(/\/+$/, '')}${req.path}`, {
       method: req.method,
-      headers: { ...req.headers, ...authHeaders(spec.auth, key) },
+      headers: { ...req.headers, ...credentialHeaders(protocol, key) },
       body: req.body,
       signal: req.signal,
     })

@@ -28,7 +28,7 @@ describe('provider table', () => {
   })
 
   it('looks members up by id and rejects unknown ones', () => {
-    expect(providerSpec('anthropic').auth).toBe('x-api-key')
+    expect(providerSpec('anthropic').protocol).toBe('anthropic')
     expect(isMemberId('groq')).toBe(true)
     expect(isMemberId('grok')).toBe(false)
     expect(() => providerSpec('nope' as never)).toThrow(/Unknown provider/)

@@ -7,10 +7,7 @@
  * the proxy, `doctor`, the fake providers in tests) reads it from here.
  */
 
-export type WireProtocol = 'openai' | 'gemini' | 'anthropic' | 'ollama'
-
-/** How the proxy attaches a credential upstream. */
-export type AuthStyle = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'none'
+import type { WireProtocol } from '../protocols/types.ts'
 
 export type MemberId =
   | 'openai'
@@ -33,8 +30,8 @@ export interface ProviderSpec {
   baseUrlEnv: string
   /** Upstream base URL when the environment names none; own servers have no default. */
   defaultBaseUrl?: string
+  /** The wire protocol it speaks (core/protocols): paths, key header, body fields. */
   protocol: WireProtocol
-  auth: AuthStyle
   /** Whether the service offers an embeddings endpoint we can use. */
   embeds: boolean
   /** Chat model used when the config names none. */
@@ -52,7 +49,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     baseUrlEnv: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com/v1',
     protocol: 'openai',
-    auth: 'bearer',
     embeds: true,
     defaultModel: 'gpt-4o-mini',
     defaultEmbedModel: 'text-embedding-3-small',
@@ -64,7 +60,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     baseUrlEnv: 'GEMINI_BASE_URL',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
     protocol: 'gemini',
-    auth: 'x-goog-api-key',
     embeds: true,
     defaultModel: 'gemini-2.0-flash',
     defaultEmbedModel: 'text-embedding-004',
@@ -76,7 +71,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     baseUrlEnv: 'MISTRAL_BASE_URL',
     defaultBaseUrl: 'https://api.mistral.ai/v1',
     protocol: 'openai',
-    auth: 'bearer',
     embeds: true,
     defaultModel: 'mistral-small-latest',
     defaultEmbedModel: 'mistral-embed',
@@ -88,7 +82,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     baseUrlEnv: 'TOGETHER_BASE_URL',
     defaultBaseUrl: 'https://api.together.xyz/v1',
     protocol: 'openai',
-    auth: 'bearer',
     embeds: true,
     defaultModel: 'meta-llama/Llama-3.3-70B-Instruct-Turbo',
     defaultEmbedModel: 'BAAI/bge-base-en-v1.5',
@@ -100,7 +93,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     baseUrlEnv: 'ANTHROPIC_BASE_URL',
     defaultBaseUrl: 'https://api.anthropic.com/v1',
     protocol: 'anthropic',
-    auth: 'x-api-key',
     embeds: false,
     defaultModel: 'claude-3-5-haiku-latest',
     ownServer: false,
@@ -111,7 +103,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     baseUrlEnv: 'GROQ_BASE_URL',
     defaultBaseUrl: 'https://api.groq.com/openai/v1',
     protocol: 'openai',
-    auth: 'bearer',
     embeds: false,
     defaultModel: 'llama-3.3-70b-versatile',
     ownServer: false,
@@ -122,7 +113,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     baseUrlEnv: 'OPENROUTER_BASE_URL',
     defaultBaseUrl: 'https://openrouter.ai/api/v1',
     protocol: 'openai',
-    auth: 'bearer',
     embeds: false,
     // OpenRouter's own router over its free tier: one id, one request.
     defaultModel: 'openrouter/free',
@@ -134,7 +124,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     baseUrlEnv: 'DEEPSEEK_BASE_URL',
     defaultBaseUrl: 'https://api.deepseek.com/v1',
     protocol: 'openai',
-    auth: 'bearer',
     embeds: false,
     defaultModel: 'deepseek-chat',
     ownServer: false,
@@ -144,7 +133,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     keyEnv: 'DOCPILOT_CUSTOM_KEY',
     baseUrlEnv: 'DOCPILOT_CUSTOM_URL',
     protocol: 'openai',
-    auth: 'bearer',
     embeds: true,
     defaultModel: 'default',
     ownServer: true,
@@ -153,7 +141,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     id: 'llamacpp',
     baseUrlEnv: 'LLAMACPP_URL',
     protocol: 'openai',
-    auth: 'none',
     embeds: false,
     defaultModel: 'default',
     ownServer: true,
@@ -162,7 +149,6 @@ export const CHAIN: readonly ProviderSpec[] = [
     id: 'ollama',
     baseUrlEnv: 'OLLAMA_URL',
     protocol: 'ollama',
-    auth: 'none',
     embeds: true,
     defaultModel: 'llama3.2',
     defaultEmbedModel: 'nomic-embed-text',

@@ -3,11 +3,11 @@
  * content_block_delta (text_delta), message_delta (stop_reason, output usage),
  * message_stop, ping, and `event: error` (e.g. overloaded_error mid-stream).
  */
+import { ANTHROPIC } from '../../protocols/anthropic.ts'
 import { classifyStreamError } from '../classify.ts'
+import { chatRequest } from './request.ts'
 import { jsonOrUndefined, sseDecoder } from './sse.ts'
 import type { StreamEvent, WireAdapter } from './types.ts'
-
-export const ANTHROPIC_VERSION = '2023-06-01'
 
 interface AnthropicEvent {
   type?: string
@@ -21,19 +21,14 @@ export const anthropicAdapter: WireAdapter = {
   protocol: 'anthropic',
   request(model, req) {
     const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content)
-    return {
-      path: '/messages',
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'anthropic-version': ANTHROPIC_VERSION },
-      body: JSON.stringify({
-        model,
-        ...(system.length ? { system: system.join('\n\n') } : {}),
-        messages: req.messages.filter((m) => m.role !== 'system'),
-        max_tokens: req.maxTokens,
-        temperature: req.temperature,
-        stream: true,
-      }),
+    const body = {
+      model,
+      ...(system.length ? { system: system.join('\n\n') } : {}),
+      messages: req.messages.filter((m) => m.role !== 'system'),
+      temperature: req.temperature,
+      stream: true,
     }
+    return chatRequest(ANTHROPIC, model, 'text/event-stream', body, req.maxTokens)
   },
   decoder(now) {
     let stopReason: string | undefined

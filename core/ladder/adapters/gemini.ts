@@ -1,8 +1,10 @@
 /**
- * Gemini `models/{model}:streamGenerateContent?alt=sse`. Each SSE event is a
+ * Gemini streamGenerateContent as SSE (core/protocols/gemini.ts). Each SSE event is a
  * GenerateContentResponse; the last one carries finishReason and usage.
  */
+import { GEMINI } from '../../protocols/gemini.ts'
 import { classifyStreamError } from '../classify.ts'
+import { chatRequest } from './request.ts'
 import { jsonOrUndefined, sseDecoder } from './sse.ts'
 import type { StreamEvent, WireAdapter } from './types.ts'
 
@@ -21,16 +23,12 @@ export const geminiAdapter: WireAdapter = {
     const contents = req.messages
       .filter((m) => m.role !== 'system')
       .map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] }))
-    return {
-      path: `/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({
-        ...(system.length ? { systemInstruction: { parts: [{ text: system.join('\n\n') }] } } : {}),
-        contents,
-        generationConfig: { maxOutputTokens: req.maxTokens, temperature: req.temperature },
-      }),
+    const body = {
+      ...(system.length ? { systemInstruction: { parts: [{ text: system.join('\n\n') }] } } : {}),
+      contents,
+      generationConfig: { temperature: req.temperature },
     }
+    return chatRequest(GEMINI, model, 'text/event-stream', body, req.maxTokens)
   },
   decoder(now) {
     let modelSeen = false

@@ -1,4 +1,4 @@
-import type { WireProtocol } from '../../providers/table.ts'
+import type { WireProtocol } from '../../protocols/types.ts'
 import { anthropicAdapter } from './anthropic.ts'
 import { geminiAdapter } from './gemini.ts'
 import { ollamaAdapter } from './ollama.ts'

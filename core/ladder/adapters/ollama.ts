@@ -1,5 +1,7 @@
-/** Ollama `/api/chat` with stream: true: one JSON object per line, the last with done: true. */
+/** Ollama's chat endpoint with stream: true: one JSON object per line, the last with done: true. */
+import { OLLAMA } from '../../protocols/ollama.ts'
 import { classifyStreamError } from '../classify.ts'
+import { chatRequest } from './request.ts'
 import { ndjsonDecoder } from './sse.ts'
 import type { StreamEvent, WireAdapter } from './types.ts'
 
@@ -16,17 +18,8 @@ interface OllamaLine {
 export const ollamaAdapter: WireAdapter = {
   protocol: 'ollama',
   request(model, req) {
-    return {
-      path: '/api/chat',
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
-      body: JSON.stringify({
-        model,
-        messages: req.messages,
-        stream: true,
-        options: { num_predict: req.maxTokens, temperature: req.temperature },
-      }),
-    }
+    const body = { model, messages: req.messages, stream: true, options: { temperature: req.temperature } }
+    return chatRequest(OLLAMA, model, 'application/x-ndjson', body, req.maxTokens)
   },
   decoder(now) {
     let modelSeen = false

@@ -4,7 +4,9 @@
  * OpenRouter sends `: OPENROUTER PROCESSING` comments (ignored by the parser)
  * and reports mid-stream failures as a chunk carrying `error`.
  */
+import { OPENAI } from '../../protocols/openai.ts'
 import { classifyStreamError } from '../classify.ts'
+import { chatRequest } from './request.ts'
 import { jsonOrUndefined, sseDecoder } from './sse.ts'
 import type { StreamEvent, WireAdapter } from './types.ts'
 
@@ -18,19 +20,8 @@ interface Chunk {
 export const openaiAdapter: WireAdapter = {
   protocol: 'openai',
   request(model, req) {
-    return {
-      path: '/chat/completions',
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({
-        model,
-        messages: req.messages,
-        max_tokens: req.maxTokens,
-        temperature: req.temperature,
-        stream: true,
-        stream_options: { include_usage: true },
-      }),
-    }
+    const body = { model, messages: req.messages, temperature: req.temperature, stream: true, stream_options: { include_usage: true } }
+    return chatRequest(OPENAI, model, 'text/event-stream', body, req.maxTokens)
   },
   decoder(now) {
     let modelSeen = false

@@ -3,7 +3,7 @@
  * request a member's route expects and decodes that protocol's stream into
  * events. It never fetches, times, retries or decides anything.
  */
-import type { WireProtocol } from '../../providers/table.ts'
+import type { WireProtocol } from '../../protocols/types.ts'
 import type { Failure } from '../failure.ts'
 
 export interface ChatMessage {
@@ -19,7 +19,7 @@ export interface ChatRequest {
 
 /** What goes on the wire, relative to the member's base (its `/ai/<member>` route or upstream base URL). */
 export interface WireRequest {
-  /** Appended to the base, e.g. '/chat/completions'. */
+  /** Appended to the base: the protocol's call path (core/protocols). */
   path: string
   method: 'POST'
   /** Protocol headers only (content type, API version); credentials are the transport's business. */

@@ -1,0 +1,16 @@
+/** Ollama's own API (NDJSON streams). It takes no key. */
+import type { FieldRules, Protocol } from './types.ts'
+
+const OPTIONS: FieldRules = { num_predict: true, temperature: true, top_p: true, top_k: true, stop: true, seed: true, num_ctx: true, repeat_penalty: true }
+
+export const OLLAMA: Protocol = {
+  id: 'ollama',
+  paths: { chat: ['api/chat'], embed: ['api/embed'] },
+  listPath: 'api/tags',
+  headers: {},
+  maxTokens: { in: 'options', name: 'num_predict' },
+  body: {
+    chat: { model: true, messages: true, stream: true, format: true, options: OPTIONS },
+    embed: { model: true, input: true, truncate: true, options: OPTIONS },
+  },
+}
