@@ -40,6 +40,7 @@
  */
 import { Hono, type Context } from 'hono'
 import { Redactor } from '../core/key-scan.ts'
+import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
 import { CHAIN, isMemberId, providerSpec, type ProviderSpec } from '../core/providers/table.ts'
 import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
@@ -504,10 +505,10 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         const retryAfter = Math.max(1, Math.ceil((daily.resetAt - now()) / 1000))
         const resetIso = new Date(daily.resetAt).toISOString()
         return reply(
-          refuse(429, 'daily_quota', `This site's daily limit of ${dailyLimit} AI requests is used up; it resets at ${resetIso}.`, {
+          refuse(SITE_CEILING.status, SITE_CEILING.code, `This site's daily limit of ${dailyLimit} AI requests is used up; it resets at ${resetIso}.`, {
             'retry-after': String(retryAfter),
             'x-ratelimit-reset': String(Math.floor(daily.resetAt / 1000)),
-            'x-docpilot-quota': 'daily',
+            [SITE_CEILING.header]: SITE_CEILING.value,
           }),
         )
       }

@@ -6,8 +6,14 @@
  * *-ratelimit-*-reset dates and OpenRouter's quota headers echoed in the body.
  */
 import { sanitizeCode, type Failure, type FailureClass } from './failure.ts'
+import { isSiteCeiling } from './site-ceiling.ts'
 
-/** A wait this long is a schedule, not a blip: the allowance is for the day. */
+/**
+ * How a provider's own 429 says its allowance is for the day (the site's own
+ * ceiling is told by the proxy's code and header instead, see site-ceiling.ts):
+ * a wait this long is a schedule, not a blip, and these words name a daily quota
+ * (OpenRouter's free-models-per-day, Gemini's ...PerDay quota ids, Groq's RPD).
+ */
 const DAILY_WAIT_MS = 60 * 60 * 1000
 
 const DAILY_WORDS = /per[-_ ]?day|daily|perday|free-models-per-day|\bRPD\b|usage limits?\b/i
@@ -89,6 +95,8 @@ interface ErrorSignals {
   retryDelayMs?: number
   quotaIds: string[]
   metaHeaders?: Record<string, string>
+  /** The docpilot proxy refused at the site's own daily ceiling. */
+  siteCeiling?: boolean
 }
 
 function asRecord(v: unknown): Record<string, unknown> | undefined {
@@ -152,6 +160,7 @@ function classOf(status: number | null, s: ErrorSignals, timing: Timing, now: nu
   if (kind.includes('failed_precondition') && /billing/i.test(s.message)) return 'payment'
   if (kind.includes('api_key_invalid') || /api key not valid/i.test(s.message)) return 'auth'
   if (kind.includes('authentication') || kind.includes('permission') || status === 401 || status === 403) return 'auth'
+  if (s.siteCeiling) return 'daily_quota'
   if (status === 429 || kind.includes('rate_limit') || kind.includes('resource_exhausted')) {
     const wait = Math.max(timing.retryAfterMs ?? 0, timing.resetAt !== undefined ? timing.resetAt - now : 0)
     const daily = DAILY_WORDS.test(s.message) || s.quotaIds.some((q) => DAILY_WORDS.test(q)) || wait >= DAILY_WAIT_MS
@@ -194,6 +203,7 @@ export function classifyResponse(status: number, headers: HeaderBag, bodyText: s
   const payload = parseJsonLoose(bodyText)
   const signals = errorSignals(payload)
   if (!signals.message && payload === undefined) signals.message = bodyText.slice(0, 300)
+  signals.siteCeiling = isSiteCeiling(status, headers, signals.code)
   return build(status, signals, readTimingHeaders(headers, now), now)
 }
 
