@@ -23,6 +23,7 @@
  */
 import type { Browser } from '@playwright/test'
 import type { EvalQuestion } from '../core/eval/score.ts'
+import { partOfModel } from '../core/index-format.ts'
 import { prepareCorpus, type PreparedCorpus } from './compare-corpora.ts'
 import { serveCorpus, type EngineId, type EnginePage } from './compare-pages.ts'
 import { engineLabel } from './compare-quality.ts'
@@ -88,14 +89,6 @@ function roleOf(t: Transfer, modelFiles: (name: string) => boolean): Role {
   return 'index'
 }
 
-/** Index paths that belong to the embedding model: its named files and any shard folder it lists. */
-function modelMatcher(c: PreparedCorpus): (rel: string) => boolean {
-  const e = c.index.manifest.embedder as { files?: Record<string, string>; shards?: { dir: string } }
-  const files = new Set(Object.values(e.files ?? {}))
-  const dir = e.shards?.dir
-  return (rel) => files.has(rel) || (dir !== undefined && rel.startsWith(`${dir}/`))
-}
-
 const queryFor = (engine: EngineId, q: string) => (engine === 'pagefind' ? toKeywords(q) : q)
 
 async function queryVectors(c: PreparedCorpus, questions: EvalQuestion[]): Promise<(number[] | undefined)[] | undefined> {
@@ -134,7 +127,7 @@ export async function runBrowser(opts: Pick<CompareOptions, 'corpora' | 'workDir
       const site = await serveCorpus(c)
       try {
         const vectors = await queryVectors(c, set.questions)
-        const isModel = modelMatcher(c)
+        const isModel = partOfModel(c.index.manifest.embedder)
         const primary = primaryEngine(site.pages)
         const answerable = set.questions
           .map((q, i) => ({ q, i }))

@@ -9,6 +9,7 @@
  * embedding model files and Pagefind's runtime are listed on their own lines.
  */
 import { mkdir, rm } from 'node:fs/promises'
+import { partOfModel } from '../core/index-format.ts'
 import { join } from 'node:path'
 import { buildDocpilot, buildOramaFile, measureDir, prepareCorpus, sumSizes, type FileSize, type PreparedCorpus } from './compare-corpora.ts'
 import { corporaOf, workRootOf, type CompareOptions } from './compare-questions.ts'
@@ -55,8 +56,8 @@ function builders(c: PreparedCorpus, scratch: string): Builder[] {
 
 async function docpilotBytes(c: PreparedCorpus): Promise<{ index: FileSize[]; model: FileSize[] }> {
   const files = await measureDir(c.docpilotDir)
-  const modelFiles = new Set(Object.values(c.index.manifest.embedder.files ?? {}))
-  return { index: files.filter((f) => !modelFiles.has(f.file)), model: files.filter((f) => modelFiles.has(f.file)) }
+  const isModel = partOfModel(c.index.manifest.embedder)
+  return { index: files.filter((f) => !isModel(f.file)), model: files.filter((f) => isModel(f.file)) }
 }
 
 export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'> & { rounds: number }): Promise<BuildResult[]> {

@@ -22,6 +22,7 @@ import { gzipSync } from 'node:zlib'
 import type { Browser, Page } from '@playwright/test'
 import { ASSET_PATH, INDEX_PATH, startDevServer, type DevServer } from '../cli/commands/dev.ts'
 import { validateConfig } from '../core/config/validate.ts'
+import { partOfModel } from '../core/index-format.ts'
 import { COVERED } from '../e2e/paths.ts'
 import { buildWidget } from '../widget/vite.config.ts'
 import { launchChromium } from './peers/chromium.ts'
@@ -138,7 +139,7 @@ async function freshPage(browser: Browser, url: string): Promise<{ page: Page; c
 
 async function firstResultBytes(browser: Browser, server: DevServer) {
   const context = await browser.newContext()
-  const modelFiles = new Set(Object.values(server.manifest.embedder.files ?? {}))
+  const isModel = partOfModel(server.manifest.embedder)
   const pending: Promise<{ path: string; bytes: number } | undefined>[] = []
   const pageUrl = `${server.url}/`
   context.on('requestfinished', (req) => {
@@ -161,9 +162,8 @@ async function firstResultBytes(browser: Browser, server: DevServer) {
     const split = { widget: 0, index: 0, model: 0, total: 0, requests: 0 }
     for (const t of await Promise.all(pending)) {
       if (!t) continue
-      const name = t.path.split('/').pop() ?? ''
       if (t.path.startsWith(ASSET_PATH)) split.widget += t.bytes
-      else if (t.path.startsWith(INDEX_PATH) && modelFiles.has(name)) split.model += t.bytes
+      else if (t.path.startsWith(INDEX_PATH) && isModel(t.path.slice(INDEX_PATH.length))) split.model += t.bytes
       else if (t.path.startsWith(INDEX_PATH)) split.index += t.bytes
       else continue
       split.total += t.bytes

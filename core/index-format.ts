@@ -50,6 +50,18 @@ export interface ChunkRecord {
 
 export type EmbedderKind = 'local' | 'hosted' | 'none'
 
+/**
+ * How a reader finds a static model's rows for a word without fetching any
+ * model file first: the word's shard is computed from the word.
+ */
+export interface StaticRowsLayout {
+  shards: ShardSet
+  /** Word -> shard: FNV-1a (32 bit) over the word's UTF-16 code units, modulo the shard count. */
+  hash: 'fnv1a32'
+  /** The model's tokenizer: lower-case, then every match of the pattern is a word. */
+  tokenizer: { lowercase: true; pattern: string }
+}
+
 export interface EmbedderIdentity {
   /** Stable name the browser is bound to, e.g. 'docpilot-minilm-static-en-v1' or 'openai:text-embedding-3-small'. */
   id: string
@@ -62,8 +74,8 @@ export interface EmbedderIdentity {
   provider?: MemberId
   /** Local embedders: part name -> content-addressed file name. */
   files?: Record<string, string>
-  /** Local static embedders served split by token: the rows, sharded by a hash of the token (see core/embed/static-split.ts). */
-  shards?: ShardSet
+  /** Local static embedders: the rows, served split by word (core/embed/static-split.ts). */
+  rows?: StaticRowsLayout
 }
 
 /** One member of the resolved chat chain as the browser sees it: never a key. */
@@ -114,6 +126,13 @@ export interface Manifest {
   insights?: { questions: boolean }
 }
 
+/** Whether a file name is one of the embedding model's files (named files, or the rows folder). */
+export function partOfModel(identity: EmbedderIdentity): (name: string) => boolean {
+  const files = new Set(Object.values(identity.files ?? {}))
+  const dir = identity.rows ? `${identity.rows.shards.dir}/` : undefined
+  return (name) => files.has(name) || (dir !== undefined && name.startsWith(dir))
+}
+
 /**
  * Whether a file name belongs to this manifest's index: a named part, a
  * model file, or a file inside one of its shard folders. A cache keeps what
@@ -128,6 +147,6 @@ export function partOfIndex(manifest: Manifest): (name: string) => boolean {
   }
   for (const value of Object.values(manifest.parts)) add(value)
   for (const value of Object.values(manifest.embedder.files ?? {})) add(value)
-  add(manifest.embedder.shards)
+  add(manifest.embedder.rows?.shards)
   return (name) => files.has(name) || dirs.some((d) => name.startsWith(d))
 }

@@ -25,7 +25,8 @@ import { encodeQuantized, quantizeRows } from '../core/embed/quantize.ts'
 import { StaticEmbedder } from '../core/embed/static.ts'
 import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
-import type { ChunkRecord, EmbedderIdentity } from '../core/index-format.ts'
+import { shardFile, type ChunkRecord, type EmbedderIdentity, type ShardSet } from '../core/index-format.ts'
+import { encodeRowShards, splitIdentity } from '../core/embed/static-split.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
@@ -288,11 +289,29 @@ export function denseParts(ie: IndexEmbedder, run: EmbedRunResult): DenseParts {
   const vectorsPart = `vectors.${digest16(vectors)}.i8`
   const files = [{ name: vectorsPart, bytes: vectors }]
   const map: Record<string, string> = {}
-  for (const f of ie.modelFiles) {
+  // A static model's table is served as rows by word (core/embed/static-split.ts): only its descriptor stays one file.
+  const whole = ie.embedder instanceof StaticEmbedder ? ['vocab.txt', 'vectors.bin'] : []
+  for (const f of ie.modelFiles.filter((m) => !whole.includes(m.name))) {
     const name = `embed.${digest16(f.bytes)}.${f.name.replace(/\//g, '-')}`
     map[f.name] = name
     files.push({ name, bytes: f.bytes })
   }
-  const identity: EmbedderIdentity = { ...run.identity, quantization: 'int8', ...(ie.modelFiles.length ? { files: map } : {}) }
+  let identity: EmbedderIdentity = { ...run.identity, quantization: 'int8', ...(ie.modelFiles.length ? { files: map } : {}) }
+  if (ie.embedder instanceof StaticEmbedder) {
+    const rows = staticRowFiles(ie.embedder)
+    files.push(...rows.files)
+    identity = splitIdentity(ie.embedder.descriptor, rows.shards, map)
+  }
   return { identity, files, vectorsPart }
+}
+
+/** The model's rows as shard files in a folder named by their digest (int8 rows do not compress: stored raw). */
+function staticRowFiles(embedder: StaticEmbedder): { shards: ShardSet; files: { name: string; bytes: Uint8Array }[] } {
+  const words = new Array<string>(embedder.table.count)
+  for (const [word, i] of embedder.table.index) words[i] = word
+  const raw = encodeRowShards(embedder.table, words)
+  const all = createHash('sha256')
+  for (const r of raw) all.update(r)
+  const shards: ShardSet = { dir: `embed-rows.${all.digest('hex').slice(0, 16)}`, count: raw.length, ext: '.bin' }
+  return { shards, files: raw.map((r, i) => ({ name: shardFile(shards, i), bytes: r })) }
 }

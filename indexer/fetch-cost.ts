@@ -8,7 +8,7 @@
  * `docpilot index` prints this; bench/ measures the same in Chromium.
  */
 import { gzipSync } from 'node:zlib'
-import type { ChunkRecord } from '../core/index-format.ts'
+import { partOfModel, type ChunkRecord } from '../core/index-format.ts'
 import { countingLoader } from '../core/retrieval/parts.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { median } from '../core/stats.ts'
@@ -48,10 +48,7 @@ export async function coldFetchCost(dir: string, questions: readonly string[], k
     const loader = countingLoader(fsPartLoader(dir))
     const index = await openIndex(loader, { log: () => {} })
     await index.search(question, { k, ...(opts.lexicalOnly ? { lexicalOnly: true } : {}) })
-    const embedder = index.manifest.embedder as { files?: Record<string, string>; shards?: { dir: string } }
-    const modelFiles = new Set(Object.values(embedder.files ?? {}))
-    const modelDir = embedder.shards?.dir
-    const isModel = (name: string) => modelFiles.has(name) || (modelDir !== undefined && name.startsWith(`${modelDir}/`))
+    const isModel = partOfModel(index.manifest.embedder)
     const byKind: QuestionCost['byKind'] = {}
     let bytes = 0
     for (const [name, size] of loader.reads) {

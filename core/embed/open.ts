@@ -1,7 +1,8 @@
 /**
  * Builds the index's one embedder from the identity its manifest names. The
- * model files come through the index's PartLoader (content-addressed copies in
- * the index folder), so the browser and the CLI load the very same bytes.
+ * model files (a static model's rows, by word) come through the index's
+ * PartLoader (content-addressed copies in the index folder), so the browser
+ * and the CLI load the very same bytes.
  * Nothing here ever falls back to another embedder: an identity this code
  * does not know is an error, and a load failure is reported to the caller,
  * which degrades to lexical-only.
@@ -12,8 +13,7 @@ import { isMemberId, providerSpec } from '../providers/table.ts'
 import type { PartLoader } from '../retrieval/parts.ts'
 import { HostedEmbedder } from './hosted.ts'
 import { loadOnnx } from './load-onnx.ts'
-import { StaticEmbedder } from './static.ts'
-import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from './static-model.ts'
+import { SplitStaticEmbedder } from './static-split.ts'
 import { EmbedError, type Embedder } from './types.ts'
 
 export type EmbedderRuntime = 'none' | 'static' | 'onnx' | 'hosted'
@@ -68,22 +68,16 @@ export async function openEmbedder(identity: EmbedderIdentity, deps: OpenEmbedde
     }
   }
   if (runtime === 'static') {
-    const [desc, vocab, vectors] = await Promise.all([read('model.json'), read('vocab.txt'), read('vectors.bin')])
-    let descriptor: StaticModelDescriptor
-    try {
-      descriptor = JSON.parse(text(desc!)) as StaticModelDescriptor
-    } catch (err) {
-      throw new EmbedError(`model file ${filePart(identity, 'model.json')} is not JSON: ${err instanceof Error ? err.message : String(err)}`, 'bad_model', { cause: err })
-    }
-    if (descriptor.format !== STATIC_MODEL_FORMAT) throw new EmbedError(`static model format "${descriptor.format}" is not "${STATIC_MODEL_FORMAT}"`, 'bad_model')
-    let e: StaticEmbedder
-    try {
-      e = new StaticEmbedder(descriptor, text(vocab!), vectors!, identity.files)
-    } catch (err) {
-      throw new EmbedError(err instanceof Error ? err.message : String(err), 'bad_model', { cause: err })
-    }
-    if (e.identity.id !== identity.id) throw new EmbedError(`model files are "${e.identity.id}", the manifest names "${identity.id}"`, 'bad_model')
-    return e
+    // Rows come by word: a question fetches only its own words' rows, never the whole table.
+    const layout = identity.rows
+    if (!layout) throw new EmbedError(`manifest.json: static embedder "${identity.id}" lists no rows. Rebuild the index with \`docpilot index\`.`, 'bad_model')
+    return new SplitStaticEmbedder(identity, layout, async (name) => {
+      try {
+        return await deps.loader.bytes(name)
+      } catch (err) {
+        throw new EmbedError(`model rows ${name} unreachable: ${err instanceof Error ? err.message : String(err)}`, 'unreachable', { cause: err })
+      }
+    })
   }
   // Loaded only for onnx indexes: keeps onnxruntime out of static and hosted readers.
   const OnnxEmbedder = await loadOnnx()

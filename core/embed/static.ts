@@ -12,9 +12,39 @@ export function staticTokens(text: string, pattern: string): string[] {
   return text.toLowerCase().match(new RegExp(pattern, 'gu')) ?? []
 }
 
+/** One word's row: int8 values at `offset` in `values` (dims of them), and its scale. */
+export interface StaticRow {
+  /** Row number in the model's vocabulary (its frequency rank when the vocabulary is frequency-ordered). */
+  rank: number
+  scale: number
+  values: Int8Array
+  offset: number
+}
+
+/**
+ * The pooling every static embedder shares, whole table or rows fetched by
+ * token: the same sums in the same order, so both give identical vectors.
+ */
+export function poolRows(tokens: readonly string[], rowOf: (token: string) => StaticRow | undefined, dims: number): Float32Array {
+  const sum = new Float64Array(dims)
+  for (const tok of tokens) {
+    const row = rowOf(tok)
+    if (!row) continue
+    const { scale: s, values, offset } = row
+    for (let d = 0; d < dims; d++) sum[d] = sum[d]! + values[offset + d]! * s
+  }
+  return l2normalize(sum)
+}
+
+/** The identity an index names for a static model. */
+export function staticIdentity(descriptor: StaticModelDescriptor, extra: Partial<EmbedderIdentity> = {}): EmbedderIdentity {
+  return { id: descriptor.id, kind: 'local', model: `static:${descriptor.id}`, dims: descriptor.dims, quantization: 'int8', ...extra }
+}
+
+/** The whole table in memory: what the indexer embeds passages with. */
 export class StaticEmbedder implements Embedder {
   readonly identity: EmbedderIdentity
-  private readonly table: StaticTable
+  readonly table: StaticTable
 
   constructor(
     readonly descriptor: StaticModelDescriptor,
@@ -25,27 +55,17 @@ export class StaticEmbedder implements Embedder {
     names?: { vocab: string; vectors: string },
   ) {
     this.table = parseStaticTable(descriptor, vocabText, vectors, names ?? (files?.['vocab.txt'] && files['vectors.bin'] ? { vocab: files['vocab.txt'], vectors: files['vectors.bin'] } : descriptor.files))
-    this.identity = {
-      id: descriptor.id,
-      kind: 'local',
-      model: `static:${descriptor.id}`,
-      dims: descriptor.dims,
-      quantization: 'int8',
-      ...(files ? { files } : {}),
-    }
+    this.identity = staticIdentity(descriptor, files ? { files } : {})
+  }
+
+  /** A word's row, or undefined for a word outside the vocabulary. */
+  row(token: string): StaticRow | undefined {
+    const i = this.table.index.get(token)
+    return i === undefined ? undefined : { rank: i, scale: this.table.scales[i]!, values: this.table.rows, offset: i * this.table.dims }
   }
 
   embedOne(text: string): Float32Array {
-    const { dims, scales, rows, index } = this.table
-    const sum = new Float64Array(dims)
-    for (const tok of staticTokens(text, this.descriptor.tokenizer.pattern)) {
-      const i = index.get(tok)
-      if (i === undefined) continue
-      const s = scales[i]!
-      const base = i * dims
-      for (let d = 0; d < dims; d++) sum[d] = sum[d]! + rows[base + d]! * s
-    }
-    return l2normalize(sum)
+    return poolRows(staticTokens(text, this.descriptor.tokenizer.pattern), (t) => this.row(t), this.table.dims)
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
