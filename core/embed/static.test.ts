@@ -5,6 +5,8 @@ import { openEmbedder } from './open.ts'
 import { StaticEmbedder, staticTokens } from './static.ts'
 import { EmbedError } from './types.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
+import { encodeRowShards, shardOfWord, splitIdentity } from './static-split.ts'
+import { shardFile, type ShardSet } from '../index-format.ts'
 
 const read = (name: string) => readFileSync(new URL(name, DEFAULT_MODEL_DIR))
 const desc = JSON.parse(read('model.json').toString()) as StaticModelDescriptor
@@ -41,9 +43,14 @@ describe('static embedder (offline default model)', () => {
   })
 })
 
-describe('a corrupt or missing model file, as a reader loads it from the index', () => {
-  const files = { 'model.json': 'embed.a.model.json', 'vocab.txt': 'embed.b.vocab.txt', 'vectors.bin': 'embed.c.vectors.bin' }
-  const identity = { id: desc.id, kind: 'local' as const, model: `static:${desc.id}`, dims: desc.dims, quantization: 'int8', files }
+describe('a corrupt or missing model rows file, as a reader loads it from the index', () => {
+  // The reader fetches a static model as rows by word (static-split.ts): those files are what can be damaged or missing.
+  const words = read('vocab.txt').toString().split('\n').slice(0, desc.vocabSize)
+  const shards = encodeRowShards(embedder.table, words)
+  const set: ShardSet = { dir: 'embed-rows.t', count: shards.length, ext: '.bin' }
+  const identity = splitIdentity(desc, set, { 'model.json': 'embed.a.model.json' })
+  const question = 'cookie'
+  const file = shardFile(set, shardOfWord(question, shards.length))
   const loader = (parts: Record<string, Uint8Array>) => ({
     json: async () => ({}) as never,
     bytes: async (name: string) => {
@@ -52,23 +59,23 @@ describe('a corrupt or missing model file, as a reader loads it from the index',
       return b
     },
   })
-  const good = { 'embed.a.model.json': read('model.json'), 'embed.b.vocab.txt': read('vocab.txt'), 'embed.c.vectors.bin': read('vectors.bin') }
+  const good = Object.fromEntries(shards.map((b, i) => [shardFile(set, i), b]))
 
-  it('a truncated vectors file: an error naming that part', async () => {
-    const parts = { ...good, 'embed.c.vectors.bin': read('vectors.bin').subarray(0, 1000) }
-    const err = await openEmbedder(identity, { loader: loader(parts) }).catch((e: unknown) => e)
+  it('a truncated rows file: an error naming that part', async () => {
+    const e = (await openEmbedder(identity, { loader: loader({ ...good, [file]: good[file]!.subarray(0, 100) }) }))!
+    const err = await e.embed([question]).catch((x: unknown) => x)
     expect(err).toBeInstanceOf(EmbedError)
     expect((err as EmbedError).code).toBe('bad_model')
-    expect((err as Error).message).toMatch(/embed\.c\.vectors\.bin: has 1000 bytes, expected \d+/)
+    expect((err as Error).message).toContain(`model rows file ${file} is damaged`)
   })
-  it('a vocabulary from another model: an error naming that part', async () => {
-    const parts = { ...good, 'embed.b.vocab.txt': new TextEncoder().encode('just\nthree\nwords\n') }
-    await expect(openEmbedder(identity, { loader: loader(parts) })).rejects.toThrow(/embed\.b\.vocab\.txt has 3 words, model\.json says \d+/)
+  it('rows of another width (another model): an error naming that part', async () => {
+    const e = (await openEmbedder({ ...identity, dims: desc.dims + 1 }, { loader: loader(good) }))!
+    await expect(e.embed([question])).rejects.toThrow(`model rows file ${file} is damaged (does not hold ${desc.dims + 1}-wide rows)`)
   })
   it('a missing file: unreachable, naming the part', async () => {
-    const { 'embed.c.vectors.bin': _, ...parts } = good
-    const err = await openEmbedder(identity, { loader: loader(parts) }).catch((e: unknown) => e)
+    const { [file]: _, ...parts } = good
+    const err = await (await openEmbedder(identity, { loader: loader(parts) }))!.embed([question]).catch((e: unknown) => e)
     expect((err as EmbedError).code).toBe('unreachable')
-    expect((err as Error).message).toMatch(/model file embed\.c\.vectors\.bin unreachable: HTTP 404/)
+    expect((err as Error).message).toMatch(new RegExp(`model rows ${file.replace('.', '\\.')} unreachable: HTTP 404`))
   })
 })
