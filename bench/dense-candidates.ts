@@ -27,7 +27,6 @@ import { validateConfig } from '../core/config/validate.ts'
 import { staticTokens } from '../core/embed/static.ts'
 import { toContractLine } from '../core/eval/contract.ts'
 import { parseQuestions, scoreRun, type EvalQuestion, type EvalReport, type QueryOutput } from '../core/eval/score.ts'
-import { denseTopK } from '../core/retrieval/dense.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { buildIndex, type BuildResult } from '../indexer/build.ts'
 import { EmbeddingCache, textDigest } from '../indexer/embed-cache.ts'
@@ -164,7 +163,7 @@ async function denseOnly(index: DocIndex, qs: EvalQuestion[]): Promise<EvalRepor
   const vectors = await index.dense!.vectors()
   const outputs: QueryOutput[] = []
   for (const q of qs) {
-    const hits = denseTopK(vectors, vectorCache.get(q.q)!, 8)
+    const hits = await vectors.exactTopK(vectorCache.get(q.q)!, 8)
     const records = await index.chunks(hits.map((h) => h.index))
     outputs.push({ id: q.id, mode: 'hybrid', gate: { pass: true, score: 1 }, results: records.map((r) => ({ path: r.path, trail: r.trail })) } as QueryOutput)
   }

@@ -21,12 +21,12 @@ import type { ChatConfig, EmbedConfig } from '../core/config/schema.ts'
 import { HostedEmbedder } from '../core/embed/hosted.ts'
 import { loadOnnx } from '../core/embed/load-onnx.ts'
 import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
-import { encodeQuantized, quantizeRows } from '../core/embed/quantize.ts'
 import { StaticEmbedder } from '../core/embed/static.ts'
 import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import { shardFile, type ChunkRecord, type EmbedderIdentity, type ShardSet } from '../core/index-format.ts'
 import { encodeRowShards, splitIdentity } from '../core/embed/static-split.ts'
+import { DEFAULT_ROWS_PER_SHARD, encodeVectorCodes, encodeVectorShards } from '../core/retrieval/passage-vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
@@ -278,16 +278,27 @@ export interface DenseParts {
   identity: EmbedderIdentity
   /** Content-addressed part files to write next to the other parts. */
   files: { name: string; bytes: Uint8Array }[]
-  vectorsPart: string
+  /** The passage vectors' codes (fetched whole) and exact rows (fetched per candidate), see core/retrieval/passage-vectors.ts. */
+  codesPart: string
+  vectorsShards: ShardSet
 }
 
 const digest16 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex').slice(0, 16)
 
+/** One digest over many files: names the folder that holds them. */
+function digestAll(files: readonly Uint8Array[]): string {
+  const all = createHash('sha256')
+  for (const f of files) all.update(createHash('sha256').update(f).digest())
+  return all.digest('hex').slice(0, 16)
+}
+
 /** The vectors part and the model files, named by their content. */
 export function denseParts(ie: IndexEmbedder, run: EmbedRunResult): DenseParts {
-  const vectors = encodeQuantized(quantizeRows(run.vectors, run.identity.dims))
-  const vectorsPart = `vectors.${digest16(vectors)}.i8`
-  const files = [{ name: vectorsPart, bytes: vectors }]
+  const codes = encodeVectorCodes(run.vectors, run.identity.dims)
+  const codesPart = `codes.${digest16(codes)}.bits`
+  const rows = encodeVectorShards(run.vectors, run.identity.dims)
+  const vectorsShards: ShardSet = { dir: `vectors.${digestAll(rows)}`, count: rows.length, ext: '.i8', per: DEFAULT_ROWS_PER_SHARD }
+  const files = [{ name: codesPart, bytes: codes }, ...rows.map((bytes, i) => ({ name: shardFile(vectorsShards, i), bytes }))]
   const map: Record<string, string> = {}
   // A static model's table is served as rows by word (core/embed/static-split.ts): only its descriptor stays one file.
   const whole = ie.embedder instanceof StaticEmbedder ? ['vocab.txt', 'vectors.bin'] : []
@@ -302,7 +313,7 @@ export function denseParts(ie: IndexEmbedder, run: EmbedRunResult): DenseParts {
     files.push(...rows.files)
     identity = splitIdentity(ie.embedder.descriptor, rows.shards, map)
   }
-  return { identity, files, vectorsPart }
+  return { identity, files, codesPart, vectorsShards }
 }
 
 /** The model's rows as shard files in a folder named by their digest (int8 rows do not compress: stored raw). */
@@ -310,8 +321,6 @@ function staticRowFiles(embedder: StaticEmbedder): { shards: ShardSet; files: { 
   const words = new Array<string>(embedder.table.count)
   for (const [word, i] of embedder.table.index) words[i] = word
   const raw = encodeRowShards(embedder.table, words)
-  const all = createHash('sha256')
-  for (const r of raw) all.update(r)
-  const shards: ShardSet = { dir: `embed-rows.${all.digest('hex').slice(0, 16)}`, count: raw.length, ext: '.bin' }
+  const shards: ShardSet = { dir: `embed-rows.${digestAll(raw)}`, count: raw.length, ext: '.bin' }
   return { shards, files: raw.map((r, i) => ({ name: shardFile(shards, i), bytes: r })) }
 }

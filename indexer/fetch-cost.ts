@@ -37,7 +37,7 @@ function kindOf(name: string, modelParts: (name: string) => boolean): PartKind {
   if (modelParts(name)) return 'model'
   if (name.startsWith('postings.')) return 'postings'
   if (name.startsWith('texts.')) return 'texts'
-  if (name.startsWith('vectors.')) return 'vectors'
+  if (name.startsWith('vectors.') || name.startsWith('codes.')) return 'vectors'
   return 'lexical'
 }
 

@@ -5,7 +5,8 @@
  * (core/retrieval/hybrid.ts); an index without one yields null, and Orama
  * then runs BM25 only.
  */
-import { dequantizeRow } from '../../core/embed/quantize.ts'
+import { decodeQuantized, dequantizeRow } from '../../core/embed/quantize.ts'
+import { shardFile, type ShardSet } from '../../core/index-format.ts'
 import { openDenseChannel } from '../../core/retrieval/hybrid.ts'
 import type { DocIndex } from '../../core/retrieval/search.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
@@ -14,12 +15,18 @@ function channel(dir: string, index: DocIndex) {
   return openDenseChannel(index.manifest, fsPartLoader(dir))
 }
 
-/** Chunk vectors in index order (dequantized from the index's int8 rows). */
+/** Chunk vectors in index order (dequantized from the index's int8 rows, every shard read). */
 export async function loadIndexVectors(dir: string, index: DocIndex): Promise<Float32Array[] | null> {
-  const dense = channel(dir, index)
-  if (!dense) return null
-  const rows = await dense.vectors()
-  return Array.from({ length: rows.count }, (_, i) => dequantizeRow(rows, i))
+  if (!channel(dir, index)) return null
+  const set = index.manifest.parts.vectors as ShardSet
+  const loader = fsPartLoader(dir)
+  const out: Float32Array[] = []
+  for (let s = 0; s < set.count; s++) {
+    const rows = Math.min(set.per!, index.size - s * set.per!)
+    const q = decodeQuantized(await loader.bytes(shardFile(set, s)), rows, index.manifest.embedder.dims, shardFile(set, s))
+    for (let i = 0; i < rows; i++) out.push(dequantizeRow(q, i))
+  }
+  return out
 }
 
 /** Query vectors from the index's embedder, same order as the questions. */

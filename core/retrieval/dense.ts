@@ -30,9 +30,14 @@ export function denseTopK(vectors: ChunkVectors, query: Float32Array, k: number)
   if (query.length !== vectors.dims) {
     throw new Error(`query vector has ${query.length} dims, the index's vectors have ${vectors.dims}`)
   }
+  return topK(vectors.count, (i) => denseScore(vectors, query, i), k)
+}
+
+/** The k best of rows 0..count-1 by `scoreOf`, best first; ties keep row order. */
+export function topK(count: number, scoreOf: (i: number) => number, k: number): DenseHit[] {
   const top: DenseHit[] = []
-  for (let i = 0; i < vectors.count; i++) {
-    const score = denseScore(vectors, query, i)
+  for (let i = 0; i < count; i++) {
+    const score = scoreOf(i)
     if (top.length === k && score <= top[k - 1]!.score) continue
     let at = top.length
     while (at > 0 && top[at - 1]!.score < score) at--

@@ -220,7 +220,7 @@ describe('a manifest naming an embedder this docpilot does not know', { timeout:
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
     const { vectors: _drop, ...parts } = manifest.parts
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, parts }))
-    await expect(openIndex(inner)).rejects.toThrow(/names embedder "docpilot-minilm-tokenlearn-en-v1" but no "vectors" part/)
+    await expect(openIndex(inner)).rejects.toThrow(/names embedder "docpilot-minilm-tokenlearn-en-v1" but no "vectors" and "codes" parts/)
   })
 })
 

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import { decodeQuantized, quantizeRows } from '../embed/quantize.ts'
+import { l2normalize } from '../embed/types.ts'
+import { shardFile, type ShardSet } from '../index-format.ts'
+import { denseScore, denseTopK } from './dense.ts'
+import { codeDims, codeScorer, decodeVectorCodes, encodeVectorCodes, encodeVectorShards, MIN_CODE_DIMS, openPassageVectors } from './passage-vectors.ts'
+
+/** Deterministic pseudo-random unit vectors. */
+function vectors(n: number, dims: number, seed = 7): Float32Array[] {
+  let s = seed
+  const rand = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) * 2 - 1
+  return Array.from({ length: n }, () => l2normalize(Float64Array.from({ length: dims }, rand)))
+}
+
+describe('passage vector codes', () => {
+  it('sizes codes to the byte budget: every dimension for a small site, fewer bits per chunk as it grows', () => {
+    expect(codeDims(900, 256)).toBe(256)
+    expect(codeDims(4064, 256)).toBe(128)
+    expect(codeDims(1_000_000, 256)).toBe(MIN_CODE_DIMS)
+    expect(codeDims(10, 20)).toBe(20)
+    expect(codeDims(4064, 256) % 8).toBe(0)
+  })
+
+  it('codes the dimensions that vary most, and scores scale * sum of q times the signs', () => {
+    const dims = 12
+    const rows = vectors(40, dims).map((v) => {
+      // Dimensions 3 and 7 carry most of the spread.
+      const w = Float64Array.from(v, (x, d) => (d === 3 || d === 7 ? x * 10 : x))
+      return l2normalize(w)
+    })
+    const codes = decodeVectorCodes(encodeVectorCodes(rows, dims, 2), rows.length, dims, 'codes')
+    expect([...codes.picked].sort()).toEqual([3, 7])
+    const q = vectors(1, dims, 99)[0]!
+    const score = codeScorer(codes, q)
+    rows.forEach((x, i) => {
+      const naive = [...codes.picked].reduce((s, d) => s + q[d]! * (x[d]! >= 0 ? 1 : -1), 0) * codes.scale
+      expect(score(i)).toBeCloseTo(naive, 10)
+    })
+  })
+
+  it('finds most of the exact top 10 among its top 50 with every dimension coded', async () => {
+    const dims = 64
+    const rows = vectors(600, dims)
+    const set: ShardSet = { dir: 'vectors.t', count: Math.ceil(rows.length / 4), ext: '.i8', per: 4 }
+    const shards = encodeVectorShards(rows, dims, 4)
+    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), set, async (name) => shards[Number(name.split('/')[1]!.split('.')[0])]!)
+    let found = 0
+    for (const q of vectors(20, dims, 3)) {
+      const exact = (await pv.exactTopK(q, 10)).map((h) => h.index)
+      const scan = new Set(pv.scan(q, 50).map((h) => h.index))
+      found += exact.filter((i) => scan.has(i)).length
+    }
+    expect(found / 200).toBeGreaterThan(0.8)
+  })
+
+  it('scores candidates exactly from their rows, fetching each shard once', async () => {
+    const dims = 16
+    const rows = vectors(10, dims)
+    const set: ShardSet = { dir: 'vectors.t', count: 3, ext: '.i8', per: 4 }
+    const shards = encodeVectorShards(rows, dims, 4)
+    expect(shards.map((s) => s.length)).toEqual([4 * (4 + dims), 4 * (4 + dims), 2 * (4 + dims)])
+    const fetched: string[] = []
+    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), set, async (name) => {
+      fetched.push(name)
+      return shards[Number(name.split('/')[1]!.split('.')[0])]!
+    })
+    const q = vectors(1, dims, 5)[0]!
+    const exact = await pv.exact(q, [9, 1, 2])
+    expect(fetched.sort()).toEqual([shardFile(set, 0), shardFile(set, 2)])
+    expect(exact.get(1)).toBe(denseScore(decodeQuantized(shards[0]!, 4, dims, 'x'), q, 1))
+    expect(exact.get(9)).toBe(denseScore(decodeQuantized(shards[2]!, 2, dims, 'x'), q, 1))
+    await pv.exact(q, [0, 3, 8])
+    expect(fetched).toHaveLength(2)
+    // Exact over every chunk ranks as the whole int8 table does (rows are quantized one by one either way).
+    expect(await pv.exactTopK(q, 3)).toEqual(denseTopK(quantizeRows(rows, dims), q, 3))
+  })
+
+  it('refuses codes that do not match the index, naming the file', () => {
+    const bytes = encodeVectorCodes(vectors(5, 8), 8)
+    expect(() => decodeVectorCodes(bytes, 6, 8, 'codes.x.bits')).toThrow(/codes\.x\.bits: codes for 5 chunks of 8 dims; the index has 6 of 8/)
+    expect(() => decodeVectorCodes(bytes.subarray(0, bytes.length - 1), 5, 8, 'codes.x.bits')).toThrow(/codes\.x\.bits: has \d+ bytes, expected \d+/)
+  })
+})
