@@ -6,7 +6,7 @@
  * in; how files are found, typed, cached and compressed lives here once.
  */
 import { statSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { open, readFile, stat } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { extname, join, resolve, sep } from 'node:path'
 import { Hono, type Context } from 'hono'
@@ -114,8 +114,24 @@ export interface SiteServer {
 
 export async function startSiteServer(opts: SiteServerOptions): Promise<SiteServer> {
   const typeOf = (path: string) => TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream'
-  const sendFile = async (c: Context, path: string, cache: string) =>
-    c.body(await readFile(path), 200, { 'content-type': typeOf(path), 'cache-control': cache })
+  const sendFile = async (c: Context, path: string, cache: string) => {
+    const headers = { 'content-type': typeOf(path), 'cache-control': cache, 'accept-ranges': 'bytes' }
+    // A byte range (one, as static hosts serve them): how the reader reads single rows from a packed index part.
+    const range = /^bytes=(\d+)-(\d*)$/.exec(c.req.header('range') ?? '')
+    if (!range) return c.body(await readFile(path), 200, headers)
+    const size = (await stat(path)).size
+    const start = Number(range[1])
+    const end = Math.min(range[2] ? Number(range[2]) : size - 1, size - 1)
+    if (start > end) return c.body(null, 416, { ...headers, 'content-range': `bytes */${size}` })
+    const file = await open(path)
+    try {
+      const body = new Uint8Array(end - start + 1)
+      await file.read(body, 0, body.length, start)
+      return c.body(body, 206, { ...headers, 'content-range': `bytes ${start}-${end}/${size}` })
+    } finally {
+      await file.close()
+    }
+  }
   const sendHtml = (c: Context, body: string, status: number) => {
     if (opts.csp) c.header('content-security-policy', STRICT_CSP)
     c.header('cache-control', 'no-store')

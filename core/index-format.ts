@@ -51,12 +51,17 @@ export interface ChunkRecord {
 export type EmbedderKind = 'local' | 'hosted' | 'none'
 
 /**
- * How a reader finds a static model's rows for a word without fetching any
- * model file first: the word's shard is computed from the word.
+ * How a reader finds a static model's row for a word without fetching the
+ * model: the word's hash names its bucket, the directory where the bucket
+ * lies in the packed rows file (core/embed/static-split.ts).
  */
 export interface StaticRowsLayout {
-  shards: ShardSet
-  /** Word -> shard: FNV-1a (32 bit) over the word's UTF-16 code units, modulo the shard count. */
+  /** The packed rows, read one bucket at a time. */
+  pack: string
+  /** Entries per bucket (u8 each, gzip), fetched once. */
+  directory: string
+  buckets: number
+  /** Word -> bucket: FNV-1a (32 bit) of the word's UTF-16 code units, modulo `buckets`. */
   hash: 'fnv1a32'
   /** The model's tokenizer: lower-case, then every match of the pattern is a word. */
   tokenizer: { lowercase: true; pattern: string }
@@ -74,7 +79,7 @@ export interface EmbedderIdentity {
   provider?: MemberId
   /** Local embedders: part name -> content-addressed file name. */
   files?: Record<string, string>
-  /** Local static embedders: the rows, served split by word (core/embed/static-split.ts). */
+  /** Local static embedders: the rows, served by word (core/embed/static-split.ts). */
   rows?: StaticRowsLayout
 }
 
@@ -128,9 +133,8 @@ export interface Manifest {
 
 /** Whether a file name is one of the embedding model's files (named files, or the rows folder). */
 export function partOfModel(identity: EmbedderIdentity): (name: string) => boolean {
-  const files = new Set(Object.values(identity.files ?? {}))
-  const dir = identity.rows ? `${identity.rows.shards.dir}/` : undefined
-  return (name) => files.has(name) || (dir !== undefined && name.startsWith(dir))
+  const files = new Set([...Object.values(identity.files ?? {}), ...(identity.rows ? [identity.rows.pack, identity.rows.directory] : [])])
+  return (name) => files.has(name)
 }
 
 /**
@@ -147,6 +151,7 @@ export function partOfIndex(manifest: Manifest): (name: string) => boolean {
   }
   for (const value of Object.values(manifest.parts)) add(value)
   for (const value of Object.values(manifest.embedder.files ?? {})) add(value)
-  add(manifest.embedder.rows?.shards)
+  add(manifest.embedder.rows?.pack)
+  add(manifest.embedder.rows?.directory)
   return (name) => files.has(name) || dirs.some((d) => name.startsWith(d))
 }

@@ -113,7 +113,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
       why: indexEmbedder.why,
       embedded: run.embedded,
       reused: run.reused,
-      vectorBytes: dense.files.filter((f) => f.name === dense!.codesPart || f.name.startsWith(`${dense!.vectorsShards.dir}/`)).reduce((s, f) => s + f.bytes.byteLength, 0),
+      vectorBytes: dense.files.filter((f) => f.name === dense!.codesPart || f.name === dense!.vectorsPart).reduce((s, f) => s + f.bytes.byteLength, 0),
       ms: performance.now() - embedStarted,
     }
   }

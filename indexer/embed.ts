@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import { fileURLToPath } from 'node:url'
 import { autoEmbedMember } from '../core/chain/embed.ts'
 import { memberAvailable, resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
@@ -25,8 +26,8 @@ import { StaticEmbedder } from '../core/embed/static.ts'
 import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import { shardFile, type ChunkRecord, type EmbedderIdentity, type ShardSet } from '../core/index-format.ts'
-import { encodeRowShards, splitIdentity } from '../core/embed/static-split.ts'
-import { DEFAULT_ROWS_PER_SHARD, encodeVectorCodes, encodeVectorShards } from '../core/retrieval/passage-vectors.ts'
+import { encodeRowsPack, splitIdentity } from '../core/embed/static-split.ts'
+import { encodeVectorCodes, encodeVectorRows } from '../core/retrieval/passage-vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
@@ -278,27 +279,23 @@ export interface DenseParts {
   identity: EmbedderIdentity
   /** Content-addressed part files to write next to the other parts. */
   files: { name: string; bytes: Uint8Array }[]
-  /** The passage vectors' codes (fetched whole) and exact rows (fetched per candidate), see core/retrieval/passage-vectors.ts. */
+  /** The passage vectors' codes (fetched whole) and exact rows (read per candidate), see core/retrieval/passage-vectors.ts. */
   codesPart: string
-  vectorsShards: ShardSet
+  vectorsPart: string
 }
 
 const digest16 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex').slice(0, 16)
-
-/** One digest over many files: names the folder that holds them. */
-function digestAll(files: readonly Uint8Array[]): string {
-  const all = createHash('sha256')
-  for (const f of files) all.update(createHash('sha256').update(f).digest())
-  return all.digest('hex').slice(0, 16)
-}
 
 /** The vectors part and the model files, named by their content. */
 export function denseParts(ie: IndexEmbedder, run: EmbedRunResult): DenseParts {
   const codes = encodeVectorCodes(run.vectors, run.identity.dims)
   const codesPart = `codes.${digest16(codes)}.bits`
-  const rows = encodeVectorShards(run.vectors, run.identity.dims)
-  const vectorsShards: ShardSet = { dir: `vectors.${digestAll(rows)}`, count: rows.length, ext: '.i8', per: DEFAULT_ROWS_PER_SHARD }
-  const files = [{ name: codesPart, bytes: codes }, ...rows.map((bytes, i) => ({ name: shardFile(vectorsShards, i), bytes }))]
+  const rows = encodeVectorRows(run.vectors, run.identity.dims)
+  const vectorsPart = `vectors.${digest16(rows)}.i8`
+  const files = [
+    { name: codesPart, bytes: codes },
+    { name: vectorsPart, bytes: rows },
+  ]
   const map: Record<string, string> = {}
   // A static model's table is served as rows by word (core/embed/static-split.ts): only its descriptor stays one file.
   const whole = ie.embedder instanceof StaticEmbedder ? ['vocab.txt', 'vectors.bin'] : []
@@ -311,16 +308,24 @@ export function denseParts(ie: IndexEmbedder, run: EmbedRunResult): DenseParts {
   if (ie.embedder instanceof StaticEmbedder) {
     const rows = staticRowFiles(ie.embedder)
     files.push(...rows.files)
-    identity = splitIdentity(ie.embedder.descriptor, rows.shards, map)
+    identity = splitIdentity(ie.embedder.descriptor, rows.rows, map)
   }
-  return { identity, files, codesPart, vectorsShards }
+  return { identity, files, codesPart, vectorsPart }
 }
 
-/** The model's rows as shard files in a folder named by their digest (int8 rows do not compress: stored raw). */
-function staticRowFiles(embedder: StaticEmbedder): { shards: ShardSet; files: { name: string; bytes: Uint8Array }[] } {
+/** The model's rows as one packed file and its directory of bucket sizes, named by their content. */
+function staticRowFiles(embedder: StaticEmbedder): { rows: { pack: string; directory: string; buckets: number }; files: { name: string; bytes: Uint8Array }[] } {
   const words = new Array<string>(embedder.table.count)
   for (const [word, i] of embedder.table.index) words[i] = word
-  const raw = encodeRowShards(embedder.table, words)
-  const shards: ShardSet = { dir: `embed-rows.${digestAll(raw)}`, count: raw.length, ext: '.bin' }
-  return { shards, files: raw.map((r, i) => ({ name: shardFile(shards, i), bytes: r })) }
+  const packed = encodeRowsPack(embedder.table, words)
+  const directory = gzipSync(packed.counts, { level: 9 })
+  const pack = `embed-rows.${digest16(packed.pack)}.bin`
+  const directoryName = `embed-rows.${digest16(directory)}.dir.gz`
+  return {
+    rows: { pack, directory: directoryName, buckets: packed.counts.length },
+    files: [
+      { name: pack, bytes: packed.pack },
+      { name: directoryName, bytes: directory },
+    ],
+  }
 }

@@ -51,7 +51,9 @@ export async function coldFetchCost(dir: string, questions: readonly string[], k
     const isModel = partOfModel(index.manifest.embedder)
     const byKind: QuestionCost['byKind'] = {}
     let bytes = 0
-    for (const [name, size] of loader.reads) {
+    for (const [read, size] of loader.reads) {
+      // A range read is named `part#start-end`: it belongs to its part.
+      const name = read.split('#')[0]!
       const served = name === 'manifest.json' ? gzipSync(await fsPartLoader(dir).bytes(name), { level: 9 }).length : size
       const kind = kindOf(name, isModel)
       byKind[kind] = (byKind[kind] ?? 0) + served

@@ -203,7 +203,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
       lexical: lexical.name,
       postings: postings.set,
       texts: texts.set,
-      ...(input.dense ? { codes: input.dense.codesPart, vectors: input.dense.vectorsShards } : {}),
+      ...(input.dense ? { codes: input.dense.codesPart, vectors: input.dense.vectorsPart } : {}),
     },
     lexical: settings as unknown as Record<string, unknown>,
     retrieval: {

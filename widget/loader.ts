@@ -1,8 +1,13 @@
 /**
- * docpilot.js: the one script a site drops in. It draws the launcher button,
- * listens for the hotkeys and, on first open (or when the browser is idle),
- * imports the panel, which in turn starts the retrieval worker. Nothing here
- * depends on Preact or the index so the script stays a few kilobytes.
+ * docpilot.js: the one script a site drops in. It draws the launcher button
+ * and listens for the hotkeys; that is all a page view costs. The panel (and
+ * with it the retrieval worker and the index) is imported only once the
+ * reader shows intent: a pointer over, or focus on, the launcher or an
+ * element marked data-docpilot-open (prefetch), or opening the panel.
+ * A conversation the panel saved before a navigation is restored by the
+ * panel itself when it loads, so it too waits for the reader to come back to
+ * it. Nothing here depends on Preact or the index so the script stays a few
+ * kilobytes.
  */
 import { isSingleKey, opensPanel, readOptions, type WidgetOptions } from './options.ts'
 import type { PanelController } from './panel/mount.tsx'
@@ -52,6 +57,14 @@ function start(options: WidgetOptions): void {
     void loadPanel().then((p) => p.open(question))
   }
 
+  // Intent: the reader is about to open the panel, so its code and the index's first parts can start loading.
+  let intended = false
+  const intent = (): void => {
+    if (intended || !options.prefetch) return
+    intended = true
+    void loadPanel().then((p) => p.prefetch())
+  }
+
   if (options.placement !== 'none') {
     const host = document.createElement('div')
     host.setAttribute('data-docpilot-launcher', '')
@@ -73,6 +86,7 @@ function start(options: WidgetOptions): void {
       launcher.append(kbd)
     }
     launcher.addEventListener('click', () => open())
+    for (const type of ['pointerenter', 'focus', 'touchstart'] as const) launcher.addEventListener(type, intent, { passive: true })
     root.append(launcher)
     document.body.append(host)
   }
@@ -95,9 +109,11 @@ function start(options: WidgetOptions): void {
     }
   })
 
-  if (options.prefetch && 'requestIdleCallback' in window) {
-    requestIdleCallback(() => void loadPanel().then((p) => p.prefetch()), { timeout: 4000 })
+  const towardsOpener = (event: Event): void => {
+    if ((event.target as Element | null)?.closest?.('[data-docpilot-open]')) intent()
   }
+  document.addEventListener('pointerover', towardsOpener, { passive: true })
+  document.addEventListener('focusin', towardsOpener)
 
   ;(window as unknown as { docpilot: unknown }).docpilot = {
     open,

@@ -5,8 +5,7 @@
  * (core/retrieval/hybrid.ts); an index without one yields null, and Orama
  * then runs BM25 only.
  */
-import { decodeQuantized, dequantizeRow } from '../../core/embed/quantize.ts'
-import { shardFile, type ShardSet } from '../../core/index-format.ts'
+import { rowBytes } from '../../core/retrieval/passage-vectors.ts'
 import { openDenseChannel } from '../../core/retrieval/hybrid.ts'
 import type { DocIndex } from '../../core/retrieval/search.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
@@ -15,18 +14,17 @@ function channel(dir: string, index: DocIndex) {
   return openDenseChannel(index.manifest, fsPartLoader(dir))
 }
 
-/** Chunk vectors in index order (dequantized from the index's int8 rows, every shard read). */
+/** Chunk vectors in index order (dequantized from the index's int8 rows file). */
 export async function loadIndexVectors(dir: string, index: DocIndex): Promise<Float32Array[] | null> {
   if (!channel(dir, index)) return null
-  const set = index.manifest.parts.vectors as ShardSet
-  const loader = fsPartLoader(dir)
-  const out: Float32Array[] = []
-  for (let s = 0; s < set.count; s++) {
-    const rows = Math.min(set.per!, index.size - s * set.per!)
-    const q = decodeQuantized(await loader.bytes(shardFile(set, s)), rows, index.manifest.embedder.dims, shardFile(set, s))
-    for (let i = 0; i < rows; i++) out.push(dequantizeRow(q, i))
-  }
-  return out
+  const dims = index.manifest.embedder.dims
+  const file = await fsPartLoader(dir).bytes(index.manifest.parts.vectors as string)
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength)
+  const size = rowBytes(dims)
+  return Array.from({ length: index.size }, (_, i) => {
+    const scale = view.getFloat32(i * size, true)
+    return Float32Array.from(new Int8Array(file.buffer, file.byteOffset + i * size + 4, dims), (x) => x * scale)
+  })
 }
 
 /** Query vectors from the index's embedder, same order as the questions. */

@@ -19,6 +19,11 @@ async function fetchBytes(name: string): Promise<Uint8Array> {
 
 const loader: PartLoader = {
   bytes: fetchBytes,
+  async range(name, start, end) {
+    const res = await fetch(new URL(name, base), { headers: { range: `bytes=${start}-${end - 1}` } })
+    if (res.status !== 206) throw new Error(`docpilot bench: ${name} answered HTTP ${res.status} to a range request`)
+    return new Uint8Array(await res.arrayBuffer())
+  },
   async json<T>(name: string) {
     return JSON.parse(new TextDecoder().decode(await fetchBytes(name))) as T
   },

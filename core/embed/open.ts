@@ -71,13 +71,7 @@ export async function openEmbedder(identity: EmbedderIdentity, deps: OpenEmbedde
     // Rows come by word: a question fetches only its own words' rows, never the whole table.
     const layout = identity.rows
     if (!layout) throw new EmbedError(`manifest.json: static embedder "${identity.id}" lists no rows. Rebuild the index with \`docpilot index\`.`, 'bad_model')
-    return new SplitStaticEmbedder(identity, layout, async (name) => {
-      try {
-        return await deps.loader.bytes(name)
-      } catch (err) {
-        throw new EmbedError(`model rows ${name} unreachable: ${err instanceof Error ? err.message : String(err)}`, 'unreachable', { cause: err })
-      }
-    })
+    return new SplitStaticEmbedder(identity, layout, deps.loader)
   }
   // Loaded only for onnx indexes: keeps onnxruntime out of static and hosted readers.
   const OnnxEmbedder = await loadOnnx()

@@ -1,27 +1,34 @@
 import { readFileSync } from 'node:fs'
-import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import type { ShardSet } from '../index-format.ts'
+import type { PartLoader } from '../retrieval/parts.ts'
 import { DEFAULT_MODEL_DIR } from './load-default.ts'
 import { StaticEmbedder, staticTokens } from './static.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
-import { decodeRowShard, encodeRowShards, fnv1a32, shardOfWord, splitIdentity, SplitStaticEmbedder } from './static-split.ts'
+import { bucketOfWord, bucketStarts, encodeRowsPack, entryBytes, findInBucket, fnv1a32, splitIdentity, SplitStaticEmbedder } from './static-split.ts'
 
 const read = (name: string) => readFileSync(new URL(name, DEFAULT_MODEL_DIR))
 const desc = JSON.parse(read('model.json').toString()) as StaticModelDescriptor
 const whole = new StaticEmbedder(desc, read('vocab.txt').toString(), read('vectors.bin'))
 const words = read('vocab.txt').toString().split('\n').slice(0, desc.vocabSize)
-const shards = encodeRowShards(whole.table, words)
-const set: ShardSet = { dir: 'embed-rows.test', count: shards.length, ext: '.bin.gz' }
+const packed = encodeRowsPack(whole.table, words)
+const rows = { pack: 'embed-rows.t.bin', directory: 'embed-rows.t.dir', buckets: packed.counts.length }
+const identity = splitIdentity(desc, rows, {})
 
-/** A split embedder over the default model's shards, recording which files it fetched. */
-function split() {
-  const fetched: string[] = []
-  const embedder = new SplitStaticEmbedder(splitIdentity(desc, set, {}), splitIdentity(desc, set, {}).rows!, async (name) => {
-    fetched.push(name)
-    return gzipSync(shards[Number(name.split('/')[1]!.split('.')[0])]!)
-  })
-  return { embedder, fetched }
+/** A loader over the pack and seeds, recording what it was asked for. */
+function loader(files: Record<string, Uint8Array> = { [rows.pack]: packed.pack, [rows.directory]: packed.counts }) {
+  const reads: string[] = []
+  const get = (name: string) => {
+    const b = files[name]
+    if (!b) throw new Error(`HTTP 404 for ${name}`)
+    return b
+  }
+  const l: PartLoader & { reads: string[] } = {
+    reads,
+    json: async () => ({}) as never,
+    bytes: async (name) => (reads.push(name), get(name)),
+    range: async (name, start, end) => (reads.push(`${name}#${start}`), get(name).subarray(start, end)),
+  }
+  return l
 }
 
 const QUESTIONS = [
@@ -31,61 +38,76 @@ const QUESTIONS = [
   'How can readers subscribe from a feed reader?',
 ]
 
-describe('static model split by word', () => {
+describe('static model served by word', () => {
   it('hashes words the same way everywhere (FNV-1a over UTF-16 code units)', () => {
     // Reference values of 32-bit FNV-1a: '' is the offset basis; 'a' is a published test vector.
     expect(fnv1a32('')).toBe(0x811c9dc5)
     expect(fnv1a32('a')).toBe(0xe40c292c)
-    expect(shardOfWord('cookie', 7)).toBe(fnv1a32('cookie') % 7)
   })
 
-  it('puts every word in exactly one shard, with its row number, scale and values', () => {
-    let total = 0
+  it('puts every word in its bucket with its row number, scale and values; buckets of about two words', () => {
+    const size = entryBytes(desc.dims)
+    expect(packed.pack.length).toBe(words.length * size)
+    expect(packed.counts.length).toBe(Math.ceil(words.length / 2))
+    const starts = bucketStarts(packed.counts)
+    expect(starts.at(-1)).toBe(words.length)
     const wrong: string[] = []
-    shards.forEach((bytes, i) => {
-      const rows = decodeRowShard(bytes, desc.dims, `shard ${i}`)
-      total += rows.size
-      for (const [word, row] of rows) {
-        if (shardOfWord(word, shards.length) !== i || words[row.rank] !== word || row.scale !== whole.table.scales[row.rank]) wrong.push(word)
-        for (let d = 0; d < desc.dims; d++) if (row.values[row.offset + d] !== whole.table.rows[row.rank * desc.dims + d]) wrong.push(`${word}[${d}]`)
-      }
+    words.forEach((w, i) => {
+      const b = bucketOfWord(w, packed.counts.length)
+      const row = findInBucket(packed.pack.subarray(starts[b]! * size, starts[b + 1]! * size), w, desc.dims, 'pack')
+      if (!row || row.rank !== i || row.scale !== whole.table.scales[i]) wrong.push(w)
+      else for (let d = 0; d < desc.dims; d++) if (row.values[d] !== whole.table.rows[i * desc.dims + d]) wrong.push(`${w}[${d}]`)
     })
     expect(wrong).toEqual([])
-    expect(total).toBe(desc.vocabSize)
   })
 
-  it('embeds exactly as the whole table does, fetching only the question words\' shards', async () => {
-    const { embedder, fetched } = split()
+  it('tells a word outside the vocabulary from the words of its bucket', () => {
+    const size = entryBytes(desc.dims)
+    const starts = bucketStarts(packed.counts)
+    for (const w of ['zzqxw', 'qqqzzv', 'docpilotish']) {
+      const b = bucketOfWord(w, packed.counts.length)
+      expect(findInBucket(packed.pack.subarray(starts[b]! * size, starts[b + 1]! * size), w, desc.dims, 'pack')).toBeUndefined()
+    }
+  })
+
+  it("embeds exactly as the whole table does, reading at most one bucket per distinct word and the directory once", async () => {
+    const l = loader()
+    const embedder = new SplitStaticEmbedder(identity, identity.rows!, l)
     for (const q of QUESTIONS) {
       const [a] = await whole.embed([q])
       const [b] = await embedder.embed([q])
       expect(Array.from(b!), q).toEqual(Array.from(a!))
     }
-    const distinctWords = new Set(QUESTIONS.flatMap((q) => staticTokens(q, desc.tokenizer.pattern)))
-    expect(new Set(fetched).size).toBeLessThanOrEqual(distinctWords.size)
-    // Each shard is fetched once, however many questions use it.
-    expect(fetched.length).toBe(new Set(fetched).size)
+    const distinct = new Set(QUESTIONS.flatMap((q) => staticTokens(q, desc.tokenizer.pattern)))
+    expect(l.reads.filter((r) => r === rows.directory)).toHaveLength(1)
+    const bucketReads = l.reads.filter((r) => r.startsWith(`${rows.pack}#`))
+    expect(bucketReads.length).toBeGreaterThan(0)
+    expect(bucketReads.length).toBeLessThanOrEqual(distinct.size)
   })
 
   it('gives each word its rank (row number) with its row, for rarity', async () => {
-    const { embedder } = split()
-    const rows = await embedder.rows('the cookie zzqxw')
-    expect(rows.get('the')!.rank).toBe(words.indexOf('the'))
-    expect(rows.get('cookie')!.rank).toBe(words.indexOf('cookie'))
-    expect(rows.has('zzqxw')).toBe(false)
+    const embedder = new SplitStaticEmbedder(identity, identity.rows!, loader())
+    const found = await embedder.rows('the cookie zzqxw')
+    expect(found.get('the')!.rank).toBe(words.indexOf('the'))
+    expect(found.get('cookie')!.rank).toBe(words.indexOf('cookie'))
+    expect(found.has('zzqxw')).toBe(false)
   })
 
-  it('fails with a clear error on a damaged rows file, and retries a failed fetch', async () => {
-    expect(() => decodeRowShard(shards[0]!.subarray(0, 50), desc.dims, 'embed-rows.x/0.bin.gz')).toThrow(
-      /model rows file embed-rows.x\/0.bin.gz is damaged/,
-    )
-    let calls = 0
-    const flaky = new SplitStaticEmbedder(splitIdentity(desc, set, {}), splitIdentity(desc, set, {}).rows!, async (name) => {
-      if (calls++ === 0) throw new Error('offline')
-      return shards[Number(name.split('/')[1]!.split('.')[0])]!
-    })
-    await expect(flaky.embed(['cookie'])).rejects.toThrow('offline')
-    const [v] = await flaky.embed(['cookie'])
-    expect(Array.from(v!)).toEqual(Array.from((await whole.embed(['cookie']))[0]!))
+  it('retries a failed read on the next question', async () => {
+    let fail = true
+    const inner = loader()
+    const flaky: PartLoader = {
+      ...inner,
+      range: async (name, start, end) => {
+        if (fail) {
+          fail = false
+          throw new Error('offline')
+        }
+        return inner.range!(name, start, end)
+      },
+    }
+    const embedder = new SplitStaticEmbedder(identity, identity.rows!, flaky)
+    await expect(embedder.embed(['cookie'])).rejects.toThrow(/model rows embed-rows\.t\.bin unreachable: offline/)
+    expect(Array.from((await embedder.embed(['cookie']))[0]!)).toEqual(Array.from((await whole.embed(['cookie']))[0]!))
   })
 })

@@ -1,30 +1,38 @@
 /**
- * A static model served split by token. A static model is a lookup table, so
- * a question needs only its own words' rows: the indexer writes the table as
- * shards keyed by a hash of the word, and a reader fetches the shards of the
- * question's words (a few KB instead of the whole table), keeps them, and
- * pools exactly as the whole-table embedder does, so vectors are identical.
+ * A static model served by word. A static model is a lookup table, so a
+ * question needs only its own words' rows. The indexer writes the table as
+ * one packed file of fixed-size entries grouped in buckets by a hash of the
+ * word, and a small directory of bucket sizes. A reader fetches the
+ * directory once, then for each word of a question reads that word's bucket
+ * alone (an HTTP range request of a few hundred bytes), and pools exactly as
+ * the whole-table embedder does, so vectors are identical. The index gains
+ * two files, not thousands.
  *
  * Works for any docpilot-static-v1 model (any dims, any vocabulary) whose
- * tokenizer needs no vocabulary: a word's shard is computed from the word.
+ * tokenizer needs no vocabulary.
  *
- * Shard bytes (little-endian; stored raw, as int8 rows do not compress,
- * though a gzip-compressed shard reads too):
- *   u32 entries, then per entry: u32 rank (row number), f32 scale,
- *   i8 x dims values, u8 byte length, UTF-8 word.
- * Entries keep vocabulary order, so a row's rank arrives with it.
+ * Entry bytes (little-endian): u32 fingerprint (a second hash of the word:
+ * tells the words of a bucket apart, and a word outside the vocabulary from
+ * all of them), u32 rank (row number), f32 scale, i8 x dims values. Buckets
+ * follow each other in bucket order. Directory: u8 entry count per bucket,
+ * gzip-compressed.
  */
 import { gunzipSync } from 'fflate'
-import { shardFile, type EmbedderIdentity, type ShardSet, type StaticRowsLayout } from '../index-format.ts'
+import type { EmbedderIdentity, StaticRowsLayout } from '../index-format.ts'
+import { readRange, type PartLoader } from '../retrieval/parts.ts'
 import type { StaticModelDescriptor, StaticTable } from './static-model.ts'
 import { poolRows, staticIdentity, staticTokens, type StaticRow } from './static.ts'
 import { EmbedError, type Embedder } from './types.ts'
 
-/** Words per shard by default: about 1.2 KB per shard for 100 dims, so a question costs a few KB. */
-export const DEFAULT_WORDS_PER_SHARD = 12
+/**
+ * Words per bucket on average. Two keeps a word's read near two entries while
+ * the directory (read once) stays about 12 KB for 60,000 words.
+ */
+export const WORDS_PER_BUCKET = 2
 
-export function fnv1a32(word: string): number {
-  let h = 0x811c9dc5
+/** FNV-1a (32 bit) over the word's UTF-16 code units, from a given offset basis. */
+export function fnv1a32(word: string, basis = 0x811c9dc5): number {
+  let h = basis
   for (let i = 0; i < word.length; i++) {
     h ^= word.charCodeAt(i)
     h = Math.imul(h, 0x01000193)
@@ -32,108 +40,139 @@ export function fnv1a32(word: string): number {
   return h >>> 0
 }
 
-export const shardOfWord = (word: string, count: number) => fnv1a32(word) % count
+const fingerprint = (word: string) => fnv1a32(word, 0x050c5d1f)
+export const bucketOfWord = (word: string, buckets: number) => fnv1a32(word) % buckets
+export const entryBytes = (dims: number) => 12 + dims
 
-const encoder = new TextEncoder()
-const decoder = new TextDecoder()
+export interface RowsPack {
+  pack: Uint8Array
+  /** Entries per bucket. */
+  counts: Uint8Array
+}
 
-/** The table's rows as shard files (uncompressed), `wordsPerShard` words each on average. */
-export function encodeRowShards(table: StaticTable, words: readonly string[], wordsPerShard = DEFAULT_WORDS_PER_SHARD): Uint8Array[] {
-  const count = Math.max(1, Math.ceil(words.length / wordsPerShard))
-  const members: number[][] = Array.from({ length: count }, () => [])
-  words.forEach((w, i) => members[shardOfWord(w, count)]!.push(i))
+/** Groups every word's row by bucket and writes the entries. Pure: the same model gives the same bytes. */
+export function encodeRowsPack(table: StaticTable, words: readonly string[], perBucket = WORDS_PER_BUCKET): RowsPack {
+  const buckets = Math.max(1, Math.ceil(words.length / perBucket))
+  const members: number[][] = Array.from({ length: buckets }, () => [])
+  words.forEach((w, i) => members[bucketOfWord(w, buckets)]!.push(i))
   const { dims, rows, scales } = table
-  return members.map((ids) => {
-    const utf8 = ids.map((i) => encoder.encode(words[i]!))
-    const size = 4 + ids.reduce((s, _, j) => s + 8 + dims + 1 + utf8[j]!.length, 0)
-    const out = new Uint8Array(size)
-    const view = new DataView(out.buffer)
-    view.setUint32(0, ids.length, true)
-    let at = 4
-    ids.forEach((i, j) => {
-      const word = utf8[j]!
-      if (word.length > 255) throw new Error(`static model word ${i} is longer than 255 bytes`)
-      view.setUint32(at, i, true)
-      view.setFloat32(at + 4, scales[i]!, true)
-      out.set(new Uint8Array(rows.buffer, rows.byteOffset + i * dims, dims), at + 8)
-      at += 8 + dims
-      out[at++] = word.length
-      out.set(word, at)
-      at += word.length
+  const size = entryBytes(dims)
+  const pack = new Uint8Array(words.length * size)
+  const view = new DataView(pack.buffer)
+  const counts = new Uint8Array(buckets)
+  let at = 0
+  members.forEach((ws, b) => {
+    if (ws.length > 255) throw new Error(`model rows bucket ${b} holds ${ws.length} words; at most 255 fit`)
+    const prints = ws.map((w) => fingerprint(words[w]!))
+    if (new Set(prints).size !== prints.length) throw new Error(`two words of model rows bucket ${b} share a fingerprint`)
+    counts[b] = ws.length
+    ws.forEach((w, j) => {
+      view.setUint32(at, prints[j]!, true)
+      view.setUint32(at + 4, w, true)
+      view.setFloat32(at + 8, scales[w]!, true)
+      pack.set(new Uint8Array(rows.buffer, rows.byteOffset + w * dims, dims), at + 12)
+      at += size
     })
-    return out
   })
+  return { pack, counts }
 }
 
-/** One shard's words and rows. Throws on a file that does not parse as `dims`-wide rows. */
-export function decodeRowShard(bytes: Uint8Array, dims: number, what: string): Map<string, StaticRow> {
+/** Where each bucket starts, in entries, from the directory's counts (one more than buckets: the end). */
+export function bucketStarts(counts: Uint8Array): Uint32Array {
+  const starts = new Uint32Array(counts.length + 1)
+  for (let b = 0; b < counts.length; b++) starts[b + 1] = starts[b]! + counts[b]!
+  return starts
+}
+
+export function decodeDirectory(bytes: Uint8Array, buckets: number, what: string): Uint8Array {
   const raw = bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength)
-  const values = new Int8Array(raw.buffer, raw.byteOffset, raw.byteLength)
-  const rows = new Map<string, StaticRow>()
-  const fail = () => new EmbedError(`model rows file ${what} is damaged (does not hold ${dims}-wide rows); rebuild the index`, 'bad_model')
-  if (raw.length < 4) throw fail()
-  const entries = view.getUint32(0, true)
-  let at = 4
-  for (let e = 0; e < entries; e++) {
-    if (at + 8 + dims + 1 > raw.length) throw fail()
-    const rank = view.getUint32(at, true)
-    const scale = view.getFloat32(at + 4, true)
-    const offset = at + 8
-    at += 8 + dims
-    const length = raw[at++]!
-    if (at + length > raw.length) throw fail()
-    rows.set(decoder.decode(raw.subarray(at, at + length)), { rank, scale, values, offset })
-    at += length
-  }
-  if (at !== raw.length) throw fail()
-  return rows
+  if (raw.length !== buckets) throw new EmbedError(`model rows file ${what} is damaged (${raw.length} bytes, expected ${buckets}); rebuild the index`, 'bad_model')
+  return raw
 }
 
-/** Fetches a rows file by name. */
-export type RowShardFetcher = (name: string) => Promise<Uint8Array>
+/** A word's row from its bucket's bytes, or undefined for a word outside the vocabulary. */
+export function findInBucket(bytes: Uint8Array, word: string, dims: number, what: string): StaticRow | undefined {
+  const size = entryBytes(dims)
+  if (bytes.length % size !== 0) throw new EmbedError(`model rows file ${what} is damaged (a bucket of ${bytes.length} bytes, entries are ${size}); rebuild the index`, 'bad_model')
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const print = fingerprint(word)
+  for (let at = 0; at < bytes.length; at += size) {
+    if (view.getUint32(at, true) !== print) continue
+    return { rank: view.getUint32(at + 4, true), scale: view.getFloat32(at + 8, true), values: new Int8Array(bytes.buffer, bytes.byteOffset + at + 12, dims), offset: 0 }
+  }
+  return undefined
+}
 
 /**
- * The reader's side: a static embedder that fetches the rows of a text's own
- * words. Shards are fetched once and kept (a failed fetch is retried by the
- * next text).
+ * The reader's side: a static embedder that reads the slots of a text's own
+ * words through the index's part loader. Seeds are fetched once; each word's
+ * row once (a failed read is retried by the next text).
  */
 export class SplitStaticEmbedder implements Embedder {
   readonly identity: EmbedderIdentity
-  private readonly shards = new Map<number, Promise<Map<string, StaticRow>>>()
+  private directory: Promise<Uint32Array> | undefined
+  private readonly rowsByWord = new Map<string, Promise<StaticRow | undefined>>()
 
   constructor(
     identity: EmbedderIdentity,
     private readonly layout: StaticRowsLayout,
-    private readonly fetchShard: RowShardFetcher,
+    private readonly loader: PartLoader,
   ) {
-    if (layout.hash !== 'fnv1a32') throw new EmbedError(`model rows hashed with "${String(layout.hash)}", which this docpilot does not know; rebuild the index`, 'bad_model')
+    if (layout.hash !== 'fnv1a32') throw new EmbedError(`model rows placed by "${String(layout.hash)}", which this docpilot does not know; rebuild the index`, 'bad_model')
     this.identity = identity
   }
 
-  private shard(i: number): Promise<Map<string, StaticRow>> {
-    let p = this.shards.get(i)
+  /** Starts fetching the directory (the panel does when the reader shows intent). */
+  warm(): Promise<unknown> {
+    return this.starts().catch(() => {})
+  }
+
+  private starts(): Promise<Uint32Array> {
+    if (!this.directory) {
+      const { directory, buckets } = this.layout
+      this.directory = this.read(() => this.loader.bytes(directory), directory).then((b) => bucketStarts(decodeDirectory(b, buckets, directory)))
+      this.directory.catch(() => (this.directory = undefined))
+    }
+    return this.directory
+  }
+
+  private async read(get: () => Promise<Uint8Array>, name: string): Promise<Uint8Array> {
+    try {
+      return await get()
+    } catch (err) {
+      throw new EmbedError(`model rows ${name} unreachable: ${err instanceof Error ? err.message : String(err)}`, 'unreachable', { cause: err })
+    }
+  }
+
+  private row(word: string, starts: Uint32Array): Promise<StaticRow | undefined> {
+    let p = this.rowsByWord.get(word)
     if (!p) {
-      const name = shardFile(this.layout.shards, i)
-      p = this.fetchShard(name).then((bytes) => decodeRowShard(bytes, this.identity.dims, name))
-      p.catch(() => this.shards.delete(i))
-      this.shards.set(i, p)
+      const { pack, buckets } = this.layout
+      const size = entryBytes(this.identity.dims)
+      const b = bucketOfWord(word, buckets)
+      const [first, end] = [starts[b]!, starts[b + 1]!]
+      p =
+        first === end
+          ? Promise.resolve(undefined)
+          : this.read(() => readRange(this.loader, pack, first * size, end * size), pack).then((bytes) => {
+              if (bytes.length !== (end - first) * size) {
+                throw new EmbedError(`model rows file ${pack} is damaged (${bytes.length} bytes where a bucket of ${(end - first) * size} should be); rebuild the index`, 'bad_model')
+              }
+              return findInBucket(bytes, word, this.identity.dims, pack)
+            })
+      p.catch(() => this.rowsByWord.delete(word))
+      this.rowsByWord.set(word, p)
     }
     return p
   }
 
   /** The rows of the text's words (fetching what is missing); a word outside the vocabulary is absent. */
   async rows(text: string): Promise<Map<string, StaticRow>> {
-    const tokens = staticTokens(text, this.layout.tokenizer.pattern)
-    const needed = [...new Set(tokens.map((t) => shardOfWord(t, this.layout.shards.count)))]
-    const loaded = await Promise.all(needed.map((i) => this.shard(i)))
+    const starts = await this.starts()
+    const words = [...new Set(staticTokens(text, this.layout.tokenizer.pattern))]
+    const rows = await Promise.all(words.map((w) => this.row(w, starts)))
     const found = new Map<string, StaticRow>()
-    for (const t of tokens) {
-      for (const shard of loaded) {
-        const row = shard.get(t)
-        if (row) found.set(t, row)
-      }
-    }
+    words.forEach((w, i) => rows[i] && found.set(w, rows[i]))
     return found
   }
 
@@ -147,7 +186,7 @@ export class SplitStaticEmbedder implements Embedder {
   }
 }
 
-/** The identity and layout an index records for a static model split into `count` shards in `dir`. */
-export function splitIdentity(descriptor: StaticModelDescriptor, shards: ShardSet, files: Record<string, string>): EmbedderIdentity {
-  return staticIdentity(descriptor, { files, rows: { shards, hash: 'fnv1a32', tokenizer: descriptor.tokenizer } })
+/** The identity an index records for a static model served as a rows pack and its directory. */
+export function splitIdentity(descriptor: StaticModelDescriptor, rows: Omit<StaticRowsLayout, 'hash' | 'tokenizer'>, files: Record<string, string>): EmbedderIdentity {
+  return staticIdentity(descriptor, { files, rows: { ...rows, hash: 'fnv1a32', tokenizer: descriptor.tokenizer } })
 }

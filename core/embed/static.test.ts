@@ -5,8 +5,7 @@ import { openEmbedder } from './open.ts'
 import { StaticEmbedder, staticTokens } from './static.ts'
 import { EmbedError } from './types.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
-import { encodeRowShards, shardOfWord, splitIdentity } from './static-split.ts'
-import { shardFile, type ShardSet } from '../index-format.ts'
+import { encodeRowsPack, splitIdentity } from './static-split.ts'
 
 const read = (name: string) => readFileSync(new URL(name, DEFAULT_MODEL_DIR))
 const desc = JSON.parse(read('model.json').toString()) as StaticModelDescriptor
@@ -44,13 +43,11 @@ describe('static embedder (offline default model)', () => {
 })
 
 describe('a corrupt or missing model rows file, as a reader loads it from the index', () => {
-  // The reader fetches a static model as rows by word (static-split.ts): those files are what can be damaged or missing.
+  // The reader reads a static model by word from a packed rows file (static-split.ts): that file and its seeds can be damaged or missing.
   const words = read('vocab.txt').toString().split('\n').slice(0, desc.vocabSize)
-  const shards = encodeRowShards(embedder.table, words)
-  const set: ShardSet = { dir: 'embed-rows.t', count: shards.length, ext: '.bin' }
-  const identity = splitIdentity(desc, set, { 'model.json': 'embed.a.model.json' })
-  const question = 'cookie'
-  const file = shardFile(set, shardOfWord(question, shards.length))
+  const packed = encodeRowsPack(embedder.table, words)
+  const rows = { pack: 'embed-rows.c.bin', directory: 'embed-rows.s.dir.gz', buckets: packed.counts.length }
+  const identity = splitIdentity(desc, rows, { 'model.json': 'embed.a.model.json' })
   const loader = (parts: Record<string, Uint8Array>) => ({
     json: async () => ({}) as never,
     bytes: async (name: string) => {
@@ -59,23 +56,23 @@ describe('a corrupt or missing model rows file, as a reader loads it from the in
       return b
     },
   })
-  const good = Object.fromEntries(shards.map((b, i) => [shardFile(set, i), b]))
+  const good = { [rows.pack]: packed.pack, [rows.directory]: packed.counts }
 
   it('a truncated rows file: an error naming that part', async () => {
-    const e = (await openEmbedder(identity, { loader: loader({ ...good, [file]: good[file]!.subarray(0, 100) }) }))!
-    const err = await e.embed([question]).catch((x: unknown) => x)
+    const e = (await openEmbedder(identity, { loader: loader({ ...good, [rows.pack]: packed.pack.subarray(0, 1000) }) }))!
+    const err = await e.embed(['zebra cookie']).catch((x: unknown) => x)
     expect(err).toBeInstanceOf(EmbedError)
     expect((err as EmbedError).code).toBe('bad_model')
-    expect((err as Error).message).toContain(`model rows file ${file} is damaged`)
+    expect((err as Error).message).toMatch(/model rows file embed-rows\.c\.bin is damaged/)
   })
-  it('rows of another width (another model): an error naming that part', async () => {
-    const e = (await openEmbedder({ ...identity, dims: desc.dims + 1 }, { loader: loader(good) }))!
-    await expect(e.embed([question])).rejects.toThrow(`model rows file ${file} is damaged (does not hold ${desc.dims + 1}-wide rows)`)
+  it('a directory from another model: an error naming that part', async () => {
+    const e = (await openEmbedder(identity, { loader: loader({ ...good, [rows.directory]: new Uint8Array(6) }) }))!
+    await expect(e.embed(['cookie'])).rejects.toThrow(/model rows file embed-rows\.s\.dir\.gz is damaged \(6 bytes, expected \d+\)/)
   })
   it('a missing file: unreachable, naming the part', async () => {
-    const { [file]: _, ...parts } = good
-    const err = await (await openEmbedder(identity, { loader: loader(parts) }))!.embed([question]).catch((e: unknown) => e)
+    const { [rows.pack]: _, ...parts } = good
+    const err = await (await openEmbedder(identity, { loader: loader(parts) }))!.embed(['cookie']).catch((e: unknown) => e)
     expect((err as EmbedError).code).toBe('unreachable')
-    expect((err as Error).message).toMatch(new RegExp(`model rows ${file.replace('.', '\\.')} unreachable: HTTP 404`))
+    expect((err as Error).message).toMatch(/model rows embed-rows\.c\.bin unreachable: HTTP 404/)
   })
 })

@@ -68,12 +68,11 @@ describe('the offline model unreachable', { timeout: SLOW }, () => {
     const r = await index.search(QUESTION)
     expect(r.mode).toBe('lexical')
     expect(r.degraded).toBe(true)
-    expect(r.degradedReason).toMatch(/embedder "docpilot-minilm-tokenlearn-en-v1" unavailable, searching lexical-only: model rows embed-rows\.[0-9a-f]+\/\d+\.bin unreachable/)
+    expect(r.degradedReason).toMatch(/embedder "docpilot-minilm-tokenlearn-en-v1" unavailable, searching lexical-only: model rows embed-rows\.[0-9a-f]+\.dir\.gz unreachable/)
     expect(r.results.length).toBeGreaterThan(0)
-    // Two attempts, each fetching the question's own words' rows (a few files, never the whole table).
+    // Two attempts, each failing on the model rows' directory (the first read; the rows themselves come by word).
     const perAttempt = loader.attempts / 2
-    expect(perAttempt).toBeGreaterThan(0)
-    expect(perAttempt).toBeLessThan(12)
+    expect(perAttempt).toBe(1)
     expect(log).toHaveBeenCalledTimes(1)
     expect(log).toHaveBeenCalledWith(r.degradedReason)
     // The lexical gate, with its own threshold, still decides.

@@ -15,7 +15,7 @@
  */
 import { openEmbedder, embedderRuntime, type OpenEmbedderDeps } from '../embed/open.ts'
 import { EmbedError, type Embedder } from '../embed/types.ts'
-import { isShardSet, type Manifest } from '../index-format.ts'
+import type { Manifest } from '../index-format.ts'
 import { decodeVectorCodes, openPassageVectors, type PassageVectors } from './passage-vectors.ts'
 import { withContextVector } from './conversation.ts'
 import { DEFAULT_FUSION, fuse, type FusionConfig } from './fusion.ts'
@@ -64,8 +64,8 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
   if (embedderRuntime(manifest.embedder) === 'none') return null
   const identity = manifest.embedder
   const codesPart = manifest.parts.codes
-  const rowsParts = manifest.parts.vectors
-  if (typeof codesPart !== 'string' || !isShardSet(rowsParts)) {
+  const rowsPart = manifest.parts.vectors
+  if (typeof codesPart !== 'string' || typeof rowsPart !== 'string') {
     throw new EmbedError(`manifest.json names embedder "${identity.id}" but no "vectors" and "codes" parts. Rebuild the index with \`docpilot index\`.`, 'bad_model')
   }
   const timeoutMs = opts.embedTimeoutMs ?? 5000
@@ -138,7 +138,7 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
       for (let i = 0; ; i++) {
         if (!vectors) {
           vectors = loader.bytes(codesPart).then((b) =>
-            openPassageVectors(decodeVectorCodes(b, manifest.corpus.chunks, identity.dims, `index vectors file ${codesPart}`), rowsParts, (name) => loader.bytes(name)),
+            openPassageVectors(decodeVectorCodes(b, manifest.corpus.chunks, identity.dims, `index vectors file ${codesPart}`), rowsPart, loader),
           )
           // A failed fetch is not remembered: the retry and the next question fetch again.
           vectors.catch(() => (vectors = null))

@@ -11,6 +11,19 @@ export interface PartLoader {
   json<T>(name: string): Promise<T>
   /** A part's bytes exactly as stored. */
   bytes(name: string): Promise<Uint8Array>
+  /**
+   * Bytes start..end (end exclusive) of a part: how fixed-size records are
+   * read from a large packed part (model rows, exact vectors) without
+   * fetching the whole file. A loader without it reads the whole part. A
+   * part shorter than `end` gives what it has: callers check the length.
+   */
+  range?(name: string, start: number, end: number): Promise<Uint8Array>
+}
+
+/** Bytes start..end of a part, through the loader's range reads when it has them. */
+export async function readRange(loader: PartLoader, name: string, start: number, end: number): Promise<Uint8Array> {
+  if (loader.range) return loader.range(name, start, end)
+  return (await loader.bytes(name)).subarray(start, end)
 }
 
 /** A part file that is missing or unreadable; names the part so the message can say which. */
@@ -77,9 +90,9 @@ export function decodeTextShard(shard: TextShard): ChunkRecord[] {
   })
 }
 
-/** A loader that records every part read through it, with its size as stored. */
+/** A loader that records every part (or range of one) read through it, with its size as stored. */
 export interface CountingLoader extends PartLoader {
-  /** Part name -> bytes, in the order first read (a part read twice counts once). */
+  /** Part name (with `#start-end` for a range) -> bytes, in the order first read (a read repeated counts once). */
   readonly reads: Map<string, number>
 }
 
@@ -90,6 +103,12 @@ export function countingLoader(inner: PartLoader): CountingLoader {
     async bytes(name) {
       const b = await inner.bytes(name)
       if (!reads.has(name)) reads.set(name, b.byteLength)
+      return b
+    },
+    async range(name, start, end) {
+      const b = await readRange(inner, name, start, end)
+      const key = `${name}#${start}-${end}`
+      if (!reads.has(key)) reads.set(key, b.byteLength)
       return b
     },
     async json<T>(name: string) {

@@ -1,15 +1,26 @@
 import { describe, expect, it } from 'vitest'
 import { decodeQuantized, quantizeRows } from '../embed/quantize.ts'
 import { l2normalize } from '../embed/types.ts'
-import { shardFile, type ShardSet } from '../index-format.ts'
 import { denseScore, denseTopK } from './dense.ts'
-import { codeDims, codeScorer, decodeVectorCodes, encodeVectorCodes, encodeVectorShards, MIN_CODE_DIMS, openPassageVectors } from './passage-vectors.ts'
+import { codeDims, codeScorer, decodeVectorCodes, encodeVectorCodes, encodeVectorRows, MIN_CODE_DIMS, openPassageVectors, rowBytes } from './passage-vectors.ts'
+import type { PartLoader } from './parts.ts'
 
 /** Deterministic pseudo-random unit vectors. */
 function vectors(n: number, dims: number, seed = 7): Float32Array[] {
   let s = seed
   const rand = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) * 2 - 1
   return Array.from({ length: n }, () => l2normalize(Float64Array.from({ length: dims }, rand)))
+}
+
+/** A part loader over one rows file, recording the ranges read. */
+function rowsLoader(file: Uint8Array): PartLoader & { reads: [number, number][] } {
+  const reads: [number, number][] = []
+  return {
+    reads,
+    json: async () => ({}) as never,
+    bytes: async () => file,
+    range: async (_name, start, end) => (reads.push([start, end]), file.subarray(start, end)),
+  }
 }
 
 describe('passage vector codes', () => {
@@ -41,9 +52,7 @@ describe('passage vector codes', () => {
   it('finds most of the exact top 10 among its top 50 with every dimension coded', async () => {
     const dims = 64
     const rows = vectors(600, dims)
-    const set: ShardSet = { dir: 'vectors.t', count: Math.ceil(rows.length / 4), ext: '.i8', per: 4 }
-    const shards = encodeVectorShards(rows, dims, 4)
-    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), set, async (name) => shards[Number(name.split('/')[1]!.split('.')[0])]!)
+    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), 'vectors.i8', rowsLoader(encodeVectorRows(rows, dims)))
     let found = 0
     for (const q of vectors(20, dims, 3)) {
       const exact = (await pv.exactTopK(q, 10)).map((h) => h.index)
@@ -53,26 +62,26 @@ describe('passage vector codes', () => {
     expect(found / 200).toBeGreaterThan(0.8)
   })
 
-  it('scores candidates exactly from their rows, fetching each shard once', async () => {
+  it('scores candidates exactly from their rows, reading each row once', async () => {
     const dims = 16
     const rows = vectors(10, dims)
-    const set: ShardSet = { dir: 'vectors.t', count: 3, ext: '.i8', per: 4 }
-    const shards = encodeVectorShards(rows, dims, 4)
-    expect(shards.map((s) => s.length)).toEqual([4 * (4 + dims), 4 * (4 + dims), 2 * (4 + dims)])
-    const fetched: string[] = []
-    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), set, async (name) => {
-      fetched.push(name)
-      return shards[Number(name.split('/')[1]!.split('.')[0])]!
-    })
+    const loader = rowsLoader(encodeVectorRows(rows, dims))
+    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), 'vectors.i8', loader)
     const q = vectors(1, dims, 5)[0]!
+    const whole = quantizeRows(rows, dims)
     const exact = await pv.exact(q, [9, 1, 2])
-    expect(fetched.sort()).toEqual([shardFile(set, 0), shardFile(set, 2)])
-    expect(exact.get(1)).toBe(denseScore(decodeQuantized(shards[0]!, 4, dims, 'x'), q, 1))
-    expect(exact.get(9)).toBe(denseScore(decodeQuantized(shards[2]!, 2, dims, 'x'), q, 1))
-    await pv.exact(q, [0, 3, 8])
-    expect(fetched).toHaveLength(2)
+    expect([...exact]).toEqual([9, 1, 2].map((o) => [o, denseScore(whole, q, o)]))
+    expect(loader.reads).toEqual([9, 1, 2].map((o) => [o * rowBytes(dims), (o + 1) * rowBytes(dims)]))
+    await pv.exact(q, [1, 2, 3])
+    expect(loader.reads).toHaveLength(4)
     // Exact over every chunk ranks as the whole int8 table does (rows are quantized one by one either way).
-    expect(await pv.exactTopK(q, 3)).toEqual(denseTopK(quantizeRows(rows, dims), q, 3))
+    expect(await pv.exactTopK(q, 3)).toEqual(denseTopK(whole, q, 3))
+  })
+
+  it('names the rows file when a row is missing from it', async () => {
+    const rows = vectors(4, 8)
+    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, 8), 4, 8, 'codes'), 'vectors.x.i8', rowsLoader(encodeVectorRows(rows, 8).subarray(0, 30)))
+    await expect(pv.exact(rows[0]!, [3])).rejects.toThrow(/index vectors file vectors\.x\.i8: row 3 has 0 bytes, expected 12/)
   })
 
   it('refuses codes that do not match the index, naming the file', () => {

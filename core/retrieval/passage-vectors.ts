@@ -5,25 +5,25 @@
  *   sign) for the dimensions that vary most across the docs, as many as a
  *   fixed byte budget allows (all of them for a small site). Scanning every
  *   chunk's code gives the dense channel's candidates and approximate scores;
- * - exact rows (int8, one scale per row, as the embedder made them), in
- *   shards of consecutive chunks, fetched only for the few candidates that
- *   are re-scored: the best fused candidates and the gate's passages.
+ * - exact rows (int8, one scale per row, as the embedder made them), packed in
+ *   one file in chunk order, each read alone (an HTTP range request) for the
+ *   few candidates that are re-scored: the best fused candidates and the
+ *   gate's passages.
  *
  * Code file bytes (little-endian): u32 chunks, u16 code dims m, u16 full dims,
  * f32 scale, u16 x m picked dimensions, then per chunk ceil(m / 8) bytes, bit
  * j (least significant first) set when picked dimension j is not negative.
  * The approximate score of a chunk is scale * sum_j q[dim_j] * (bit_j ? 1 : -1).
+ * Rows file: per chunk, f32 scale then i8 x dims values.
  */
-import { decodeQuantized, encodeQuantized, quantizeRows } from '../embed/quantize.ts'
-import { shardFile, type ShardSet } from '../index-format.ts'
+import { quantizeRows } from '../embed/quantize.ts'
 import { denseScore, topK, type DenseHit } from './dense.ts'
+import { readRange, type PartLoader } from './parts.ts'
 
 /** Bytes of codes a reader fetches up front: the code width shrinks as the docs grow. */
 export const DEFAULT_CODE_BUDGET = 64 * 1024
 /** Fewest code bits per chunk, however large the site. */
 export const MIN_CODE_DIMS = 32
-/** Chunks per exact-rows shard. */
-export const DEFAULT_ROWS_PER_SHARD = 4
 
 export interface VectorCodes {
   count: number
@@ -115,11 +115,19 @@ export function codeScorer(codes: VectorCodes, query: Float32Array): (ordinal: n
   }
 }
 
-/** Exact rows for a set of chunks, as shard files of `per` consecutive chunks (int8 + scales). */
-export function encodeVectorShards(vectors: readonly Float32Array[], dims: number, per = DEFAULT_ROWS_PER_SHARD): Uint8Array[] {
-  const shards: Uint8Array[] = []
-  for (let i = 0; i < vectors.length; i += per) shards.push(encodeQuantized(quantizeRows(vectors.slice(i, i + per), dims)))
-  return shards
+export const rowBytes = (dims: number) => 4 + dims
+
+/** Exact rows of every chunk, in chunk order (int8, one scale per row). */
+export function encodeVectorRows(vectors: readonly Float32Array[], dims: number): Uint8Array {
+  const q = quantizeRows([...vectors], dims)
+  const size = rowBytes(dims)
+  const out = new Uint8Array(q.count * size)
+  const view = new DataView(out.buffer)
+  for (let i = 0; i < q.count; i++) {
+    view.setFloat32(i * size, q.scales[i]!, true)
+    out.set(new Uint8Array(q.rows.buffer, q.rows.byteOffset + i * dims, dims), i * size + 4)
+  }
+  return out
 }
 
 /** What the dense channel needs of the index's passage vectors. */
@@ -130,37 +138,38 @@ export interface PassageVectors {
   approximate(query: Float32Array): (ordinal: number) => number
   /** The k chunks with the best approximate scores, best first. */
   scan(query: Float32Array, k: number): DenseHit[]
-  /** Exact scores of these chunks, fetching their rows' shards (each once). */
+  /** Exact scores of these chunks, reading each one's row (once). */
   exact(query: Float32Array, ordinals: readonly number[]): Promise<Map<number, number>>
-  /** Exact top k over every chunk: fetches every shard (tools and benchmarks, not readers). */
+  /** Exact top k over every chunk: reads every row (tools and benchmarks, not readers). */
   exactTopK(query: Float32Array, k: number): Promise<DenseHit[]>
 }
 
-/** The reader's side over the codes and a fetcher for the rows' shard files. */
-export function openPassageVectors(codes: VectorCodes, shards: ShardSet, fetch: (name: string) => Promise<Uint8Array>): PassageVectors {
-  const per = shards.per
-  if (!per) throw new Error('the vectors shards do not say how many chunks each holds; rebuild the index with `docpilot index`')
-  const loaded = new Map<number, Promise<ReturnType<typeof decodeQuantized>>>()
-  const shard = (i: number) => {
-    let p = loaded.get(i)
+/** The reader's side over the codes and the rows file, read through the index's part loader. */
+export function openPassageVectors(codes: VectorCodes, rowsPart: string, loader: PartLoader): PassageVectors {
+  const { dims } = codes
+  const size = rowBytes(dims)
+  const rows = new Map<number, Promise<{ scale: number; values: Int8Array }>>()
+  const row = (o: number) => {
+    let p = rows.get(o)
     if (!p) {
-      const name = shardFile(shards, i)
-      const rows = Math.min(per, codes.count - i * per)
-      p = fetch(name).then((bytes) => decodeQuantized(bytes, rows, codes.dims, `index vectors file ${name}`))
-      // A failed fetch is not remembered: the next question fetches again.
-      p.catch(() => loaded.delete(i))
-      loaded.set(i, p)
+      p = readRange(loader, rowsPart, o * size, (o + 1) * size).then((b) => {
+        if (b.length !== size) throw new Error(`index vectors file ${rowsPart}: row ${o} has ${b.length} bytes, expected ${size}; rebuild the index with \`docpilot index\``)
+        return { scale: new DataView(b.buffer, b.byteOffset, 4).getFloat32(0, true), values: new Int8Array(b.buffer, b.byteOffset + 4, dims) }
+      })
+      // A failed read is not remembered: the next question reads again.
+      p.catch(() => rows.delete(o))
+      rows.set(o, p)
     }
     return p
   }
   const approximate = (query: Float32Array) => codeScorer(codes, query)
   async function exact(query: Float32Array, ordinals: readonly number[]): Promise<Map<number, number>> {
-    const rows = await Promise.all(ordinals.map((o) => shard(Math.floor(o / per!))))
-    return new Map(ordinals.map((o, i) => [o, denseScore(rows[i]!, query, o % per!)]))
+    const got = await Promise.all(ordinals.map(row))
+    return new Map(ordinals.map((o, i) => [o, denseScore({ count: 1, dims, scales: Float32Array.of(got[i]!.scale), rows: got[i]!.values }, query, 0)]))
   }
   return {
     count: codes.count,
-    dims: codes.dims,
+    dims,
     approximate,
     scan: (query, k) => topK(codes.count, approximate(query), k),
     exact,

@@ -9,6 +9,7 @@ import { createStore, del, get, set, type UseStore } from 'idb-keyval'
 export interface PartLoaderLike {
   json<T>(name: string): Promise<T>
   bytes(name: string): Promise<Uint8Array>
+  range(name: string, start: number, end: number): Promise<Uint8Array>
 }
 
 interface CacheBook {
@@ -52,8 +53,10 @@ export class BrowserPartLoader implements PartLoaderLike {
     const previous = await get<CacheBook>(key, this.store).catch(() => undefined)
     let kept: string[] = []
     if (previous && previous.digest !== digest) {
-      kept = previous.names.filter(keep)
-      await Promise.all(previous.names.filter((n) => !keep(n)).map((n) => del(`part:${this.indexUrl}${n}`, this.store).catch(() => {})))
+      // A range of a part is kept with its part (`name#start-end`).
+      const keeps = (n: string) => keep(n.split('#')[0]!)
+      kept = previous.names.filter(keeps)
+      await Promise.all(previous.names.filter((n) => !keeps(n)).map((n) => del(`part:${this.indexUrl}${n}`, this.store).catch(() => {})))
     }
     this.book = previous?.digest === digest ? previous : { digest, names: kept }
     await set(key, this.book, this.store).catch(() => {})
@@ -65,25 +68,45 @@ export class BrowserPartLoader implements PartLoaderLike {
 
   async bytes(name: string): Promise<Uint8Array> {
     // The manifest is the one mutable file: always ask the network first.
-    const immutable = name !== 'manifest.json'
-    const key = `part:${this.indexUrl}${name}`
+    return this.cached(name, name !== 'manifest.json', async () => {
+      const response = await this.fetchImpl(new URL(name, this.indexUrl).href)
+      if (!response.ok) throw new Error(`docpilot: index part ${name} answered HTTP ${response.status}`)
+      return new Uint8Array(await response.arrayBuffer())
+    })
+  }
+
+  /**
+   * Bytes start..end of a part through an HTTP range request (static hosts
+   * answer them with 206). A host that ignores the range would send the
+   * whole file: its body is cancelled unread and the read fails, naming why.
+   */
+  async range(name: string, start: number, end: number): Promise<Uint8Array> {
+    return this.cached(`${name}#${start}-${end}`, true, async () => {
+      const response = await this.fetchImpl(new URL(name, this.indexUrl).href, { headers: { range: `bytes=${start}-${end - 1}` } })
+      if (response.status === 200) {
+        await response.body?.cancel().catch(() => {})
+        throw new Error(`docpilot: the server sent all of ${name} for a byte range request; serve the index from a host that answers HTTP range requests (static hosts do)`)
+      }
+      if (response.status !== 206) throw new Error(`docpilot: index part ${name} (bytes ${start}-${end - 1}) answered HTTP ${response.status}`)
+      return new Uint8Array(await response.arrayBuffer())
+    })
+  }
+
+  /** Reads `key` from IndexedDB when immutable and cached there, else fetches it (and caches it). */
+  private async cached(key: string, immutable: boolean, fetchIt: () => Promise<Uint8Array>): Promise<Uint8Array> {
+    const storeKey = `part:${this.indexUrl}${key}`
     if (immutable && this.store) {
-      const hit = await get<Uint8Array>(key, this.store).catch(() => undefined)
+      const hit = await get<Uint8Array>(storeKey, this.store).catch(() => undefined)
       if (hit) {
         this.stats.cachedHits++
         return hit
       }
     }
-    const response = await this.fetchImpl(new URL(name, this.indexUrl).href)
-    if (!response.ok) throw new Error(`docpilot: index part ${name} answered HTTP ${response.status}`)
-    const data = new Uint8Array(await response.arrayBuffer())
+    const data = await fetchIt()
     this.stats.fetchedBytes += data.byteLength
     if (immutable && this.store && this.book) {
-      this.book.names.push(name)
-      await Promise.all([
-        set(key, data, this.store),
-        set(`book:${this.indexUrl}`, this.book, this.store),
-      ]).catch(() => {})
+      this.book.names.push(key)
+      await Promise.all([set(storeKey, data, this.store), set(`book:${this.indexUrl}`, this.book, this.store)]).catch(() => {})
     }
     return data
   }
