@@ -46,7 +46,7 @@ export async function coldFetchCost(dir: string, questions: readonly string[], k
   const costs: QuestionCost[] = []
   for (const question of questions) {
     const loader = countingLoader(fsPartLoader(dir))
-    const index = await openIndex(loader, { log: () => {} })
+    const index = await openIndex(loader, { log: () => {}, warm: !opts.lexicalOnly })
     await index.search(question, { k, ...(opts.lexicalOnly ? { lexicalOnly: true } : {}) })
     const isModel = partOfModel(index.manifest.embedder)
     const byKind: QuestionCost['byKind'] = {}

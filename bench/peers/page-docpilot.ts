@@ -20,7 +20,8 @@ async function fetchBytes(name: string): Promise<Uint8Array> {
 const loader: PartLoader = {
   bytes: fetchBytes,
   async range(name, start, end) {
-    const res = await fetch(new URL(name, base), { headers: { range: `bytes=${start}-${end - 1}` } })
+    // As the widget's worker reads ranges (widget/worker/parts.ts): past the HTTP cache, which queues ranges of one file.
+    const res = await fetch(new URL(name, base), { headers: { range: `bytes=${start}-${end - 1}` }, cache: 'no-store' })
     if (res.status !== 206) throw new Error(`docpilot bench: ${name} answered HTTP ${res.status} to a range request`)
     return new Uint8Array(await res.arrayBuffer())
   },
@@ -33,7 +34,7 @@ let index: Promise<DocIndex> | undefined
 
 const engine: PageEngine = {
   async search(q, k, queryVector) {
-    const idx = await (index ??= openIndex(loader))
+    const idx = await (index ??= openIndex(loader, { warm: !lexicalOnly }))
     const res = await idx.search(q, {
       k,
       lexicalOnly,

@@ -18,6 +18,8 @@ export interface Embedder {
   readonly identity: EmbedderIdentity
   /** One L2-normalized vector per text, same order. */
   embed(texts: string[], opts?: EmbedOptions): Promise<Float32Array[]>
+  /** Fetches what every question will need before the first one (a split static model's directory); failures surface later. */
+  warm?(): Promise<unknown>
 }
 
 /** A typed failure so search can tell "the embedder is unreachable" from a bug. */

@@ -64,7 +64,8 @@ describe('the offline model unreachable', { timeout: SLOW }, () => {
   it('retries once, then answers lexical-only with degraded: true and logs the reason', async () => {
     const loader = failing(dir, /^embed-rows\./)
     const log = vi.fn()
-    const index = await openIndex(loader, { log })
+    // Not warmed at open: every attempt counted here is a question's.
+    const index = await openIndex(loader, { log, warm: false })
     const r = await index.search(QUESTION)
     expect(r.mode).toBe('lexical')
     expect(r.degraded).toBe(true)

@@ -211,17 +211,22 @@ export function openSplitLexicalIndex(head: LexicalHead, settings: LexicalSettin
     return p
   }
 
-  /** Every dictionary term the full index would consult for these query terms. */
-  function expand(queryTerms: string[]): Set<number> {
-    const needed = new Set<number>()
-    for (const term of queryTerms) {
+  // A query term's shards, worked out once: a warm query repeats no dictionary walk.
+  const shardsOfTerm = new Map<string, number[]>()
+  /** The shards holding every dictionary term the full index would consult for this query term. */
+  function shardsFor(term: string): number[] {
+    let shards = shardsOfTerm.get(term)
+    if (!shards) {
+      const needed = new Set<number>()
       const exact = dictionary.get(term)
       if (exact !== undefined) needed.add(exact)
       const { prefix, fuzzy } = termExpansion(term, settings)
       if (prefix) for (const [, t] of dictionary.atPrefix(term)) needed.add(t)
       if (fuzzy) for (const [t] of dictionary.fuzzyGet(term, fuzzy).values()) needed.add(t)
+      shards = [...new Set([...needed].map((t) => shardOf(head.shardStarts, t)))]
+      shardsOfTerm.set(term, shards)
     }
-    return needed
+    return shards
   }
 
   return {
@@ -236,8 +241,7 @@ export function openSplitLexicalIndex(head: LexicalHead, settings: LexicalSettin
     async search(query: string, limit: number): Promise<LexicalHit[]> {
       const queryTerms = searcher.queryTerms(query)
       if (!queryTerms.length) return []
-      const shards = new Set([...expand(queryTerms)].map((t) => shardOf(head.shardStarts, t)))
-      await Promise.all([...shards].map(load))
+      await Promise.all([...new Set(queryTerms.flatMap(shardsFor))].map(load))
       return searcher.search(query, limit, queryTerms)
     },
   }

@@ -138,6 +138,8 @@ export interface PassageVectors {
   approximate(query: Float32Array): (ordinal: number) => number
   /** The k chunks with the best approximate scores, best first. */
   scan(query: Float32Array, k: number): DenseHit[]
+  /** Starts reading these chunks' rows (what `exact` will need), without waiting. */
+  prefetch(ordinals: readonly number[]): void
   /** Exact scores of these chunks, reading each one's row (once). */
   exact(query: Float32Array, ordinals: readonly number[]): Promise<Map<number, number>>
   /** Exact top k over every chunk: reads every row (tools and benchmarks, not readers). */
@@ -172,6 +174,7 @@ export function openPassageVectors(codes: VectorCodes, rowsPart: string, loader:
     dims,
     approximate,
     scan: (query, k) => topK(codes.count, approximate(query), k),
+    prefetch: (ordinals) => ordinals.forEach((o) => row(o).catch(() => {})),
     exact,
     async exactTopK(query, k) {
       const scores = await exact(query, Array.from({ length: codes.count }, (_, i) => i))

@@ -117,7 +117,16 @@ function startedDense(dense: DenseChannel, question: string, given?: Float32Arra
  * `opts` reach the dense channel: the hosted embedder's transport, the embed
  * time limit, the log.
  */
-export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Promise<DocIndex> {
+export interface OpenOptions extends DenseOptions {
+  /**
+   * Start fetching what every hybrid question needs (the vectors' codes, the
+   * model's directory) together with the lexical head, instead of with the
+   * first question. Default true; a reader that will search lexical-only says false.
+   */
+  warm?: boolean
+}
+
+export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Promise<DocIndex> {
   const manifest = checkManifest(await loader.json<unknown>('manifest.json'))
   const postings = shardSet(manifest, 'postings')
   const texts = shardSet(manifest, 'texts')
@@ -125,6 +134,7 @@ export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Pr
   if (!perShard) throw new IndexFormatError('manifest.json: the text shards do not say how many chunks each holds. Rebuild the index with `docpilot index`.')
   // The index's one embedder (null: declared lexical-only); an unknown one is an error here, not later.
   const dense = openDenseChannel(manifest, loader, opts)
+  if (opts.warm !== false) void dense?.warm()
   const head = await readJsonPart<LexicalHead>(loader, partName(manifest, 'lexical'))
   const lexical = openSplitLexicalIndex(head, manifest.lexical as unknown as LexicalSettings, cachedShards<PostingsShard>(loader, postings))
   const textShard = cachedShards<TextShard>(loader, texts)
@@ -151,6 +161,8 @@ export async function openIndex(loader: PartLoader, opts: DenseOptions = {}): Pr
       const context = contextText(opts.context)
       const [own, previous] = await Promise.all([lexical.search(question, candidates), context ? lexical.search(context, candidates) : undefined])
       const lexicalHits = previous ? withContext(own, previous).slice(0, candidates) : own
+      // The best lexical hits are usually among the results: their texts load while the dense side finishes.
+      for (const h of lexicalHits.slice(0, k)) textShard(Math.floor(h.ordinal / perShard)).catch(() => {})
       const ranked = await rankHybrid({
         question, k, lexical: lexicalHits, dense: both, manifest, lexicalOnly: opts.lexicalOnly, queryVector: opts.queryVector, sectionOf,
         ...(context ? { context } : {}),

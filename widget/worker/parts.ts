@@ -82,7 +82,8 @@ export class BrowserPartLoader implements PartLoaderLike {
    */
   async range(name: string, start: number, end: number): Promise<Uint8Array> {
     return this.cached(`${name}#${start}-${end}`, true, async () => {
-      const response = await this.fetchImpl(new URL(name, this.indexUrl).href, { headers: { range: `bytes=${start}-${end - 1}` } })
+      // no-store: the browser's HTTP cache would queue range requests to one file behind each other; IndexedDB keeps them instead.
+      const response = await this.fetchImpl(new URL(name, this.indexUrl).href, { headers: { range: `bytes=${start}-${end - 1}` }, cache: 'no-store' })
       if (response.status === 200) {
         await response.body?.cancel().catch(() => {})
         throw new Error(`docpilot: the server sent all of ${name} for a byte range request; serve the index from a host that answers HTTP range requests (static hosts do)`)

@@ -5,9 +5,10 @@
  * as the CLI. Index parts, the embedding model's files included, are cached
  * in IndexedDB by the part loader, keyed by their content-addressed names.
  *
- * Nothing loads before the panel opens: 'open' fetches the manifest and the
- * lexical parts, then starts loading the model and the vectors in the
- * background so the first question rarely waits for them.
+ * Nothing loads before the reader shows intent: 'open' fetches the manifest,
+ * the lexical index's head, the passage vectors' codes and the model's
+ * directory; a question then fetches only its own postings, model rows,
+ * candidate vectors and result texts.
  */
 import { partOfIndex, type Manifest } from '../../core/index-format.ts'
 import { routeTransport } from '../../core/ladder/transport.ts'
@@ -26,8 +27,8 @@ async function open(indexUrl: string, proxyBase: string): Promise<{ manifest: Ma
   await loader.bind(manifest.corpus.digest, partOfIndex(manifest))
   // A hosted embedder embeds questions through the proxy's same-origin /ai/<member> route.
   const transport = routeTransport({ origin: proxyBase || self.location.origin })
+  // Opening also starts fetching what the first hybrid question needs (vector codes, the model's directory).
   const index = await openIndex(loader, { transport })
-  void index.dense?.warm()
   return { manifest, index }
 }
 
