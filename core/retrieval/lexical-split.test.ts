@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { sharedPath } from '../../fixtures/shared-data.ts'
 import { collectChunks, type CollectOptions } from '../../indexer/collect.ts'
 import type { ChunkRecord } from '../index-format.ts'
-import { buildLexicalIndex, DEFAULT_LEXICAL_SETTINGS, type BuiltLexicalIndex, type LexicalHit } from './lexical.ts'
+import { buildLexicalIndex, buildLexicalPlain, DEFAULT_LEXICAL_SETTINGS, type BuiltLexicalIndex, type LexicalHit } from './lexical.ts'
 import { openSplitLexicalIndex, sectionRuns, splitLexicalIndex, type PostingsShard } from './lexical-split.ts'
 
 const doc = (path: string, title: string, heading: string, text: string): ChunkRecord => ({
@@ -24,9 +24,9 @@ const CHUNKS = [
   doc('docs/guides/middleware.md', 'Middleware', 'Writing middlewares', 'A middleware function receives the context and next; documentation of each built-in middleware follows.'),
 ]
 
-/** The split parts as a reader receives them (JSON round trip), and a reader counting what it fetches. */
+/** The split parts as a reader receives them (JSON round trip), built as the indexer builds them (buildLexicalPlain). */
 function reader(index: BuiltLexicalIndex, chunks: readonly ChunkRecord[] = CHUNKS, shardBytes?: number) {
-  const { head, shards } = JSON.parse(JSON.stringify(splitLexicalIndex(index, sectionRuns(chunks), shardBytes))) as ReturnType<typeof splitLexicalIndex>
+  const { head, shards } = JSON.parse(JSON.stringify(splitLexicalIndex(buildLexicalPlain(chunks, index.settings), sectionRuns(chunks), shardBytes))) as ReturnType<typeof splitLexicalIndex>
   const fetched: number[] = []
   const split = openSplitLexicalIndex(head, JSON.parse(JSON.stringify(index.settings)), async (i) => {
     fetched.push(i)
@@ -38,6 +38,11 @@ function reader(index: BuiltLexicalIndex, chunks: readonly ChunkRecord[] = CHUNK
 describe('lexical index split by term', () => {
   const index = buildLexicalIndex(CHUNKS)
   const runs = sectionRuns(CHUNKS)
+
+  it('builds the very index minisearch builds: terms, frequencies, field lengths and their averages', () => {
+    const byTerm = (js: ReturnType<typeof buildLexicalPlain>) => ({ ...js, index: [...js.index].sort((a, b) => (a[0] < b[0] ? -1 : 1)) })
+    expect(byTerm(JSON.parse(JSON.stringify(buildLexicalPlain(CHUNKS))))).toEqual(byTerm(JSON.parse(JSON.stringify(index.toPlain()))))
+  })
 
   it('answers every query exactly as the whole index does, prefix and fuzzy matches included', async () => {
     // Tiny shards: nearly every term in its own file, so a missed expansion would show.
@@ -66,13 +71,13 @@ describe('lexical index split by term', () => {
     expect(split.hasTerm('banana')).toBe(false)
     const windows = [CHUNKS[0]!, { ...CHUNKS[0]!, id: `${CHUNKS[0]!.id}~1` }, CHUNKS[1]!, CHUNKS[0]!]
     expect(sectionRuns(windows)).toEqual([2, 1, 1])
-    const sections = openSplitLexicalIndex(splitLexicalIndex(buildLexicalIndex(windows), sectionRuns(windows)).head, index.settings, async () => [])
+    const sections = openSplitLexicalIndex(splitLexicalIndex(buildLexicalIndex(windows).toPlain(), sectionRuns(windows)).head, index.settings, async () => [])
     expect([0, 1, 2, 3].map((o) => sections.sectionOf(o))).toEqual([0, 0, 1, 2])
     expect(fetched).toEqual([])
   })
 
   it('retries a shard whose fetch failed, and rejects a shard that does not match the head', async () => {
-    const { head, shards } = splitLexicalIndex(index, runs, 1)
+    const { head, shards } = splitLexicalIndex(index.toPlain(), runs, 1)
     let fail = true
     const split = openSplitLexicalIndex(head, index.settings, async (i) => {
       if (fail) {
@@ -88,7 +93,7 @@ describe('lexical index split by term', () => {
   })
 
   it('refuses a head written by another encoding or settings for another tokenizer', () => {
-    const { head } = splitLexicalIndex(index, runs)
+    const { head } = splitLexicalIndex(index.toPlain(), runs)
     expect(() => openSplitLexicalIndex({ ...head, encoding: 'v0' as never }, index.settings, async () => [])).toThrow(/encoding "v0"/)
     expect(() => openSplitLexicalIndex(head, { ...DEFAULT_LEXICAL_SETTINGS, tokenizer: 'other' as never }, async () => [])).toThrow(/tokenizer "other"/)
   })
@@ -118,6 +123,10 @@ describe('split index over the dev questions', () => {
         chunks: { maxWords: 220, overlapWords: 40 },
       })
       const index = buildLexicalIndex(chunks)
+      // The indexer's own build of the postings is minisearch's, exactly.
+      const js = buildLexicalPlain(chunks)
+      expect(js.averageFieldLength).toEqual(index.toPlain().averageFieldLength)
+      expect(js.fieldLength).toEqual(index.toPlain().fieldLength)
       const { split } = reader(index, chunks)
       const questions = corpus.sets.flatMap((set) =>
         readFileSync(sharedPath(`eval/${set}`), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { q: string }).q),

@@ -15,8 +15,9 @@
  * consults exactly the postings the whole index would, so scores are those
  * of the whole index.
  */
+import type { AsPlainObject } from 'minisearch'
 import SearchableMap from 'minisearch/SearchableMap'
-import { lexicalSearcher, PostingsIndex, termExpansion, type BuiltLexicalIndex, type LexicalHit, type LexicalIndex, type LexicalSettings } from './lexical.ts'
+import { lexicalSearcher, PostingsIndex, termExpansion, type LexicalHit, type LexicalIndex, type LexicalSettings } from './lexical.ts'
 
 export const LEXICAL_SPLIT_ENCODING = 'docpilot-lexical-split-v1'
 
@@ -97,15 +98,14 @@ export function sectionRuns(chunks: readonly { path: string; anchor: string }[])
 }
 
 /**
- * Splits a built index into its head and postings shards. Pure: same index, same parts.
+ * Splits an index (minisearch's serialized form, or buildLexicalPlain's) into its head and postings shards. Pure: same index, same parts.
  * `sections`: sectionRuns() of the indexed chunks.
  */
 export function splitLexicalIndex(
-  index: BuiltLexicalIndex,
+  js: AsPlainObject,
   sections: number[],
   shardBytes = DEFAULT_POSTINGS_SHARD_BYTES,
 ): { head: LexicalHead; shards: PostingsShard[] } {
-  const js = index.toPlain()
   const n = js.documentCount
   if (sections.reduce((a, b) => a + b, 0) !== n) throw new Error(`section runs cover ${sections.reduce((a, b) => a + b, 0)} chunks; the index has ${n}`)
   const fields = Object.keys(js.fieldIds).length

@@ -199,6 +199,54 @@ export interface DocumentStats {
 }
 
 /**
+ * The index minisearch would build over these chunks, in its serialized
+ * form, computed directly: the same tokens, terms, frequencies and field
+ * lengths (distinct tokens, as minisearch counts them), and the same running
+ * average of field lengths, in the same order, so every BM25 score is the
+ * same. What the indexer splits into parts; it skips the search tree and
+ * the serialization minisearch would build first.
+ */
+export function buildLexicalPlain(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS): AsPlainObject {
+  const options = miniSearchOptions(settings, chunks)
+  const fields = settings.fields
+  const postings = new Map<string, Record<string, Record<string, number>>>()
+  const documentIds: Record<string, number> = {}
+  const fieldLength: Record<string, number[]> = {}
+  const averageFieldLength: number[] = []
+  chunks.forEach((chunk, doc) => {
+    documentIds[doc] = doc
+    const lengths: number[] = []
+    fields.forEach((field, f) => {
+      const tokens = options.tokenize(fieldValue(chunk, field))
+      const length = new Set(tokens).size
+      lengths[f] = length
+      averageFieldLength[f] = ((averageFieldLength[f] || 0) * doc + length) / (doc + 1)
+      for (const token of tokens) {
+        for (const term of options.processTerm(token) ?? []) {
+          let byField = postings.get(term)
+          if (!byField) postings.set(term, (byField = {}))
+          const docs = (byField[f] ??= {})
+          docs[doc] = (docs[doc] ?? 0) + 1
+        }
+      }
+    })
+    fieldLength[doc] = lengths
+  })
+  return {
+    documentCount: chunks.length,
+    nextId: chunks.length,
+    documentIds,
+    fieldIds: Object.fromEntries(fields.map((f, i) => [f, i])),
+    fieldLength,
+    averageFieldLength,
+    storedFields: {},
+    dirtCount: 0,
+    index: [...postings],
+    serializationVersion: 2,
+  }
+}
+
+/**
  * A minisearch index that starts with the documents' statistics and no
  * terms, and receives postings as they are fetched. It searches with
  * minisearch's own code; only loading is done here, through the fields

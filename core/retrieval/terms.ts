@@ -23,7 +23,14 @@ export function tokenize(text: string): string[] {
 export function termProcessor(settings: Pick<LexicalSettings, 'stopWords' | 'stemming'>): (word: string) => string[] | null {
   const stop = new Set(settings.stopWords)
   const stem = settings.stemming === 'porter' ? stemmer : (w: string) => w
+  // Docs repeat their words: each distinct word is split and stemmed once.
+  const seen = new Map<string, string[] | null>()
   return (word) => {
+    let terms = seen.get(word)
+    if (terms === undefined) seen.set(word, (terms = split(word)))
+    return terms
+  }
+  function split(word: string): string[] | null {
     const parts = word.match(CAMEL_PARTS) ?? []
     const words = parts.length > 1 ? [word, ...parts] : [word]
     const terms = new Set<string>()
