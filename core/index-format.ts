@@ -19,6 +19,8 @@ export interface ShardSet {
   ext: string
   /** Items per shard, where the reader computes which shard holds an item (text shards: chunks). */
   per?: number
+  /** Sorted shards (lexical postings): the first key of each, so a reader finds a key's shard from the manifest. */
+  firsts?: string[]
 }
 
 export function shardFile(set: ShardSet, i: number): string {

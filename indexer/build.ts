@@ -11,6 +11,7 @@ import { collectChunks, type CollectOptions, type CollectWarning } from './colle
 import { suggestFromHeadings } from './suggest.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
+import { PageCache } from './page-cache.ts'
 import { assertNotShrinking, writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
 
 export interface BuildOptions {
@@ -85,20 +86,20 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   const { config } = opts
   // The chain is resolved once, before any work: the embedder ('auto' follows its head) and the manifest share it.
   const ctx = embedContext(opts)
+  const shape = {
+    mode: opts.mode,
+    contentSelector: config.docs.contentSelector,
+    slugger: config.anchors.slugger,
+    urls: config.urls,
+    chunks: config.chunks,
+    limits: { maxFileBytes: config.docs.maxFileBytes, maxNesting: config.docs.maxNesting },
+  }
+  const pages = await PageCache.open(ctx.cacheDir, shape, opts.docpilotVersion, resolve(opts.out))
   const collected = await collectChunks(
-    {
-      root: opts.root,
-      mode: opts.mode,
-      include: opts.include ?? config.docs.include,
-      exclude: opts.exclude ?? config.docs.exclude,
-      contentSelector: config.docs.contentSelector,
-      slugger: config.anchors.slugger,
-      urls: config.urls,
-      chunks: config.chunks,
-      limits: { maxFileBytes: config.docs.maxFileBytes, maxNesting: config.docs.maxNesting },
-    },
+    { ...shape, root: opts.root, include: opts.include ?? config.docs.include, exclude: opts.exclude ?? config.docs.exclude, cache: pages },
     opts.onCollect,
   )
+  await pages.save()
   opts.onWarnings?.(collected.warnings)
   await assertNotShrinking(resolve(opts.out), { pages: collected.files.length, chunks: collected.chunks.length, ...(opts.allowShrink ? { allowShrink: true } : {}) })
   const embedStarted = performance.now()

@@ -30,6 +30,8 @@ export interface CollectOptions {
   chunks: DocpilotConfig['chunks']
   /** Per-file limits (docs.maxFileBytes, docs.maxNesting); defaults from the config schema. */
   limits?: Partial<Pick<DocpilotConfig['docs'], 'maxFileBytes' | 'maxNesting'>>
+  /** Pages parsed by an earlier run (page-cache.ts); a file whose bytes are unchanged is not parsed again. */
+  cache?: { get(file: string, bytes: Uint8Array): CollectedPage | undefined; set(file: string, bytes: Uint8Array, page: CollectedPage): void }
 }
 
 export interface CollectWarning {
@@ -102,40 +104,12 @@ export async function collectChunks(
       warnings.push({ file, message: read.reason })
       continue
     }
-    let source: string
-    try {
-      source = strictUtf8.decode(read.bytes)
-    } catch {
-      warnings.push({ file, message: 'is not UTF-8 text (binary or another encoding); skipped' })
-      continue
-    }
-    let url: string
-    try {
-      url = pathToUrl(file, opts.urls)
-    } catch (error) {
-      if (!(error instanceof UrlRefusedError)) throw error
-      warnings.push({ file, message: error.message })
-      continue
-    }
-    let page: ParsedPage
-    try {
-      page = parseFile(file, source, opts, limits.maxNesting)
-    } catch (error) {
-      const message = error instanceof NestingLimitError ? error.message : `could not be parsed (${(error as Error).message.split('\n')[0]}); skipped`
-      warnings.push({ file, message })
-      continue
-    }
-    for (const note of page.notes ?? []) warnings.push({ file, message: note })
-    if (opts.mode === 'site' && page.nodes.length === 0 && opts.contentSelector) {
-      warnings.push({ file, message: `content selector "${opts.contentSelector}" matched nothing; page skipped` })
-      continue
-    }
-    const sections = toSections(page, opts.slugger, titleFromFileName(file))
-    const pageChunks = toChunks(sections, { path: file, url }, opts.chunks)
-    if (pageChunks.length === 0) {
-      warnings.push({ file, message: 'has no text to index; skipped' })
-      continue
-    }
+    // A page is a function of its path, its bytes and the options: a re-index reuses what did not change.
+    const page = opts.cache?.get(file, read.bytes) ?? pageOf(file, read.bytes, opts, limits.maxNesting)
+    opts.cache?.set(file, read.bytes, page)
+    for (const message of page.warnings) warnings.push({ file, message })
+    if (!page.chunks.length) continue
+    const pageChunks = page.chunks
     indexed.push(file)
     for (const chunk of pageChunks) {
       // Built HTML can repeat an id on one page; ids must stay unique in the index.
@@ -147,6 +121,42 @@ export async function collectChunks(
   }
   onProgress?.(files.length, files.length, '')
   return { chunks, files: indexed, skipped: files.length - indexed.length + escaping.size, warnings }
+}
+
+/** One file's chunks (before ids are made unique across the index) and what to warn about it. */
+export interface CollectedPage {
+  chunks: ChunkRecord[]
+  warnings: string[]
+}
+
+function pageOf(file: string, bytes: Uint8Array, opts: CollectOptions, maxNesting: number): CollectedPage {
+  const skipped = (message: string, warnings: string[] = []): CollectedPage => ({ chunks: [], warnings: [...warnings, message] })
+  let source: string
+  try {
+    source = strictUtf8.decode(bytes)
+  } catch {
+    return skipped('is not UTF-8 text (binary or another encoding); skipped')
+  }
+  let url: string
+  try {
+    url = pathToUrl(file, opts.urls)
+  } catch (error) {
+    if (!(error instanceof UrlRefusedError)) throw error
+    return skipped(error.message)
+  }
+  let page: ParsedPage
+  try {
+    page = parseFile(file, source, opts, maxNesting)
+  } catch (error) {
+    return skipped(error instanceof NestingLimitError ? error.message : `could not be parsed (${(error as Error).message.split('\n')[0]}); skipped`)
+  }
+  const notes = page.notes ?? []
+  if (opts.mode === 'site' && page.nodes.length === 0 && opts.contentSelector) {
+    return skipped(`content selector "${opts.contentSelector}" matched nothing; page skipped`, notes)
+  }
+  const sections = toSections(page, opts.slugger, titleFromFileName(file))
+  const chunks = toChunks(sections, { path: file, url }, opts.chunks)
+  return chunks.length ? { chunks, warnings: notes } : skipped('has no text to index; skipped', notes)
 }
 
 /** Stats of the last collect that callers may print (parser fallbacks). */

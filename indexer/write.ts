@@ -93,11 +93,11 @@ function jsonPart(kind: string, value: unknown): PendingPart {
 }
 
 /** Numbered gzip JSON parts in one folder named by the digest of them all (see ShardSet). */
-function jsonShards(kind: string, values: readonly unknown[], per?: number): { set: ShardSet; parts: PendingPart[] } {
+function jsonShards(kind: string, values: readonly unknown[], extra: Pick<ShardSet, 'per' | 'firsts'> = {}): { set: ShardSet; parts: PendingPart[] } {
   const jsons = values.map((v) => JSON.stringify(v))
   const all = createHash('sha256')
   for (const json of jsons) all.update(digest(json))
-  const set: ShardSet = { dir: `${kind}.${all.digest('hex').slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...(per ? { per } : {}) }
+  const set: ShardSet = { dir: `${kind}.${all.digest('hex').slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...extra }
   return { set, parts: jsons.map((json, i) => ({ name: shardFile(set, i), bytes: gzip(json), raw: Buffer.byteLength(json) })) }
 }
 
@@ -188,10 +188,10 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
 
   const split = splitLexicalIndex(buildLexicalPlain(chunks, settings), sectionRuns(chunks), input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES)
   const lexical = jsonPart('lexical', split.head)
-  const postings = jsonShards('postings', split.shards)
+  const postings = jsonShards('postings', split.shards, { firsts: split.firsts })
   const shardTexts = []
   for (let i = 0; i < chunks.length; i += shardSize) shardTexts.push(encodeTextShard(chunks.slice(i, i + shardSize)))
-  const texts = jsonShards('texts', shardTexts, shardSize)
+  const texts = jsonShards('texts', shardTexts, { per: shardSize })
 
   const manifest: Manifest = {
     format: FORMAT_VERSION,

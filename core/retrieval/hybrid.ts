@@ -15,7 +15,7 @@
 import { openEmbedder, embedderRuntime, type OpenEmbedderDeps } from '../embed/open.ts'
 import { EmbedError, type Embedder } from '../embed/types.ts'
 import type { Manifest } from '../index-format.ts'
-import { decodeVectorCodes, openPassageVectors, type PassageVectors } from './passage-vectors.ts'
+import { decodeVectorCodes, openExactRows, openPassageVectors, type ExactRows, type PassageVectors } from './passage-vectors.ts'
 import { withContextVector } from './conversation.ts'
 import { DEFAULT_FUSION, fuse, type FusionConfig } from './fusion.ts'
 import { agreementSignal, gate, GATE_DEPTH, lexicalSignal, type GateConfig, type GateVerdict } from './gate.ts'
@@ -49,6 +49,8 @@ export interface DenseChannel {
   queryVector(question: string, signal?: AbortSignal): Promise<{ vector: Float32Array } | { reason: string }>
   /** The index's passage vectors: codes fetched once (a failed fetch is retried once, then rejects), exact rows on demand. */
   vectors(): Promise<PassageVectors>
+  /** The exact rows alone, readable before the codes have arrived. */
+  readonly rows: ExactRows
   /** Where degradation reasons go (DenseOptions.log). */
   log(reason: string): void
   /**
@@ -73,6 +75,7 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
   const log = opts.log ?? ((m: string) => console.warn(`[docpilot] ${m}`))
   let embedder: Promise<Embedder> | null = opts.embedder ? Promise.resolve(opts.embedder) : null
   let vectors: Promise<PassageVectors> | null = null
+  const rows = openExactRows(rowsPart, identity.dims, loader)
 
   const getEmbedder = () => {
     if (!embedder) {
@@ -134,11 +137,12 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
       return { reason }
     },
     log,
+    rows,
     async vectors() {
       for (let i = 0; ; i++) {
         if (!vectors) {
           vectors = loader.bytes(codesPart).then((b) =>
-            openPassageVectors(decodeVectorCodes(b, manifest.corpus.chunks, identity.dims, `index vectors file ${codesPart}`), rowsPart, loader),
+            openPassageVectors(decodeVectorCodes(b, manifest.corpus.chunks, identity.dims, `index vectors file ${codesPart}`), rows),
           )
           // A failed fetch is not remembered: the retry and the next question fetch again.
           vectors.catch(() => (vectors = null))
@@ -221,8 +225,7 @@ export async function rankHybrid(input: RankInput): Promise<Ranked> {
   if (!input.dense || input.lexicalOnly) return lexicalOnlyRank(input)
   // The best lexical candidates (the gate's among them) are scored exactly: their rows are read now, while the question is embedded.
   const exactSet = input.lexical.slice(0, Math.max(RESCORE_DEPTH, 2 * input.k, GATE_DEPTH)).map((h) => h.ordinal)
-  const vectorsRead = input.dense.vectors().then((vs) => (vs.prefetch(exactSet), vs))
-  vectorsRead.catch(() => {}) // reported below, where the vectors are needed
+  input.dense.rows.prefetch(exactSet)
   let vector = input.queryVector
   if (!vector) {
     const q = await input.dense.queryVector(input.question, input.signal)
@@ -232,7 +235,7 @@ export async function rankHybrid(input: RankInput): Promise<Ranked> {
   let vectors: PassageVectors
   let exact: Map<number, number>
   try {
-    vectors = await vectorsRead.catch(() => input.dense!.vectors())
+    vectors = await input.dense.vectors()
     if (input.context) {
       // Without the context's vector the question is still searched on its own words.
       const c = await input.dense.queryVector(input.context, input.signal)

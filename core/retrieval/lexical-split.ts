@@ -105,7 +105,7 @@ export function splitLexicalIndex(
   js: AsPlainObject,
   sections: number[],
   shardBytes = DEFAULT_POSTINGS_SHARD_BYTES,
-): { head: LexicalHead; shards: PostingsShard[] } {
+): { head: LexicalHead; shards: PostingsShard[]; firsts: string[] } {
   const n = js.documentCount
   if (sections.reduce((a, b) => a + b, 0) !== n) throw new Error(`section runs cover ${sections.reduce((a, b) => a + b, 0)} chunks; the index has ${n}`)
   const fields = Object.keys(js.fieldIds).length
@@ -141,7 +141,24 @@ export function splitLexicalIndex(
   return {
     head: { encoding: LEXICAL_SPLIT_ENCODING, documentCount: n, averageFieldLength: js.averageFieldLength, fieldLength, prefix, suffix, shardStarts, sections },
     shards,
+    firsts: shardStarts.map((t) => entries[t]![0]),
   }
+}
+
+/**
+ * The postings shard a term would be in, from the first term of every shard
+ * (which the manifest carries): a reader starts fetching a question's own
+ * terms' postings before the head with the whole dictionary has arrived.
+ */
+export function shardOfTerm(firsts: readonly string[], term: string): number {
+  let lo = 0
+  let hi = firsts.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (firsts[mid]! <= term) lo = mid
+    else hi = mid - 1
+  }
+  return lo
 }
 
 /** Fetches postings shard `i` (the reader's part loader decides from where). */

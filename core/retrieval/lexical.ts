@@ -144,13 +144,18 @@ export function termExpansion(term: string, settings: LexicalSettings): TermExpa
   }
 }
 
+/** The distinct query terms of a question under these settings (tokenized, stop words dropped, stemmed). */
+export function queryTermsFor(settings: LexicalSettings): (query: string) => string[] {
+  const process = termProcessor(settings)
+  return (query) => [...new Set(tokenize(query).flatMap((w) => process(w) ?? []))]
+}
+
 /**
  * A searcher over a minisearch instance: the same search options for the
  * whole index and for a partial one holding the postings a query needs.
  */
 export function lexicalSearcher(mini: MiniSearch<{ id: number }>, settings: LexicalSettings) {
-  const process = termProcessor(settings)
-  const queryTerms = (query: string) => [...new Set(tokenize(query).flatMap((w) => process(w) ?? []))]
+  const queryTerms = queryTermsFor(settings)
   return {
     queryTerms,
     search(query: string, limit: number, terms = queryTerms(query)): LexicalHit[] {

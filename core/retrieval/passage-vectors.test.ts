@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeQuantized, quantizeRows } from '../embed/quantize.ts'
 import { l2normalize } from '../embed/types.ts'
 import { denseScore, denseTopK } from './dense.ts'
-import { codeDims, codeScorer, decodeVectorCodes, encodeVectorCodes, encodeVectorRows, MIN_CODE_DIMS, openPassageVectors, rowBytes } from './passage-vectors.ts'
+import { codeDims, codeScorer, decodeVectorCodes, encodeVectorCodes, encodeVectorRows, MIN_CODE_DIMS, openExactRows, openPassageVectors, rowBytes } from './passage-vectors.ts'
 import type { PartLoader } from './parts.ts'
 
 /** Deterministic pseudo-random unit vectors. */
@@ -52,7 +52,7 @@ describe('passage vector codes', () => {
   it('finds most of the exact top 10 among its top 50 with every dimension coded', async () => {
     const dims = 64
     const rows = vectors(600, dims)
-    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), 'vectors.i8', rowsLoader(encodeVectorRows(rows, dims)))
+    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), openExactRows('vectors.i8', dims, rowsLoader(encodeVectorRows(rows, dims))))
     let found = 0
     for (const q of vectors(20, dims, 3)) {
       const exact = (await pv.exactTopK(q, 10)).map((h) => h.index)
@@ -66,7 +66,7 @@ describe('passage vector codes', () => {
     const dims = 16
     const rows = vectors(10, dims)
     const loader = rowsLoader(encodeVectorRows(rows, dims))
-    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), 'vectors.i8', loader)
+    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, dims), rows.length, dims, 'codes'), openExactRows('vectors.i8', dims, loader))
     const q = vectors(1, dims, 5)[0]!
     const whole = quantizeRows(rows, dims)
     const exact = await pv.exact(q, [9, 1, 2])
@@ -80,7 +80,7 @@ describe('passage vector codes', () => {
 
   it('names the rows file when a row is missing from it', async () => {
     const rows = vectors(4, 8)
-    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, 8), 4, 8, 'codes'), 'vectors.x.i8', rowsLoader(encodeVectorRows(rows, 8).subarray(0, 30)))
+    const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, 8), 4, 8, 'codes'), openExactRows('vectors.x.i8', 8, rowsLoader(encodeVectorRows(rows, 8).subarray(0, 30))))
     await expect(pv.exact(rows[0]!, [3])).rejects.toThrow(/index vectors file vectors\.x\.i8: row 3 has 0 bytes, expected 12/)
   })
 

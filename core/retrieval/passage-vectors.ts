@@ -130,25 +130,19 @@ export function encodeVectorRows(vectors: readonly Float32Array[], dims: number)
   return out
 }
 
-/** What the dense channel needs of the index's passage vectors. */
-export interface PassageVectors {
-  readonly count: number
-  readonly dims: number
-  /** Approximate scores for a query (from the codes; nothing fetched). */
-  approximate(query: Float32Array): (ordinal: number) => number
-  /** The k chunks with the best approximate scores, best first. */
-  scan(query: Float32Array, k: number): DenseHit[]
-  /** Starts reading these chunks' rows (what `exact` will need), without waiting. */
+/**
+ * Exact rows read one by one from the rows file (each once; a failed read is
+ * forgotten, so the next question reads again). Needs only the manifest: a
+ * question's candidates can be read before the codes arrive.
+ */
+export interface ExactRows {
+  /** Starts reading these chunks' rows, without waiting. */
   prefetch(ordinals: readonly number[]): void
-  /** Exact scores of these chunks, reading each one's row (once). */
+  /** Exact scores of these chunks for a query. */
   exact(query: Float32Array, ordinals: readonly number[]): Promise<Map<number, number>>
-  /** Exact top k over every chunk: reads every row (tools and benchmarks, not readers). */
-  exactTopK(query: Float32Array, k: number): Promise<DenseHit[]>
 }
 
-/** The reader's side over the codes and the rows file, read through the index's part loader. */
-export function openPassageVectors(codes: VectorCodes, rowsPart: string, loader: PartLoader): PassageVectors {
-  const { dims } = codes
+export function openExactRows(rowsPart: string, dims: number, loader: PartLoader): ExactRows {
   const size = rowBytes(dims)
   const rows = new Map<number, Promise<{ scale: number; values: Int8Array }>>()
   const row = (o: number) => {
@@ -158,26 +152,44 @@ export function openPassageVectors(codes: VectorCodes, rowsPart: string, loader:
         if (b.length !== size) throw new Error(`index vectors file ${rowsPart}: row ${o} has ${b.length} bytes, expected ${size}; rebuild the index with \`docpilot index\``)
         return { scale: new DataView(b.buffer, b.byteOffset, 4).getFloat32(0, true), values: new Int8Array(b.buffer, b.byteOffset + 4, dims) }
       })
-      // A failed read is not remembered: the next question reads again.
       p.catch(() => rows.delete(o))
       rows.set(o, p)
     }
     return p
   }
-  const approximate = (query: Float32Array) => codeScorer(codes, query)
-  async function exact(query: Float32Array, ordinals: readonly number[]): Promise<Map<number, number>> {
-    const got = await Promise.all(ordinals.map(row))
-    return new Map(ordinals.map((o, i) => [o, denseScore({ count: 1, dims, scales: Float32Array.of(got[i]!.scale), rows: got[i]!.values }, query, 0)]))
+  return {
+    prefetch: (ordinals) => ordinals.forEach((o) => row(o).catch(() => {})),
+    async exact(query, ordinals) {
+      const got = await Promise.all(ordinals.map(row))
+      return new Map(ordinals.map((o, i) => [o, denseScore({ count: 1, dims, scales: Float32Array.of(got[i]!.scale), rows: got[i]!.values }, query, 0)]))
+    },
   }
+}
+
+/** What the dense channel needs of the index's passage vectors. */
+export interface PassageVectors extends ExactRows {
+  readonly count: number
+  readonly dims: number
+  /** Approximate scores for a query (from the codes; nothing fetched). */
+  approximate(query: Float32Array): (ordinal: number) => number
+  /** The k chunks with the best approximate scores, best first. */
+  scan(query: Float32Array, k: number): DenseHit[]
+  /** Exact top k over every chunk: reads every row (tools and benchmarks, not readers). */
+  exactTopK(query: Float32Array, k: number): Promise<DenseHit[]>
+}
+
+/** The codes, with the exact rows beside them. */
+export function openPassageVectors(codes: VectorCodes, rows: ExactRows): PassageVectors {
+  const approximate = (query: Float32Array) => codeScorer(codes, query)
   return {
     count: codes.count,
-    dims,
+    dims: codes.dims,
     approximate,
     scan: (query, k) => topK(codes.count, approximate(query), k),
-    prefetch: (ordinals) => ordinals.forEach((o) => row(o).catch(() => {})),
-    exact,
+    prefetch: rows.prefetch,
+    exact: rows.exact,
     async exactTopK(query, k) {
-      const scores = await exact(query, Array.from({ length: codes.count }, (_, i) => i))
+      const scores = await rows.exact(query, Array.from({ length: codes.count }, (_, i) => i))
       return topK(codes.count, (i) => scores.get(i)!, k)
     },
   }

@@ -7,8 +7,8 @@
 import { FORMAT_VERSION, isShardSet, shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../index-format.ts'
 import { contextText, withContext } from './conversation.ts'
 import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseChannel, type DenseOptions } from './hybrid.ts'
-import type { LexicalSettings } from './lexical.ts'
-import { openSplitLexicalIndex, type LexicalHead, type PostingsShard, type SplitLexicalIndex } from './lexical-split.ts'
+import { queryTermsFor, termExpansion, type LexicalSettings } from './lexical.ts'
+import { openSplitLexicalIndex, shardOfTerm, type LexicalHead, type PostingsShard, type SplitLexicalIndex } from './lexical-split.ts'
 import { decodeTextShard, readJsonPart, type PartLoader, type TextShard } from './parts.ts'
 
 export interface SearchOptions {
@@ -40,8 +40,8 @@ export interface DocIndex {
   readonly size: number
   /** The dense channel (null: the index declared lexical-only): warm it, or embed a question on its own. */
   readonly dense: DenseChannel | null
-  /** The lexical channel: its dictionary answers "does this word occur in the docs" without a fetch. */
-  readonly lexical: SplitLexicalIndex
+  /** The lexical channel, once its head has arrived: its dictionary answers "does this word occur in the docs" without a fetch. */
+  lexical(): Promise<SplitLexicalIndex>
   search(question: string, opts?: SearchOptions): Promise<SearchResult>
   /** Full chunk records by index position, texts loaded on demand. */
   chunks(ordinals: number[]): Promise<ChunkRecord[]>
@@ -112,10 +112,11 @@ function startedDense(dense: DenseChannel, question: string, given?: Float32Arra
 }
 
 /**
- * Opens an index: the manifest, then only the lexical head. Postings, chunk
- * texts and the dense channel's parts are fetched when a question needs them.
- * `opts` reach the dense channel: the hosted embedder's transport, the embed
- * time limit, the log.
+ * Opens an index: the manifest, and (warm, the default) the start of what
+ * every question needs: the lexical head, the vector codes, the model's
+ * directory. Postings, model rows, candidate vectors and chunk texts are
+ * fetched when a question needs them. `opts` reach the dense channel: the
+ * hosted embedder's transport, the embed time limit, the log.
  */
 export interface OpenOptions extends DenseOptions {
   /**
@@ -135,12 +136,20 @@ export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Pro
   // The index's one embedder (null: declared lexical-only); an unknown one is an error here, not later.
   const dense = openDenseChannel(manifest, loader, opts)
   if (opts.warm !== false) void dense?.warm()
-  const head = await readJsonPart<LexicalHead>(loader, partName(manifest, 'lexical'))
-  const lexical = openSplitLexicalIndex(head, manifest.lexical as unknown as LexicalSettings, cachedShards<PostingsShard>(loader, postings))
+  const settings = manifest.lexical as unknown as LexicalSettings
+  const postingsShard = cachedShards<PostingsShard>(loader, postings)
+  const queryTerms = queryTermsFor(settings)
+  // The head is not waited for here: a first question starts its own fetches (postings, model rows) beside it.
+  let head: Promise<SplitLexicalIndex> | undefined
+  const lexical = (): Promise<SplitLexicalIndex> => {
+    if (!head) {
+      head = readJsonPart<LexicalHead>(loader, partName(manifest, 'lexical')).then((h) => openSplitLexicalIndex(h, settings, postingsShard))
+      head.catch(() => (head = undefined))
+    }
+    return head
+  }
+  if (opts.warm !== false) lexical().catch(() => {})
   const textShard = cachedShards<TextShard>(loader, texts)
-
-  // Windows of one long section share page and anchor: one result row per section.
-  const sectionOf = (ordinal: number) => String(lexical.sectionOf(ordinal))
 
   async function chunks(ordinals: number[]): Promise<ChunkRecord[]> {
     const shards = await Promise.all(ordinals.map((o) => textShard(Math.floor(o / perShard!))))
@@ -159,7 +168,18 @@ export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Pro
       const both = dense && !opts.lexicalOnly ? startedDense(dense, question, opts.queryVector) : dense
       const candidates = Math.max(k, FUSION_CANDIDATES)
       const context = contextText(opts.context)
-      const [own, previous] = await Promise.all([lexical.search(question, candidates), context ? lexical.search(context, candidates) : undefined])
+      // The question's own terms' postings, found from the manifest's shard boundaries, load beside the head.
+      // A term's prefix matches sort right after it: its shard and, when they run past it, the shards up to the last of them.
+      if (postings.firsts) {
+        for (const t of queryTerms(context ? `${question} ${context}` : question)) {
+          const last = termExpansion(t, settings).prefix ? `${t}\uffff` : t
+          for (let i = shardOfTerm(postings.firsts, t); i <= shardOfTerm(postings.firsts, last); i++) postingsShard(i).catch(() => {})
+        }
+      }
+      const index = await lexical()
+      // Windows of one long section share page and anchor: one result row per section.
+      const sectionOf = (ordinal: number) => String(index.sectionOf(ordinal))
+      const [own, previous] = await Promise.all([index.search(question, candidates), context ? index.search(context, candidates) : undefined])
       const lexicalHits = previous ? withContext(own, previous).slice(0, candidates) : own
       // The best lexical hits are usually among the results: their texts load while the dense side finishes.
       for (const h of lexicalHits.slice(0, k)) textShard(Math.floor(h.ordinal / perShard)).catch(() => {})
