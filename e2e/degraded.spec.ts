@@ -9,8 +9,8 @@ import { COPY } from '../widget/panel/copy.ts'
 import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED, UNCOVERED } from './paths.ts'
 
-/** The embedder's files in the index folder (model descriptor, the rows of its words). */
-const EMBEDDER_FILES = /\/docpilot\/embed(\.[^/]+|-rows\.[^/]+\/[^/]+)$/
+/** The embedder's files in the index folder (model descriptor, the packed rows of its words and their directory). */
+const EMBEDDER_FILES = /\/docpilot\/embed[.-][^/]+$/
 
 async function receiptOf(turn: Locator): Promise<{ mode: string; degraded: boolean }> {
   const drawer = turn.getByTestId('dp-debug')
