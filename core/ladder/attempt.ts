@@ -3,6 +3,7 @@
  * member's two time limits (to the first delta, then between deltas) and the
  * caller's AbortSignal, both of which cancel the upstream request.
  */
+import { untilAborted } from '../abort.ts'
 import type { PublicChainMember } from '../index-format.ts'
 import type { WireAdapter, ChatRequest, WireRequest, Usage } from './adapters/types.ts'
 import { classifyResponse } from './classify.ts'
@@ -53,30 +54,6 @@ export interface AttemptOutcome {
   text: string
   finishReason?: string
   usage?: Usage
-}
-
-const ABORTED = Symbol('aborted')
-
-/** Rejects as soon as the signal fires, whether or not the promise honours it. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {})
-    return Promise.reject(ABORTED)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(ABORTED)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(v)
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(e)
-      },
-    )
-  })
 }
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now())
@@ -149,7 +126,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const wire = adapter.request(model, input.request)
   let res: Response
   try {
-    res = await raceAbort(input.transport(member, { ...wire, signal: ac.signal }), ac.signal)
+    res = await untilAborted(input.transport(member, { ...wire, signal: ac.signal }), ac.signal)
   } catch {
     return interrupted()
   }
@@ -159,7 +136,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   if (!res.ok) {
     let body = ''
     try {
-      body = await raceAbort(res.text(), ac.signal)
+      body = await untilAborted(res.text(), ac.signal)
     } catch {
       if (signal?.aborted) return finish('aborted')
     }
@@ -173,7 +150,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   let done = false
   try {
     while (!done) {
-      const chunk = await raceAbort(reader.read(), ac.signal)
+      const chunk = await untilAborted(reader.read(), ac.signal)
       const events = chunk.done ? [...decoder.push(utf8.decode()), ...decoder.end()] : decoder.push(utf8.decode(chunk.value, { stream: true }))
       for (const ev of events) {
         if (ev.type === 'delta') {

@@ -12,6 +12,7 @@
  *   goes to the log and into the result. The next question tries again.
  * There is never a second embedder.
  */
+import { untilAborted } from '../abort.ts'
 import { openEmbedder, embedderRuntime, type OpenEmbedderDeps } from '../embed/open.ts'
 import { EmbedError, type Embedder } from '../embed/types.ts'
 import type { Manifest } from '../index-format.ts'
@@ -88,15 +89,9 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
 
   /** Rejects with a timeout EmbedError (aborting `ctrl`) when `work` takes longer than `ms`. */
   async function within<T>(work: Promise<T>, ms: number, what: string, ctrl: AbortController): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        ctrl.abort()
-        reject(new EmbedError(`${what} took longer than ${ms} ms`, 'timeout'))
-      }, ms)
-    })
+    const timer = setTimeout(() => ctrl.abort(new EmbedError(`${what} took longer than ${ms} ms`, 'timeout')), ms)
     try {
-      return await Promise.race([work, timeout])
+      return await untilAborted(work, ctrl.signal)
     } finally {
       clearTimeout(timer)
     }

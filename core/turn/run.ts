@@ -5,6 +5,7 @@
  * answer marked cut off, the hybrid search answer, or the rate-limited state
  * with the passages beneath it. Only a failure before retrieval is an error.
  */
+import { untilAborted } from '../abort.ts'
 import type { Timeouts } from '../ladder/attempt.ts'
 import { walkLadder, type WalkResult } from '../ladder/walk.ts'
 import { buildPrompt, type Citation } from '../prompt/build.ts'
@@ -19,24 +20,6 @@ export const TURN_DEFAULTS = {
 
 const perfNow = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now())
 const ms = (x: number): number => Math.round(x * 100) / 100
-
-class Aborted extends Error {}
-
-function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise
-  if (signal.aborted) {
-    promise.catch(() => {})
-    return Promise.reject(new Aborted())
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Aborted())
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
-    )
-  })
-}
 
 const WALK_STATE: Record<WalkResult['outcome'], TurnState> = {
   answered: 'answered',
@@ -92,7 +75,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     search = await untilAborted(input.retrieve(input.question), signal)
   } catch (err) {
     stages.retrieveMs = ms(perfNow() - r0)
-    return settle(err instanceof Aborted || signal?.aborted ? 'aborted' : 'error')
+    return settle(signal?.aborted ? 'aborted' : 'error')
   }
   stages.retrieveMs = ms(perfNow() - r0)
   input.onEvent?.({ type: 'retrieval', mode: search.mode, degraded: search.degraded, passages: search.results })
