@@ -93,6 +93,20 @@ describe('static model served by word', () => {
     expect(found.has('zzqxw')).toBe(false)
   })
 
+  it("answers the gate's word ranks (1-based, ranked rows only) from the buckets the question's embedding reads", async () => {
+    const l = loader()
+    const embedder = new SplitStaticEmbedder(identity, identity.rows!, l)
+    const ranked = desc.provenance?.frequencyRanked as number
+    expect(ranked).toBeGreaterThan(0)
+    expect(ranked).toBeLessThan(words.length)
+    const beyond = words[ranked]! // the first row past the ranked ones
+    await embedder.embed(['the cookie zzqxw'])
+    const before = l.reads.length
+    expect(await embedder.ranksOf(['the', 'cookie', 'zzqxw'], ranked)).toEqual([words.indexOf('the') + 1, words.indexOf('cookie') + 1, undefined])
+    expect(l.reads.length).toBe(before)
+    expect(await embedder.ranksOf([beyond, words[ranked - 1]!], ranked)).toEqual([undefined, ranked])
+  })
+
   it('retries a failed read on the next question', async () => {
     let fail = true
     const inner = loader()

@@ -176,6 +176,19 @@ export class SplitStaticEmbedder implements Embedder {
     return found
   }
 
+  /**
+   * Ranks (1 = most common) of lower-cased words, for the gate's rarity
+   * weights, read from the same buckets the question's embedding reads (no
+   * extra fetch): a word's rank is its row number + 1 when its row is among
+   * the vocabulary's first `ranked` rows (a frequency-ordered vocabulary,
+   * model.json's `provenance.frequencyRanked`); undefined for any other word.
+   */
+  async ranksOf(words: readonly string[], ranked: number): Promise<Array<number | undefined>> {
+    const starts = await this.starts()
+    const rows = await Promise.all(words.map((w) => this.row(w, starts)))
+    return rows.map((r) => (r && r.rank < ranked ? r.rank + 1 : undefined))
+  }
+
   async embed(texts: string[]): Promise<Float32Array[]> {
     return Promise.all(
       texts.map(async (text) => {
