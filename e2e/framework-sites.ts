@@ -2,17 +2,24 @@
  * Real sites built by the docs frameworks docpilot integrates with, for the
  * framework specs. A site is the fixture docs (fixtures/site/) plus the
  * framework's own config from fixtures/frameworks/<name>/, built by the
- * framework's real CLI in a folder inside the checkout (.cache/ is ignored),
- * so the config's `import ... from 'docpilot/<framework>'` resolves to this
- * package. The build runs with the `docpilot-source` export condition and
- * tsx, so the integration runs from its TypeScript sources as an installed
- * package runs it from dist/.
+ * framework's real CLI in a folder inside the checkout (.cache/ is ignored).
+ *
+ * The config's `import ... from 'docpilot/<framework>'` loads docpilot as
+ * `npm install docpilot` gives it: the package is packed once per test worker
+ * (`npm pack`, which builds dist/) and unpacked into the site's own
+ * node_modules/docpilot, so the framework loads the compiled integration the
+ * way it loads any installed package (Astro and VitePress leave node_modules
+ * to Node). The framework itself and docpilot's dependencies resolve from the
+ * checkout's node_modules above the site folder; cli/npm-install.test.ts
+ * checks separately that `dependencies` lists everything dist/ imports.
  */
 import { spawn } from 'node:child_process'
-import { cp, mkdir, readFile, rm } from 'node:fs/promises'
+import { rmSync } from 'node:fs'
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fromHtml } from 'hast-util-from-html'
 import { selectAll } from 'hast-util-select'
+import { glob } from 'tinyglobby'
 import { startPreviewServer, type PreviewServer } from '../cli/commands/preview.ts'
 import { siteFile } from '../cli/site-server.ts'
 import { validateConfig } from '../core/config/validate.ts'
@@ -27,10 +34,12 @@ export interface FrameworkBuild {
   name: string
   /** Where the docs pages go inside the site folder ('.' for the site root). */
   contentDir: string
-  /** The framework's CLI (a path inside node_modules) and its arguments; `{root}` is the site folder. */
+  /** The package whose command builds the site, and its arguments; `{root}` is the site folder. */
   command: string[]
   /** The built site, relative to the site folder. */
   outDir: string
+  /** Rewrites each Markdown page as the framework needs it (e.g. a frontmatter title it requires). */
+  page?: (markdown: string) => string
 }
 
 export interface BuiltSite {
@@ -53,10 +62,42 @@ export async function buildFrameworkSite(build: FrameworkBuild): Promise<BuiltSi
     recursive: true,
     filter: (src) => !SKIPPED_PAGES.has(src.slice(src.lastIndexOf('/') + 1)),
   })
+  if (build.page) {
+    for (const file of await glob('**/*.md', { cwd: join(root, build.contentDir), absolute: true })) {
+      await writeFile(file, build.page(await readFile(file, 'utf8')))
+    }
+  }
+  const installed = join(root, 'node_modules/docpilot')
+  await mkdir(installed, { recursive: true })
+  await run('tar', ['-xzf', await packedDocpilot(), '-C', installed, '--strip-components=1'], root)
   const started = performance.now()
-  const [cli, ...args] = build.command.map((a) => a.replaceAll('{root}', root))
-  const log = await run(process.execPath, [join(ROOT, cli!), ...args], root)
+  const [pkg, ...args] = build.command.map((a) => a.replaceAll('{root}', root))
+  const log = await run(process.execPath, [await binOf(pkg!), ...args], root)
   return { root, outDir: join(root, build.outDir), ms: performance.now() - started, log, remove: () => rm(root, { recursive: true, force: true }) }
+}
+
+let tarball: Promise<string> | undefined
+
+/** The `npm pack` tarball of this checkout, made once per test worker and removed when the worker exits. */
+function packedDocpilot(): Promise<string> {
+  tarball ??= (async () => {
+    const dir = join(ROOT, '.cache/frameworks', `pack-${process.pid}`)
+    await mkdir(dir, { recursive: true })
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+    await run('npm', ['pack', '--silent', '--pack-destination', dir], ROOT)
+    const [file] = (await readdir(dir)).filter((name) => name.endsWith('.tgz'))
+    if (!file) throw new Error(`npm pack wrote no tarball into ${dir}`)
+    return join(dir, file)
+  })()
+  return tarball
+}
+
+/** The command a package installs (its only, or its own-named, `bin`). */
+async function binOf(pkg: string): Promise<string> {
+  const dir = join(ROOT, 'node_modules', pkg)
+  const { bin } = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { bin: string | Record<string, string> }
+  const name = pkg.slice(pkg.lastIndexOf('/') + 1)
+  return join(dir, typeof bin === 'string' ? bin : (bin[name] ?? Object.values(bin)[0]!))
 }
 
 function run(command: string, args: string[], cwd: string): Promise<string> {
@@ -65,7 +106,6 @@ function run(command: string, args: string[], cwd: string): Promise<string> {
       cwd,
       env: {
         ...process.env,
-        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=docpilot-source --import tsx`.trim(),
         // No telemetry, no prompts.
         ASTRO_TELEMETRY_DISABLED: '1',
         DOCUSAURUS_NO_UPDATE_CHECK: '1',
@@ -117,7 +157,7 @@ export async function missingTargets(siteDir: string, chunks: ChunkRecord[], bas
 
 export interface FrameworkSpec extends FrameworkBuild {
   /** A docs page of the built site to open the panel on. */
-  page: string
+  start: string
   /** A selector only the framework's own rendered docs pages match (its content container). */
   rendered: string
 }
@@ -128,7 +168,7 @@ export interface FrameworkSpec extends FrameworkBuild {
  * is answered with a citation that lands on the element with that id in the
  * framework's page; and every chunk's `url#anchor` exists in the built pages.
  */
-export function describeFrameworkSite(spec: FrameworkSpec): void {
+export function describeFrameworkSite(spec: FrameworkSpec): { url: () => string } {
   const state = {} as { site: BuiltSite; server: PreviewServer; chunks: ChunkRecord[] }
   test.describe.configure({ mode: 'serial' })
   test.beforeAll(async ({}, info) => {
@@ -155,7 +195,7 @@ export function describeFrameworkSite(spec: FrameworkSpec): void {
 
   test(`${spec.name}: the panel answers with a citation that lands on the heading in the framework's page`, async ({ page }, info) => {
     await state.server.fakes!.control({ echo: true, deltas: 6, paceMs: 20 })
-    await page.goto(`${state.server.url}${spec.page}`)
+    await page.goto(`${state.server.url}${spec.start}`)
     await expect(page.locator(spec.rendered)).toBeVisible()
     await openPanel(page)
     const body = await settled(await ask(page, COVERED), 'answered')
@@ -178,4 +218,22 @@ export function describeFrameworkSite(spec: FrameworkSpec): void {
     expect(state.chunks.filter((c) => c.anchor).length).toBeGreaterThan(30)
     expect(await missingTargets(state.site.outDir, state.chunks)).toEqual([])
   })
+
+  // For the framework's own tests in the same file, on the same served site.
+  return { url: () => state.server.url }
+}
+
+/**
+ * A page whose title is its first `# heading` given a frontmatter `title`
+ * instead, for frameworks that require one and render it as the page's h1
+ * (Starlight).
+ */
+export function titleInFrontmatter(markdown: string): string {
+  const front = /^---\n([\s\S]*?)\n---\n/.exec(markdown)
+  const body = front ? markdown.slice(front[0].length) : markdown
+  const h1 = /^# (.+)\n/m.exec(body)
+  const title = /^title:/m.test(front?.[1] ?? '') ? undefined : h1?.[1]
+  const rest = h1 ? body.replace(h1[0], '') : body
+  const fields = [front?.[1], title ? `title: ${JSON.stringify(title)}` : undefined].filter(Boolean).join('\n')
+  return `---\n${fields}\n---\n${rest}`
 }

@@ -3,8 +3,8 @@ import { describeFrameworkSite } from './framework-sites.ts'
 describeFrameworkSite({
   name: 'vitepress',
   contentDir: '.',
-  command: ['node_modules/vitepress/bin/vitepress.js', 'build', '{root}'],
+  command: ['vitepress', 'build', '{root}'],
   outDir: '.vitepress/dist',
-  page: '/guide/routing.html',
+  start: '/guide/routing.html',
   rendered: '.vp-doc',
 })

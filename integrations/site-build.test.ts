@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '../core/config/validate.ts'
-import { loaderAttributes, mergeOptions, normalizeBase, resolveOptions } from './site-build.ts'
+import { loaderAttributes, loaderTag, mergeOptions, normalizeBase, resolveOptions } from './site-build.ts'
 
 const site = { framework: 'VitePress', configFile: `${process.cwd()}/docs/.vitepress/config.mts`, root: `${process.cwd()}/docs` }
 
@@ -18,14 +18,29 @@ describe('resolveOptions', () => {
   })
 
   it("puts the framework's defaults under the owner's options, field by field", () => {
-    const config = resolveOptions(site, { urls: { trailingSlash: true } }, { urls: { base: '/docs/', stripExtension: false }, anchors: { slugger: 'vitepress' } })
+    const { config } = resolveOptions(site, { urls: { trailingSlash: true } }, { urls: { base: '/docs/', stripExtension: false }, anchors: { slugger: 'vitepress' } })
     expect(config.urls).toMatchObject({ base: '/docs/', stripExtension: false, trailingSlash: true })
     expect(config.anchors.slugger).toBe('vitepress')
-    expect(resolveOptions(site, { urls: { base: '/guide/' } }, { urls: { base: '/docs/' } }).urls.base).toBe('/guide/')
+    expect(resolveOptions(site, { urls: { base: '/guide/' } }, { urls: { base: '/docs/' } }).config.urls.base).toBe('/guide/')
   })
 
   it('fills in every default when no options are given', () => {
-    expect(resolveOptions(site, undefined).chat.chain).toBe(false)
+    expect(resolveOptions(site, undefined).config.chat.chain).toBe(false)
+  })
+
+  it("takes the script tag's attributes apart from docpilot's config, over the framework's", () => {
+    const { config, widget } = resolveOptions(site, { widget: { proxy: 'https://ai.example.com' }, chat: { chain: 'auto' } }, { widget: { hotkeys: '/' } })
+    expect(widget).toEqual({ hotkeys: '/', proxy: 'https://ai.example.com' })
+    expect(config.chat.chain).toBe('auto')
+    expect(resolveOptions(site, { widget: { hotkeys: 'none' } }, { widget: { hotkeys: '/' } }).widget).toEqual({ hotkeys: 'none' })
+  })
+
+  it('names a misspelt or mistyped widget attribute and the config file', () => {
+    expect(() => resolveOptions(site, { widget: { hotkey: '/' } } as never)).toThrow(
+      /^Invalid config docs\/\.vitepress\/config\.mts \(docpilot options\): widget\.hotkey is not a script tag attribute; did you mean widget\.hotkeys\?/,
+    )
+    expect(() => resolveOptions(site, { widget: { prefetch: false } } as never)).toThrow(/widget\.prefetch must be a string \(got false\)/)
+    expect(() => resolveOptions(site, { widget: '/' } as never)).toThrow(/widget must be an object/)
   })
 })
 
@@ -40,5 +55,12 @@ describe('the loader tag', () => {
     expect(loaderAttributes('/')).toEqual({ src: '/docpilot-assets/docpilot.js', 'data-index': '/docpilot/', defer: '' })
     expect(loaderAttributes('/docs')).toMatchObject({ src: '/docs/docpilot-assets/docpilot.js', 'data-index': '/docs/docpilot/' })
     expect(normalizeBase('')).toBe('/')
+  })
+
+  it("carries the owner's widget attributes as data- attributes, escaped in HTML", () => {
+    expect(loaderAttributes('/', { searchUrl: '/search?q={q}', hotkeys: '/' })).toMatchObject({ 'data-search-url': '/search?q={q}', 'data-hotkeys': '/' })
+    expect(loaderTag('/', { label: 'Ask "AI" & co' })).toBe(
+      '<script src="/docpilot-assets/docpilot.js" data-index="/docpilot/" data-label="Ask &quot;AI&quot; &amp; co" defer></script>',
+    )
   })
 })

@@ -15,10 +15,33 @@
  */
 import { join, relative } from 'node:path'
 import type { DocpilotConfig, DocpilotConfigInput } from '../core/config/schema.ts'
-import { validateConfig } from '../core/config/validate.ts'
+import { closestKey, ConfigError, validateConfig } from '../core/config/validate.ts'
 
-/** What an owner passes to an integration: docpilot's config, every field optional. */
-export type DocpilotOptions = DocpilotConfigInput
+/**
+ * The loader's `data-*` attributes (docs/widget.md), for the script tag the
+ * integration writes: `{ proxy: 'https://ai.example.com', hotkeys: '/' }`
+ * becomes `data-proxy="https://ai.example.com" data-hotkeys="/"`.
+ */
+export interface WidgetAttributes {
+  proxy?: string
+  assets?: string
+  placement?: 'bottom-right' | 'bottom-left' | 'none'
+  theme?: 'auto' | 'light' | 'dark'
+  label?: string
+  hotkeys?: string
+  conversation?: 'tab' | 'browser' | 'none'
+  searchUrl?: string
+  prefetch?: 'none' | 'false'
+}
+
+const WIDGET_ATTRIBUTES = ['proxy', 'assets', 'placement', 'theme', 'label', 'hotkeys', 'conversation', 'searchUrl', 'prefetch'] as const
+
+/**
+ * What an owner passes to an integration: docpilot's config, every field
+ * optional, plus `widget`, the attributes of the script tag the integration
+ * writes (the one thing docpilot.config.ts does not hold).
+ */
+export type DocpilotOptions = DocpilotConfigInput & { widget?: WidgetAttributes }
 
 /** Folder names inside the built site (URL paths below the site's base). */
 export const INDEX_FOLDER = 'docpilot'
@@ -39,10 +62,41 @@ export function normalizeBase(base: string | undefined): string {
   return trimmed ? `/${trimmed}/` : '/'
 }
 
-/** The script tag's attributes for a site served under `base`: the loader, and the index beside it. */
-export function loaderAttributes(base: string): { src: string; 'data-index': string; defer: '' } {
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+
+/** The script tag's attributes for a site served under `base`: the loader, the index beside it, and the owner's widget attributes. */
+export function loaderAttributes(base: string, widget: WidgetAttributes = {}): Record<string, string> {
   const root = normalizeBase(base)
-  return { src: `${root}${ASSET_FOLDER}/docpilot.js`, 'data-index': `${root}${INDEX_FOLDER}/`, defer: '' }
+  const attributes: Record<string, string> = { src: `${root}${ASSET_FOLDER}/docpilot.js`, 'data-index': `${root}${INDEX_FOLDER}/` }
+  for (const [name, value] of Object.entries(widget)) if (value !== undefined) attributes[`data-${kebab(name)}`] = String(value)
+  return { ...attributes, defer: '' }
+}
+
+const escapeAttribute = (value: string) => value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;')
+
+/** The loader's script tag as HTML. */
+export function loaderTag(base: string, widget: WidgetAttributes = {}): string {
+  const attributes = Object.entries(loaderAttributes(base, widget)).map(([name, value]) => (value ? `${name}="${escapeAttribute(value)}"` : name))
+  return `<script ${attributes.join(' ')}></script>`
+}
+
+/**
+ * Adds the loader's script tag to every built page that lacks it, before
+ * `</head>`: for frameworks whose config has no head hook an integration can
+ * reach. Returns how many pages were changed.
+ */
+export async function addLoaderTags(outDir: string, base: string, widget: WidgetAttributes = {}): Promise<number> {
+  const [{ glob }, { readFile, writeFile }] = await Promise.all([import('tinyglobby'), import('node:fs/promises')])
+  const tag = loaderTag(base, widget)
+  let changed = 0
+  for (const file of await glob('**/*.html', { cwd: outDir, absolute: true, ignore: [`${INDEX_FOLDER}/**`, `${ASSET_FOLDER}/**`] })) {
+    const html = await readFile(file, 'utf8')
+    const head = html.search(/<\/head\s*>/i)
+    if (head < 0 || html.includes(`${ASSET_FOLDER}/docpilot.js`)) continue
+    await writeFile(file, `${html.slice(0, head)}${tag}${html.slice(head)}`)
+    changed++
+  }
+  return changed
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -63,14 +117,41 @@ function shown(site: FrameworkSite): string {
   return rel && !rel.startsWith('..') ? rel : site.configFile
 }
 
+const optionsFile = (site: FrameworkSite) => `${shown(site)} (docpilot options)`
+
+/** The owner's `widget` attributes, checked by name and type (the loader itself never throws on them). */
+function widgetAttributes(site: FrameworkSite, widget: unknown): WidgetAttributes {
+  if (widget === undefined) return {}
+  if (!isPlainObject(widget)) throw new ConfigError(optionsFile(site), ['widget must be an object of script tag attributes such as { hotkeys: "/" }'])
+  const known: readonly string[] = WIDGET_ATTRIBUTES
+  const problems = Object.entries(widget).flatMap(([name, value]) => {
+    if (!known.includes(name)) {
+      const guess = closestKey(name, known)
+      return [`widget.${name} is not a script tag attribute; ${guess ? `did you mean widget.${guess}?` : `known: ${known.join(', ')}`}`]
+    }
+    return typeof value === 'string' ? [] : [`widget.${name} must be a string (got ${JSON.stringify(value)})`]
+  })
+  if (problems.length) throw new ConfigError(optionsFile(site), problems)
+  return widget as WidgetAttributes
+}
+
+export interface ResolvedOptions {
+  config: DocpilotConfig
+  widget: WidgetAttributes
+}
+
 /**
  * The owner's options validated like docpilot.config.ts, with the framework's
  * defaults underneath. A problem throws a ConfigError naming the framework's config file.
  */
-export function resolveOptions(site: FrameworkSite, options: DocpilotOptions | undefined, defaults: DocpilotOptions = {}): DocpilotConfig {
+export function resolveOptions(site: FrameworkSite, options: DocpilotOptions | undefined, defaults: DocpilotOptions = {}): ResolvedOptions {
   // Anything but an object is passed on as it is, for the schema to say what it should be.
   const input = options === undefined ? defaults : isPlainObject(options) ? mergeOptions(defaults, options) : options
-  return validateConfig(input, `${shown(site)} (docpilot options)`)
+  const { widget, ...config } = isPlainObject(input) ? input : { widget: undefined }
+  return {
+    config: validateConfig(isPlainObject(input) ? config : input, optionsFile(site)),
+    widget: widgetAttributes(site, widget),
+  }
 }
 
 export interface IndexSiteOptions extends FrameworkSite {

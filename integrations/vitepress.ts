@@ -12,8 +12,7 @@
  * build alike. VitePress itself is only a type here: the owner's own dependency.
  */
 import type { HeadConfig, SiteConfig, UserConfig } from 'vitepress'
-import type { DocpilotConfig } from '../core/config/schema.ts'
-import { indexBuiltSite, loaderAttributes, resolveOptions, type DocpilotOptions, type FrameworkSite } from './site-build.ts'
+import { indexBuiltSite, loaderAttributes, resolveOptions, type DocpilotOptions, type FrameworkSite, type ResolvedOptions } from './site-build.ts'
 
 export type { DocpilotOptions }
 
@@ -34,7 +33,7 @@ function vitepressDefaults(site: SiteConfig): DocpilotOptions {
 }
 
 export function withDocpilot<T extends UserConfig>(config: T, options?: DocpilotOptions): T {
-  const resolve = (site: SiteConfig): DocpilotConfig => resolveOptions(frameworkSite(site), options, vitepressDefaults(site))
+  const resolve = (site: SiteConfig): ResolvedOptions => resolveOptions(frameworkSite(site), options, vitepressDefaults(site))
   // VitePress puts its resolved site config on Vite's: the first place the config file's path is known.
   const checkOptions: VitePlugin = {
     name: 'docpilot:options',
@@ -48,12 +47,12 @@ export function withDocpilot<T extends UserConfig>(config: T, options?: Docpilot
     vite: { ...config.vite, plugins: [...(config.vite?.plugins ?? []), checkOptions] },
     async transformHead(context) {
       const own = (await config.transformHead?.(context)) ?? []
-      const tag: HeadConfig = ['script', loaderAttributes(context.siteConfig.site.base)]
+      const tag: HeadConfig = ['script', loaderAttributes(context.siteConfig.site.base, resolve(context.siteConfig).widget)]
       return [...own, tag]
     },
     async buildEnd(site) {
       await config.buildEnd?.(site)
-      await indexBuiltSite({ ...frameworkSite(site), config: resolve(site), outDir: site.outDir, log })
+      await indexBuiltSite({ ...frameworkSite(site), config: resolve(site).config, outDir: site.outDir, log })
     },
   }
 }

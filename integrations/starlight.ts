@@ -1,0 +1,71 @@
+/**
+ * `docpilot/starlight`: an Astro integration for Starlight sites (any static
+ * Astro site works the same way). Listed after Starlight:
+ *
+ *   import starlight from '@astrojs/starlight'
+ *   import docpilot from 'docpilot/starlight'
+ *   export default defineConfig({ integrations: [starlight({ title: 'My docs' }), docpilot({ chat: { provider: 'openai' } })] })
+ *
+ * The options are checked when Astro sets up its config (dev and build).
+ * After `astro build` the built HTML is indexed (Starlight marks each page's
+ * content with `data-pagefind-body`, the region docpilot reads first, so the
+ * index holds what Pagefind indexes), and the loader's script tag is added to
+ * every built page. Starlight's Pagefind search keeps working beside the panel,
+ * and keeps its Ctrl/Cmd+K: the panel opens on `/` (and its button) unless
+ * the owner sets `widget.hotkeys`.
+ * Astro itself is only a type here: the owner's own dependency.
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { AstroConfig, AstroIntegration } from 'astro'
+import { addLoaderTags, indexBuiltSite, normalizeBase, resolveOptions, type DocpilotOptions, type FrameworkSite, type ResolvedOptions } from './site-build.ts'
+
+export type { DocpilotOptions }
+
+const CONFIG_FILES = ['mjs', 'js', 'ts', 'mts', 'cjs', 'cts'].map((ext) => `astro.config.${ext}`)
+
+function frameworkSite(config: AstroConfig): FrameworkSite {
+  const root = fileURLToPath(config.root)
+  const name = CONFIG_FILES.find((file) => existsSync(join(root, file)))
+  return { framework: 'Astro', configFile: name ? join(root, name) : undefined, root }
+}
+
+/**
+ * What Astro decides about its URLs (the base, and whether pages are folders
+ * with a trailing slash), and the panel's hotkey: Starlight's search owns
+ * Ctrl/Cmd+K, and both would open on it.
+ */
+function astroDefaults(config: AstroConfig): DocpilotOptions {
+  const folders = config.build.format === 'directory'
+  return {
+    anchors: { slugger: 'starlight' },
+    urls: { base: normalizeBase(config.base), trailingSlash: folders && config.trailingSlash !== 'never' },
+    widget: { hotkeys: '/' },
+  }
+}
+
+export default function docpilot(options?: DocpilotOptions): AstroIntegration {
+  let astro: AstroConfig
+  let resolved: ResolvedOptions
+  return {
+    name: 'docpilot',
+    hooks: {
+      'astro:config:setup': ({ config }) => {
+        astro = config
+        resolved = resolveOptions(frameworkSite(config), options, astroDefaults(config))
+      },
+      'astro:config:done': ({ config }) => {
+        // Integrations listed after this one may still have changed the base or the URL shape.
+        astro = config
+        resolved = resolveOptions(frameworkSite(config), options, astroDefaults(config))
+      },
+      'astro:build:done': async ({ dir, logger }) => {
+        const outDir = fileURLToPath(dir)
+        await indexBuiltSite({ ...frameworkSite(astro), config: resolved.config, outDir, log: (line) => logger.info(line) })
+        const tagged = await addLoaderTags(outDir, astro.base, resolved.widget)
+        logger.info(`added the panel's script tag to ${tagged} pages`)
+      },
+    },
+  }
+}
