@@ -6,6 +6,9 @@
  */
 import { defineConfig } from '@playwright/test'
 
+/** The Debian Chromium (DOCPILOT_CHROMIUM points elsewhere), and the flags every run of it here uses. */
+export const CHROMIUM_PATH = process.env.DOCPILOT_CHROMIUM ?? '/usr/bin/chromium'
+
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -32,7 +35,7 @@ export default defineConfig({
   reporter: process.env.CI ? [['list'], ['json', { outputFile: 'test-results/e2e-report.json' }]] : [['list']],
   use: {
     browserName: 'chromium',
-    launchOptions: { executablePath: process.env.DOCPILOT_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
     screenshot: 'only-on-failure',
     trace: 'off',
     video: 'off',

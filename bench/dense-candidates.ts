@@ -6,7 +6,7 @@
  *   dense fusion weight (one weight for all four files) and dense alone;
  * - gate separation: answerable vs off-topic gate scores, and how many
  *   off-topic questions a threshold refuses while refusing at most 4 of the
- *   160 answerable ones (the issue's bar);
+ *   160 answerable ones (refusing an answerable question costs more than answering an off-topic one);
  * - bytes a reader downloads for the model (all of it, and for a static model
  *   served by token, a question's own rows) and for the chunk vectors;
  * - question-embedding latency (Node; Chromium's worker in bench/dense.ts);

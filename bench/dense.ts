@@ -20,7 +20,7 @@ import { validateConfig } from '../core/config/validate.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { buildIndex, type BuildResult } from '../indexer/build.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
-import { CHROMIUM_ARGS } from '../playwright.config.ts'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../playwright.config.ts'
 import { timeInProcess, type Timing } from './cpu-time.ts'
 import type { BenchOptions } from './run.ts'
 import { kb, median, ms, p95, ratio, timePasses } from './stats.ts'
@@ -66,7 +66,7 @@ async function chromiumEmbedding(indexDir: string, docsDir: string, questions: s
   }
   const { chromium } = await import('@playwright/test')
   const server = await startDevServer({ docsDir, indexDir, index: 'reuse', widgetDir: WIDGET, buildWidget: false, config: validateConfig({}, '(bench)'), env: {}, dbPath: ':memory:', log: () => {} })
-  const browser = await chromium.launch({ executablePath: process.env.DOCPILOT_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS })
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
   try {
     const page = await browser.newPage()
     await page.goto(server.url)

@@ -8,11 +8,12 @@
  * whatever the project's package.json "type" says: an owner's project made by
  * `npm init -y` is CommonJS, and its docpilot.config.ts is still ESM syntax.
  */
-import { readFile, stat } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
 import { parse as parseJsonWithLocations } from '@humanwhocodes/momoa'
 import { ConfigError, validateConfig } from '../core/config/validate.ts'
 import { ConfigSchema, type DocpilotConfig } from '../core/config/schema.ts'
+import { isFile } from '../indexer/stat.ts'
 
 const EXTENSIONS = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs', 'json']
 export const CONFIG_NAMES = EXTENSIONS.map((ext) => `docpilot.config.${ext}`)
@@ -24,12 +25,6 @@ export interface LoadedConfig {
   dir: string
   config: DocpilotConfig
 }
-
-const isFile = (path: string) =>
-  stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  )
 
 /** The file name as the owner would write it: relative to cwd when inside it. */
 function display(file: string, cwd: string): string {

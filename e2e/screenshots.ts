@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process'
 import { mkdir } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { chromium, type Locator, type Page } from '@playwright/test'
-import { CHROMIUM_ARGS } from '../playwright.config.ts'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../playwright.config.ts'
 import globalSetup from './global-setup.ts'
 import { startSite, type Site } from './harness.ts'
 import { COVERED, UNCOVERED } from './paths.ts'
@@ -49,7 +49,7 @@ async function ask(dialog: Locator, question: string, until: string): Promise<Lo
 async function main(): Promise<void> {
   await mkdir(OUT, { recursive: true })
   const teardown = await globalSetup()
-  const browser = await chromium.launch({ executablePath: process.env.DOCPILOT_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS })
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
   const sites: Site[] = []
   try {
     const chat = await startSite({ members: ['openai'] })

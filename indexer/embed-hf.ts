@@ -4,8 +4,9 @@
  * The hub address comes from HF_ENDPOINT (the hub's own convention), so tests
  * and mirrors can point it elsewhere.
  */
-import { mkdir, rename, stat, writeFile } from 'node:fs/promises'
+import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { exists } from './stat.ts'
 
 export const HF_DEFAULT_ENDPOINT = 'https://huggingface.co'
 
@@ -17,8 +18,6 @@ const OPTIONAL = ['tokenizer_config.json', '1_Pooling/config.json', 'sentence_be
 export class HubError extends Error {
   override name = 'HubError'
 }
-
-const exists = (p: string) => stat(p).then(() => true, () => false)
 
 export function hfCacheDir(cacheDir: string, repo: string): string {
   return join(cacheDir, 'hf', ...repo.split('/'))

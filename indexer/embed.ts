@@ -12,7 +12,7 @@
  *   embed: 'hf:<org>/<name>'  an ONNX model from the hub, downloaded once into the cache
  */
 import { createHash } from 'node:crypto'
-import { readFile, stat } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { fileURLToPath } from 'node:url'
@@ -33,6 +33,7 @@ import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
 import { EmbeddingCache, textDigest } from './embed-cache.ts'
 import { ensureHubModel } from './embed-hf.ts'
+import { isFile } from './stat.ts'
 
 export interface EmbedContext {
   env: Env
@@ -63,7 +64,6 @@ export function defaultCacheDir(cwd: string, env: Env): string {
   return env.DOCPILOT_CACHE_DIR ? resolve(cwd, env.DOCPILOT_CACHE_DIR) : join(cwd, '.docpilot', 'cache')
 }
 
-const isFile = (p: string) => stat(p).then((s) => s.isFile(), () => false)
 
 type ModelFile = IndexEmbedder['modelFiles'][number]
 

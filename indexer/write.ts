@@ -18,6 +18,7 @@ import { encodeTextShard } from '../core/retrieval/parts.ts'
 import { DEFAULT_FUSION } from '../core/retrieval/fusion.ts'
 import { DEFAULT_GATE } from '../core/retrieval/gate.ts'
 import type { DenseParts } from './embed.ts'
+import { exists } from './stat.ts'
 
 /** Chunks per text shard: a result fetches one shard of about this many neighbours. */
 export const DEFAULT_SHARD_SIZE = 8
@@ -104,13 +105,6 @@ function jsonShards(kind: string, values: readonly unknown[], extra: Pick<ShardS
 /** The corpus digest identifies what was indexed: every chunk field, in order. */
 export function corpusDigest(chunks: readonly ChunkRecord[]): string {
   return digest(JSON.stringify(chunks.map((c) => [c.id, c.path, c.url, c.anchor, c.title, c.trail, c.text])))
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  )
 }
 
 /** Refuses to replace a folder that holds something other than a docpilot index. */

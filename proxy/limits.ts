@@ -44,6 +44,7 @@ export function dayKey(now: number): string {
   return new Date(now).toISOString().slice(0, 10)
 }
 
+/** When the daily ceiling's day ends (and the next UTC day's counter starts). */
 export function nextUtcMidnight(now: number): number {
   const d = new Date(now)
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)

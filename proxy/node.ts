@@ -14,7 +14,7 @@ import { createRequire } from 'node:module'
 import { basename, dirname, resolve } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import type Database from 'better-sqlite3'
-import { serve, getRequestListener, type ServerType } from '@hono/node-server'
+import { serve, type ServerType } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context, Hono } from 'hono'
 import { checkKeys, checkOrigins, createProxyApp, type ProxyEnv } from './app.ts'
@@ -279,11 +279,6 @@ export function createNodeProxy(options: NodeProxyOptions): NodeProxy {
     ...(options.now ? { now: options.now } : {}),
   })
   return { app, state, close: () => state.close() }
-}
-
-/** A Node `(req, res)` handler for servers that are not Hono. */
-export function proxyRequestListener(proxy: NodeProxy): ReturnType<typeof getRequestListener> {
-  return getRequestListener(proxy.app.fetch)
 }
 
 export interface ServedProxy extends NodeProxy {

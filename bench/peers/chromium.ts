@@ -7,26 +7,15 @@ import { chromium, type Browser, type BrowserContext, type Page } from '@playwri
 import { build } from 'esbuild'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config.ts'
 import type { PageHit } from './page-engine.ts'
 
-export const CHROMIUM_PATH = process.env.DOCPILOT_CHROMIUM ?? '/usr/bin/chromium'
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
-  // The bench host serves HTTP/2 over TLS with a certificate made for the run (static-server.ts).
-  '--ignore-certificate-errors',
-]
+// The tests' flags, plus one: the bench host serves HTTP/2 over TLS with a certificate made for the run (static-server.ts).
+const BENCH_ARGS = [...CHROMIUM_ARGS, '--ignore-certificate-errors']
 
 export function launchChromium(): Promise<Browser> {
   process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1'
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: BENCH_ARGS })
 }
 
 /**

@@ -33,9 +33,6 @@ export interface OnnxOptions {
   prefixes?: { query?: string; document?: string }
 }
 
-/** The folder's parts as an index names them (content-addressed copies of the files). */
-export const ONNX_PARTS = ['model.onnx', 'tokenizer.json', 'tokenizer_config.json', '1_Pooling/config.json', 'sentence_bert_config.json'] as const
-
 export class OnnxEmbedder implements Embedder {
   private queue: Promise<unknown> = Promise.resolve()
 
