@@ -8,27 +8,25 @@
  *
  * The retrieval worker is loaded from `assetBase` (default: next to this file).
  */
-import { DEFAULT_LABEL, type WidgetOptions } from './options.ts'
+import { completeOptions, type WidgetOptions } from './options.ts'
 import { mountPanel, type PanelController } from './panel/mount.tsx'
 
 export type { WidgetOptions, PanelController }
 export { mountPanel }
 
 export function createDocpilot(options: Partial<WidgetOptions> = {}): PanelController {
-  const debugFlag = new URL(location.href).searchParams.get('dpdebug')
-  return mountPanel({
-    indexUrl: new URL(options.indexUrl ?? '/docpilot/', location.href).href.replace(/\/?$/, '/'),
-    proxyBase: options.proxyBase ?? '',
-    assetBase: options.assetBase ?? new URL('.', import.meta.url).href,
-    placement: 'none',
-    theme: options.theme ?? 'auto',
-    label: options.label ?? DEFAULT_LABEL,
-    // The module binds no hotkey: the site decides how the panel opens.
-    hotkeys: [],
-    searchUrl: options.searchUrl ?? '',
-    prefetch: options.prefetch ?? true,
-    conversation: options.conversation ?? 'tab',
-    demoNotice: options.demoNotice ?? '',
-    debug: options.debug ?? (debugFlag === '1' || debugFlag === 'true'),
-  })
+  return mountPanel(
+    completeOptions(
+      {
+        ...options,
+        // A given asset folder is the site's own URL, relative to the page.
+        assetBase: options.assetBase === undefined ? undefined : new URL(options.assetBase, location.href).href,
+        placement: 'none',
+        // The module binds no hotkey: the site decides how the panel opens.
+        hotkeys: [],
+      },
+      import.meta.url,
+      location.href,
+    ),
+  )
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isSingleKey, matchesHotkey, opensPanel, parseHotkeys, readOptions, singleKeysOff, SINGLE_KEYS_OFF, type KeyLike } from './options.ts'
+import { completeOptions, isSingleKey, matchesHotkey, opensPanel, parseHotkeys, readOptions, singleKeysOff, SINGLE_KEYS_OFF, type KeyLike } from './options.ts'
 
 const key = (k: string, mods: Partial<KeyLike> = {}): KeyLike => ({ key: k, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...mods })
 
@@ -21,6 +21,18 @@ describe('readOptions', () => {
       conversation: 'tab',
       demoNotice: '',
       debug: false,
+    })
+  })
+
+  it("gives options a bundling site leaves out (the ES module's path) the loader's defaults", () => {
+    const given = { indexUrl: '/idx', label: undefined, placement: 'none' as const, hotkeys: [] }
+    expect(completeOptions(given, 'https://docs.example.com/assets/index.js', `${PAGE}?dpdebug=1`)).toEqual({
+      ...readOptions({}, SCRIPT, PAGE),
+      indexUrl: 'https://docs.example.com/idx/',
+      assetBase: 'https://docs.example.com/assets/',
+      placement: 'none',
+      hotkeys: [],
+      debug: true,
     })
   })
 

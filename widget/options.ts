@@ -32,20 +32,57 @@ export interface WidgetOptions {
   debug: boolean
 }
 
-export const DEFAULT_LABEL = 'Ask the docs'
-export const DEFAULT_HOTKEYS = ['mod+k', '/']
-
 function withSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`
 }
 
-function pick<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T): T {
-  return value !== undefined && (allowed as readonly string[]).includes(value) ? (value as T) : fallback
+const PLACEMENTS = ['bottom-right', 'bottom-left', 'none'] as const
+const THEMES = ['auto', 'light', 'dark'] as const
+const KEEPINGS = ['tab', 'browser', 'none'] as const
+
+/** Every option's default that depends on neither the page's nor the script's address. */
+const DEFAULTS = {
+  indexUrl: '/docpilot/',
+  proxyBase: '',
+  placement: PLACEMENTS[0],
+  theme: THEMES[0],
+  label: 'Ask the docs',
+  hotkeys: ['mod+k', '/'],
+  searchUrl: '',
+  prefetch: true,
+  conversation: KEEPINGS[0],
+  demoNotice: '',
+} as const satisfies Omit<WidgetOptions, 'assetBase' | 'debug'>
+
+/** Some options, any of them absent (or undefined). */
+export type GivenOptions = { [K in keyof WidgetOptions]?: WidgetOptions[K] | undefined }
+
+/**
+ * The options a panel runs with: each one given, or its default. The index
+ * resolves against the page, the assets against the script (default: next to
+ * it); `debug` follows `?dpdebug=1` on the page.
+ */
+export function completeOptions(given: GivenOptions, scriptUrl: string, pageUrl: string): WidgetOptions {
+  const page = new URL(pageUrl)
+  const debugFlag = page.searchParams.get('dpdebug')
+  const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<WidgetOptions>
+  return {
+    ...DEFAULTS,
+    hotkeys: [...DEFAULTS.hotkeys],
+    ...set,
+    indexUrl: withSlash(new URL(set.indexUrl ?? DEFAULTS.indexUrl, page).href),
+    assetBase: withSlash(new URL(set.assetBase ?? '.', scriptUrl).href),
+    debug: set.debug ?? (debugFlag === '1' || debugFlag === 'true'),
+  }
+}
+
+function pick<T extends string>(value: string | undefined, allowed: readonly T[]): T | undefined {
+  return (allowed as readonly string[]).includes(value as string) ? (value as T) : undefined
 }
 
 /** `data-hotkeys="mod+k /"`: combinations separated by spaces; `none` (or nothing) turns them all off. */
 export function parseHotkeys(value: string | undefined): string[] {
-  if (value === undefined) return [...DEFAULT_HOTKEYS]
+  if (value === undefined) return [...DEFAULTS.hotkeys]
   const keys = value.trim().toLowerCase().split(/\s+/).filter(Boolean)
   return keys.includes('none') ? [] : keys
 }
@@ -60,22 +97,23 @@ export function readOptions(
   scriptUrl: string,
   pageUrl: string,
 ): WidgetOptions {
-  const page = new URL(pageUrl)
-  const debugFlag = page.searchParams.get('dpdebug')
-  return {
-    indexUrl: withSlash(new URL(data.index ?? '/docpilot/', page).href),
-    proxyBase: (data.proxy ?? '').replace(/\/+$/, ''),
-    assetBase: withSlash(new URL(data.assets ?? '.', scriptUrl).href),
-    placement: pick(data.placement, ['bottom-right', 'bottom-left', 'none'] as const, 'bottom-right'),
-    theme: pick(data.theme, ['auto', 'light', 'dark'] as const, 'auto'),
-    label: data.label?.trim() || DEFAULT_LABEL,
-    hotkeys: parseHotkeys(data.hotkeys),
-    searchUrl: data.searchUrl ?? '',
-    prefetch: data.prefetch !== 'none' && data.prefetch !== 'false',
-    conversation: pick(data.conversation, ['tab', 'browser', 'none'] as const, 'tab'),
-    demoNotice: data.demo?.trim() ?? '',
-    debug: debugFlag === '1' || debugFlag === 'true',
-  }
+  return completeOptions(
+    {
+      indexUrl: data.index,
+      proxyBase: data.proxy?.replace(/\/+$/, ''),
+      assetBase: data.assets,
+      placement: pick(data.placement, PLACEMENTS),
+      theme: pick(data.theme, THEMES),
+      label: data.label?.trim() || undefined,
+      hotkeys: data.hotkeys === undefined ? undefined : parseHotkeys(data.hotkeys),
+      searchUrl: data.searchUrl,
+      prefetch: data.prefetch === undefined ? undefined : data.prefetch !== 'none' && data.prefetch !== 'false',
+      conversation: pick(data.conversation, KEEPINGS),
+      demoNotice: data.demo?.trim(),
+    },
+    scriptUrl,
+    pageUrl,
+  )
 }
 
 export interface KeyLike {

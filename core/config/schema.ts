@@ -8,6 +8,7 @@
  */
 import { z } from 'zod'
 import { MEMBER_IDS, type MemberId } from '../providers/table.ts'
+import { CHAT_DEFAULTS } from './chat-defaults.ts'
 
 const memberId = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
 
@@ -80,15 +81,15 @@ export const ChatSchema = z.strictObject({
     .default(false),
   /** Override the explicit free-pool ids that follow `openrouter/free` when `model: 'free'`. */
   freeModels: z.array(z.string().min(1)).min(1).optional(),
-  maxTokens: z.number().int().min(1).max(32_000).default(1024),
-  temperature: z.number().min(0).max(2).default(0.2),
+  maxTokens: z.number().int().min(1).max(32_000).default(CHAT_DEFAULTS.maxTokens),
+  temperature: z.number().min(0).max(2).default(CHAT_DEFAULTS.temperature),
   /** Per-member limits: to the first byte, and between deltas. */
   timeouts: z
     .strictObject({
-      firstByteMs: z.number().int().min(100).default(15_000),
-      idleMs: z.number().int().min(100).default(20_000),
+      firstByteMs: z.number().int().min(100).default(CHAT_DEFAULTS.timeouts.firstByteMs),
+      idleMs: z.number().int().min(100).default(CHAT_DEFAULTS.timeouts.idleMs),
     })
-    .default({ firstByteMs: 15_000, idleMs: 20_000 }),
+    .prefault({}),
 })
 
 /**
@@ -139,7 +140,7 @@ export const ProxySchema = z.strictObject({
       perMinute: z.number().int().min(1).default(20),
       burst: z.number().int().min(1).default(10),
     })
-    .default({ perMinute: 20, burst: 10 }),
+    .prefault({}),
 })
 
 export const FeedbackSchema = z.strictObject({
@@ -178,36 +179,19 @@ export const PanelSchema = z.strictObject({
 })
 
 export const ConfigSchema = z.strictObject({
-  docs: DocsSchema.default({ ...DEFAULT_FILE_LIMITS }),
+  docs: DocsSchema.prefault({}),
   /** Output folder of `docpilot index`. */
   out: z.string().min(1).default('.docpilot/index'),
-  anchors: AnchorsSchema.default({ slugger: 'github' }),
-  urls: UrlsSchema.default({
-    base: '/',
-    stripPrefix: '',
-    stripExtension: true,
-    collapseIndex: true,
-    trailingSlash: false,
-  }),
-  chunks: ChunksSchema.default({ maxWords: 220, overlapWords: 40 }),
+  anchors: AnchorsSchema.prefault({}),
+  urls: UrlsSchema.prefault({}),
+  chunks: ChunksSchema.prefault({}),
   embed: EmbedSchema.default('auto'),
-  chat: ChatSchema.default({
-    chain: false,
-    maxTokens: 1024,
-    temperature: 0.2,
-    timeouts: { firstByteMs: 15_000, idleMs: 20_000 },
-  }),
+  chat: ChatSchema.prefault({}),
   budget: BudgetSchema.default({}),
   gate: GateSchema.default({}),
-  proxy: ProxySchema.default({
-    siteOrigins: [],
-    allowedOrigins: [],
-    maxBodyBytes: 65_536,
-    maxTokens: 2048,
-    rateLimit: { perMinute: 20, burst: 10 },
-  }),
-  feedback: FeedbackSchema.default({ storeText: false, maxBytes: 8192 }),
-  insights: InsightsSchema.default({ ...DEFAULT_INSIGHTS }),
+  proxy: ProxySchema.prefault({}),
+  feedback: FeedbackSchema.prefault({}),
+  insights: InsightsSchema.prefault({}),
   panel: PanelSchema.default({}),
 })
 

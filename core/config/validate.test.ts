@@ -18,6 +18,11 @@ describe('validateConfig', () => {
     expect(c.out).toBe('.docpilot/index')
   })
 
+  it('gives an absent section the defaults its fields declare, as an empty one gets', () => {
+    const empty = { docs: {}, anchors: {}, urls: {}, chunks: {}, chat: { timeouts: {} }, proxy: { rateLimit: {} }, feedback: {}, insights: {} }
+    expect(validateConfig({}, 'docpilot.config.ts')).toEqual(validateConfig(empty, 'docpilot.config.ts'))
+  })
+
   it('names file, field path and what the field must be', () => {
     expect(problems({ chat: { chain: 'yes' } })).toEqual([
       `Invalid config docpilot.config.ts: chat.chain must be false, 'auto' or an array of providers (got "yes")`,

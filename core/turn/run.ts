@@ -6,17 +6,11 @@
  * with the passages beneath it. Only a failure before retrieval is an error.
  */
 import { untilAborted } from '../abort.ts'
-import type { Timeouts } from '../ladder/attempt.ts'
+import { CHAT_DEFAULTS } from '../config/chat-defaults.ts'
 import { walkLadder, type WalkResult } from '../ladder/walk.ts'
 import { buildPrompt, type Citation } from '../prompt/build.ts'
 import type { SearchResult } from '../retrieval/search.ts'
 import type { StageTimings, TurnInput, TurnReceipt, TurnResult, TurnState } from './types.ts'
-
-export const TURN_DEFAULTS = {
-  maxTokens: 1024,
-  temperature: 0.2,
-  timeouts: { firstByteMs: 15_000, idleMs: 20_000 } satisfies Timeouts,
-} as const
 
 const perfNow = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now())
 const ms = (x: number): number => Math.round(x * 100) / 100
@@ -92,13 +86,13 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     chain: input.chain,
     request: {
       messages: prompt.messages,
-      maxTokens: o.maxTokens ?? TURN_DEFAULTS.maxTokens,
-      temperature: o.temperature ?? TURN_DEFAULTS.temperature,
+      maxTokens: o.maxTokens ?? CHAT_DEFAULTS.maxTokens,
+      temperature: o.temperature ?? CHAT_DEFAULTS.temperature,
     },
     transport: input.transport,
     cooldowns: input.cooldowns,
     clock: input.clock,
-    timeouts: { ...TURN_DEFAULTS.timeouts, ...o.timeouts },
+    timeouts: { ...CHAT_DEFAULTS.timeouts, ...o.timeouts },
     ...(signal ? { signal } : {}),
     onDelta: (text) => input.onEvent?.({ type: 'delta', text }),
   })
