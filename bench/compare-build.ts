@@ -8,7 +8,7 @@
  * Bytes: raw and gzip of what each engine serves as its index; docpilot's
  * embedding model files and Pagefind's runtime are listed on their own lines.
  */
-import { mkdir, rm } from 'node:fs/promises'
+import { appendFile, cp, mkdir, rm } from 'node:fs/promises'
 import { partOfModel } from '../core/index-format.ts'
 import { join } from 'node:path'
 import { buildDocpilot, buildOramaFile, measureDir, prepareCorpus, sumSizes, type FileSize, type PreparedCorpus } from './compare-corpora.ts'
@@ -36,6 +36,8 @@ export interface BuildResult {
   rows: BuildRow[]
   /** Served alongside but not index: docpilot's model files, Pagefind's runtime. */
   extras: Array<{ engine: string; what: string; raw: number; gzip: number }>
+  /** docpilot's re-index after one page changed (the page, relative to the corpus). */
+  reindex: Timing & { page: string }
 }
 
 type Builder = { engine: string; build(round: number): Promise<Timing> }
@@ -60,6 +62,23 @@ async function docpilotBytes(c: PreparedCorpus): Promise<{ index: FileSize[]; mo
   return { index: files.filter((f) => !isModel(f.file)), model: files.filter((f) => isModel(f.file)) }
 }
 
+/**
+ * docpilot's re-index after one page changes, as a site's next deploy runs
+ * it: a copy of the corpus is built with a cache kept between runs, one page
+ * (the middle one by path) gains a sentence, and the next build is timed,
+ * process start included like every build here.
+ */
+async function reindexOnePage(c: PreparedCorpus, scratch: string): Promise<Timing & { page: string }> {
+  const spec = { ...c.spec, root: join(scratch, 'reindex-docs') }
+  await cp(c.spec.root, spec.root, { recursive: true })
+  const [out, cache] = [join(scratch, 'reindex-out'), join(scratch, 'reindex-cache')]
+  await buildDocpilot(spec, out, cache)
+  const pages = [...new Set(c.chunks.map((ch) => ch.path))].sort()
+  const page = pages[Math.floor(pages.length / 2)]!
+  await appendFile(join(spec.root, page), '\n\nOne sentence added to time a re-index after a one-page change.\n')
+  return { page, ...(await buildDocpilot(spec, out, cache)) }
+}
+
 export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'> & { rounds: number }): Promise<BuildResult[]> {
   const out: BuildResult[] = []
   for (const spec of corporaOf(opts)) {
@@ -76,6 +95,7 @@ export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'>
         times.get(b.engine)!.push(await b.build(round))
       }
     }
+    const reindex = await reindexOnePage(c, scratch)
     await rm(scratch, { recursive: true, force: true })
 
     const dp = await docpilotBytes(c)
@@ -105,9 +125,17 @@ export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'>
       pages: new Set(c.chunks.map((ch) => ch.path)).size,
       rows,
       extras,
+      reindex,
     })
   }
   return out
+}
+
+/** The re-index's wall and CPU time, each as a share of the full build's median. */
+export function reindexLine(r: BuildResult): string {
+  const dp = r.rows.find((x) => x.engine === 'docpilot')!
+  const share = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`
+  return `${ms(r.reindex.wallMs)} wall (${share(r.reindex.wallMs, dp.medianMs)} of a full build), ${ms(r.reindex.cpuMs)} CPU (${share(r.reindex.cpuMs, dp.cpuMedianMs)})`
 }
 
 export function formatBuild(results: BuildResult[]): string {
@@ -131,6 +159,7 @@ export function formatBuild(results: BuildResult[]): string {
       )
     }
     for (const e of r.extras) lines.push(`  + ${e.engine} ${e.what}: ${kb(e.raw)} raw, ${kb(e.gzip)} gzip`)
+    lines.push(`  docpilot re-index after one page changed (${r.reindex.page}): ${reindexLine(r)}`)
     lines.push('')
   }
   return lines.join('\n')
