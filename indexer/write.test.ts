@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { FORMAT_VERSION, type ChunkRecord, type ShardSet } from '../core/index-format.ts'
+import { FORMAT_VERSION, shardFile, type ChunkRecord, type ShardSet } from '../core/index-format.ts'
 import { IndexFormatError, openIndex } from '../core/retrieval/search.ts'
 import { fsPartLoader } from './fs-parts.ts'
 import { assertNotShrinking, MIN_KEPT_SHARE, OutDirError, ShrinkError, writeIndex, type WriteIndexInput } from './write.ts'
@@ -102,6 +102,26 @@ describe('writeIndex', () => {
     // manifest, lexical head, postings folder, texts folder: nothing of the old index left.
     expect((await readdir(out)).length).toBe(4)
     expect(await readdir(dir)).toEqual(['idx'])
+  })
+
+  it('re-indexing after a small change keeps the unchanged parts as they were (linked, not recompressed) and writes what a fresh build writes', async () => {
+    const out = join(dir, 'idx')
+    const first = await writeIndex(input(out))
+    const firstTexts = first.manifest.parts.texts as ShardSet
+    const inode = async (name: string) => (await stat(join(out, name))).ino
+    const before = { lexical: await inode(String(first.manifest.parts.lexical)), shards: await Promise.all([0, 1, 2].map((i) => inode(shardFile(firstTexts, i)))) }
+
+    const edited = [...CHUNKS.slice(0, 4), { ...CHUNKS[4]!, text: 'Bun is a fast JavaScript runtime and package manager.' }]
+    const second = await writeIndex(input(out, { chunks: edited }))
+    const texts = second.manifest.parts.texts as ShardSet
+    // The chunks of the first two text shards did not change: same files. The third did: a new file.
+    expect(await Promise.all([0, 1].map((i) => inode(shardFile(texts, i))))).toEqual(before.shards.slice(0, 2))
+    expect(await inode(shardFile(texts, 2))).not.toBe(before.shards[2])
+    expect(await inode(String(second.manifest.parts.lexical))).not.toBe(before.lexical)
+
+    const fresh = await writeIndex(input(join(dir, 'fresh'), { chunks: edited }))
+    expect(await snapshot(out)).toEqual(await snapshot(join(dir, 'fresh')))
+    expect(second.parts).toEqual(fresh.parts)
   })
 
   it('refuses to replace a folder that is not an index', async () => {

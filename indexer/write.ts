@@ -8,10 +8,10 @@
  * bytes (gzip headers carry no time; createdAt comes from the caller).
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
+import { link, mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { gzipSync } from 'node:zlib'
-import { FORMAT_VERSION, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index-format.ts'
+import { gunzipSync, gzipSync } from 'node:zlib'
+import { FORMAT_VERSION, isShardSet, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index-format.ts'
 import { buildLexicalPlain, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { DEFAULT_POSTINGS_SHARD_BYTES, sectionRuns, splitLexicalIndex } from '../core/retrieval/lexical-split.ts'
 import { encodeTextShard } from '../core/retrieval/parts.ts'
@@ -78,19 +78,26 @@ function digest(data: string | Uint8Array): string {
 }
 
 /** Deterministic gzip: node's zlib writes no timestamp or file name into the header. */
-function gzip(json: string): Uint8Array {
-  return gzipSync(Buffer.from(json), { level: 9 })
+function gzip(data: string | Uint8Array): Uint8Array {
+  return gzipSync(typeof data === 'string' ? Buffer.from(data) : data, { level: 9 })
 }
 
 interface PendingPart {
   name: string
-  bytes: Uint8Array
-  raw: number
+  /** The part's content; JSON parts are stored gzip-compressed. */
+  plain: Uint8Array
+  gzipped: boolean
+}
+
+const encoded = (part: PendingPart): Uint8Array => (part.gzipped ? gzip(part.plain) : part.plain)
+
+function pendingJson(name: string, json: string): PendingPart {
+  return { name, plain: Buffer.from(json), gzipped: true }
 }
 
 function jsonPart(kind: string, value: unknown): PendingPart {
   const json = JSON.stringify(value)
-  return { name: `${kind}.${digest(json).slice(0, 16)}.json.gz`, bytes: gzip(json), raw: Buffer.byteLength(json) }
+  return pendingJson(`${kind}.${digest(json).slice(0, 16)}.json.gz`, json)
 }
 
 /** Numbered gzip JSON parts in one folder named by the digest of them all (see ShardSet). */
@@ -99,7 +106,7 @@ function jsonShards(kind: string, values: readonly unknown[], extra: Pick<ShardS
   const all = createHash('sha256')
   for (const json of jsons) all.update(digest(json))
   const set: ShardSet = { dir: `${kind}.${all.digest('hex').slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...extra }
-  return { set, parts: jsons.map((json, i) => ({ name: shardFile(set, i), bytes: gzip(json), raw: Buffer.byteLength(json) })) }
+  return { set, parts: jsons.map((json, i) => pendingJson(shardFile(set, i), json)) }
 }
 
 /** The corpus digest identifies what was indexed: every chunk field, in order. */
@@ -172,6 +179,57 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/**
+ * Where the index being replaced may hold a part already: a content-addressed
+ * part under its own name; a shard under the same number in that index's set
+ * of the same kind (a set's folder is named by all its shards, so one changed
+ * page renames the folder while most shards stay as they were).
+ */
+async function previousLocations(out: string): Promise<(name: string) => string | undefined> {
+  const previous = await readFile(join(out, 'manifest.json'), 'utf8').then(
+    (text) => JSON.parse(text) as Partial<Manifest>,
+    () => undefined,
+  )
+  if (!previous?.parts) return () => undefined
+  const sets = new Map<string, ShardSet>()
+  for (const value of Object.values(previous.parts)) {
+    if (isShardSet(value)) sets.set(value.dir.slice(0, value.dir.lastIndexOf('.')), value)
+  }
+  return (name) => {
+    const slash = name.indexOf('/')
+    if (slash < 0) return join(out, name)
+    const set = sets.get(name.slice(0, name.lastIndexOf('.', slash)))
+    const n = Number(name.slice(slash + 1, name.indexOf('.', slash)))
+    return set && Number.isInteger(n) && n < set.count ? join(out, shardFile(set, n)) : undefined
+  }
+}
+
+/**
+ * Puts a part into the new index as a hard link to the previous index's copy
+ * when that copy holds the same content (a re-index after a small change
+ * keeps most parts: no compression, no write). Returns the stored size, or
+ * undefined when the part must be written.
+ */
+async function linkUnchanged(from: string | undefined, to: string, part: PendingPart): Promise<number | undefined> {
+  if (!from) return undefined
+  const stored = await readFile(from).catch(() => undefined)
+  if (!stored) return undefined
+  let plain: Uint8Array = stored
+  if (part.gzipped) {
+    try {
+      plain = gunzipSync(stored)
+    } catch {
+      return undefined
+    }
+  }
+  if (!Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(part.plain)) return undefined
+  // A file system without hard links gets a fresh copy instead.
+  return link(from, to).then(
+    () => stored.length,
+    () => undefined,
+  )
+}
+
 export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResult> {
   const out = resolve(input.out)
   await checkReplaceable(out)
@@ -214,8 +272,10 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   }
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
   // Vectors and model files are binary and stored as they are (already compact, or served compressed).
-  const denseFiles: PendingPart[] = (input.dense?.files ?? []).map((f) => ({ name: f.name, bytes: f.bytes, raw: f.bytes.length }))
+  const denseFiles: PendingPart[] = (input.dense?.files ?? []).map((f) => ({ name: f.name, plain: f.bytes, gzipped: false }))
   const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles]
+  const previous = await previousLocations(out)
+  const stored = new Map<string, number>()
 
   await mkdir(dirname(out), { recursive: true })
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
@@ -223,7 +283,14 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     await mkdir(tmp)
     for (const dir of new Set(all.map((p) => dirname(p.name)).filter((d) => d !== '.'))) await mkdir(join(tmp, dir), { recursive: true })
     for (const part of all) {
-      await writeFile(join(tmp, part.name), part.bytes)
+      const to = join(tmp, part.name)
+      let size = await linkUnchanged(previous(part.name), to, part)
+      if (size === undefined) {
+        const bytes = encoded(part)
+        await writeFile(to, bytes)
+        size = bytes.length
+      }
+      stored.set(part.name, size)
       await input.onPart?.(part.name)
     }
     // Last: a folder with a manifest is a complete index.
@@ -236,7 +303,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
 
   const parts: PartSize[] = [
     { name: 'manifest.json', raw: Buffer.byteLength(manifestJson), gzip: gzip(manifestJson).length },
-    ...all.map((p) => ({ name: p.name, raw: p.raw, gzip: p.bytes.length })),
+    ...all.map((p) => ({ name: p.name, raw: p.plain.length, gzip: stored.get(p.name)! })),
   ]
   const bytes = parts.reduce((s, p) => ({ raw: s.raw + p.raw, gzip: s.gzip + p.gzip }), { raw: 0, gzip: 0 })
   return { dir: out, manifest, parts, bytes }
