@@ -4,7 +4,7 @@
  * unchanged chunks from ever reaching the embedder again; `hf:` models come
  * from a hub-shaped HTTP server once, then from the cache.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -55,6 +55,25 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     const r = await index.search(QUESTION)
     expect(r).toMatchObject({ mode: 'hybrid', degraded: false })
     expect(r.results[0]!.channels?.dense).toBeGreaterThan(0)
+  })
+
+  it("static: the model's rows pack is kept in the cache; the next build reads it back, and a damaged copy is packed again", async () => {
+    const cacheDir = tmp('dp-cache-')
+    const first = await build('auto', { cacheDir })
+    const rowsDir = join(cacheDir, 'model-rows')
+    const cached = readdirSync(rowsDir).filter((f) => f.endsWith('.bin'))
+    expect(cached).toHaveLength(1)
+    const packName = first.result.manifest.embedder.rows!.pack
+    const packBytes = readFileSync(join(first.out, packName))
+    expect(readFileSync(join(rowsDir, cached[0]!)).equals(packBytes)).toBe(true)
+
+    const second = await build('auto', { cacheDir })
+    expect(second.result.manifest.embedder).toEqual(first.result.manifest.embedder)
+
+    writeFileSync(join(rowsDir, cached[0]!), packBytes.subarray(0, 1000))
+    const third = await build('auto', { cacheDir })
+    expect(readFileSync(join(third.out, packName)).equals(packBytes)).toBe(true)
+    expect(readFileSync(join(rowsDir, cached[0]!)).equals(packBytes)).toBe(true)
   })
 
   it('onnx: the default model exported as ONNX gives the static vectors through onnxruntime-web', async () => {

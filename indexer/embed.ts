@@ -12,7 +12,7 @@
  *   embed: 'hf:<org>/<name>'  an ONNX model from the hub, downloaded once into the cache
  */
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { fileURLToPath } from 'node:url'
@@ -26,7 +26,7 @@ import { StaticEmbedder } from '../core/embed/static.ts'
 import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import { shardFile, type ChunkRecord, type EmbedderIdentity, type ShardSet } from '../core/index-format.ts'
-import { encodeRowsPack, splitIdentity } from '../core/embed/static-split.ts'
+import { encodeRowsPack, entryBytes, splitIdentity, WORDS_PER_BUCKET, type RowsPack } from '../core/embed/static-split.ts'
 import { encodeVectorCodes, encodeVectorRows } from '../core/retrieval/passage-vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
@@ -286,8 +286,8 @@ export interface DenseParts {
 
 const digest16 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex').slice(0, 16)
 
-/** The vectors part and the model files, named by their content. */
-export function denseParts(ie: IndexEmbedder, run: EmbedRunResult): DenseParts {
+/** The vectors part and the model files, named by their content (a static model's rows pack is kept in `cacheDir` between runs). */
+export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult, cacheDir: string): Promise<DenseParts> {
   const codes = encodeVectorCodes(run.vectors, run.identity.dims)
   const codesPart = `codes.${digest16(codes)}.bits`
   const rows = encodeVectorRows(run.vectors, run.identity.dims)
@@ -306,18 +306,35 @@ export function denseParts(ie: IndexEmbedder, run: EmbedRunResult): DenseParts {
   }
   let identity: EmbedderIdentity = { ...run.identity, quantization: 'int8', ...(ie.modelFiles.length ? { files: map } : {}) }
   if (ie.embedder instanceof StaticEmbedder) {
-    const rows = staticRowFiles(ie.embedder)
+    const rows = await staticRowFiles(ie.embedder, ie.modelFiles, cacheDir)
     files.push(...rows.files)
     identity = splitIdentity(ie.embedder.descriptor, rows.rows, map)
   }
   return { identity, files, codesPart, vectorsPart }
 }
 
-/** The model's rows as one packed file and its directory of bucket sizes, named by their content. */
-function staticRowFiles(embedder: StaticEmbedder): { rows: { pack: string; directory: string; buckets: number }; files: { name: string; bytes: Uint8Array }[] } {
-  const words = new Array<string>(embedder.table.count)
-  for (const [word, i] of embedder.table.index) words[i] = word
-  const packed = encodeRowsPack(embedder.table, words)
+/**
+ * The model's rows as one packed file and its directory of bucket sizes,
+ * named by their content. Packing is a pure function of the model's files,
+ * so the pack is kept in the cache, keyed by their digest: a re-index reads
+ * it back instead of packing 60,000 rows again.
+ */
+async function staticRowFiles(
+  embedder: StaticEmbedder,
+  modelFiles: IndexEmbedder['modelFiles'],
+  cacheDir: string,
+): Promise<{ rows: { pack: string; directory: string; buckets: number }; files: { name: string; bytes: Uint8Array }[] }> {
+  const key = createHash('sha256').update(`rows-pack-v1 ${WORDS_PER_BUCKET}\0`)
+  for (const f of modelFiles) key.update(f.name).update('\0').update(f.bytes)
+  const cached = join(cacheDir, 'model-rows', key.digest('hex').slice(0, 32))
+  const { count, dims } = embedder.table
+  const fits = (p: RowsPack) => p.pack.length === count * entryBytes(dims) && p.counts.length === Math.max(1, Math.ceil(count / WORDS_PER_BUCKET))
+  const stored = await Promise.all([readFile(`${cached}.bin`), readFile(`${cached}.counts`)]).then(
+    ([pack, counts]) => ({ pack: new Uint8Array(pack.buffer, pack.byteOffset, pack.byteLength), counts: new Uint8Array(counts.buffer, counts.byteOffset, counts.byteLength) }),
+    () => undefined,
+  )
+  // A cached pack of the wrong size (a damaged cache) is packed again.
+  const packed = stored && fits(stored) ? stored : await packRows(embedder, cached)
   const directory = gzipSync(packed.counts, { level: 9 })
   const pack = `embed-rows.${digest16(packed.pack)}.bin`
   const directoryName = `embed-rows.${digest16(directory)}.dir.gz`
@@ -327,5 +344,23 @@ function staticRowFiles(embedder: StaticEmbedder): { rows: { pack: string; direc
       { name: pack, bytes: packed.pack },
       { name: directoryName, bytes: directory },
     ],
+  }
+}
+
+async function packRows(embedder: StaticEmbedder, cached: string): Promise<RowsPack> {
+  const words = new Array<string>(embedder.table.count)
+  for (const [word, i] of embedder.table.index) words[i] = word
+  const packed = encodeRowsPack(embedder.table, words)
+  await saveRowsPack(cached, packed).catch(() => {}) // an unwritable cache only costs the next run the packing
+  return packed
+}
+
+/** Writes a rows pack to the cache (each file renamed into place, so a killed run leaves no half file). */
+async function saveRowsPack(path: string, packed: RowsPack): Promise<void> {
+  await mkdir(join(path, '..'), { recursive: true })
+  for (const [ext, bytes] of [['.bin', packed.pack], ['.counts', packed.counts]] as const) {
+    const tmp = `${path}${ext}.${process.pid}.tmp`
+    await writeFile(tmp, bytes)
+    await rename(tmp, `${path}${ext}`)
   }
 }
