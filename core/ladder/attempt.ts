@@ -4,6 +4,7 @@
  * caller's AbortSignal, both of which cancel the upstream request.
  */
 import { untilAborted } from '../abort.ts'
+import { msSince } from '../timing.ts'
 import type { PublicChainMember } from '../index-format.ts'
 import type { WireAdapter, ChatRequest, WireRequest, Usage } from './adapters/types.ts'
 import { classifyResponse } from './classify.ts'
@@ -56,8 +57,6 @@ export interface AttemptOutcome {
   usage?: Usage
 }
 
-const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now())
-
 export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const { member, model, adapter, timeouts, signal } = input
   const ac = new AbortController()
@@ -75,7 +74,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     }, ms)
   }
 
-  const t0 = now()
+  const t0 = performance.now()
   let ttfbMs: number | null = null
   let firstDeltaMs: number | null = null
   let status: number | null = null
@@ -99,7 +98,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       status: failure?.status ?? status,
       ttfbMs,
       firstDeltaMs,
-      durationMs: Math.round((now() - t0) * 100) / 100,
+      durationMs: msSince(t0),
     }
     if (input.poolIndex !== undefined) record.poolIndex = input.poolIndex
     if (servedModel) record.servedModel = servedModel
@@ -130,7 +129,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   } catch {
     return interrupted()
   }
-  ttfbMs = Math.round((now() - t0) * 100) / 100
+  ttfbMs = msSince(t0)
   status = res.status
 
   if (!res.ok) {
@@ -154,7 +153,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       const events = chunk.done ? [...decoder.push(utf8.decode()), ...decoder.end()] : decoder.push(utf8.decode(chunk.value, { stream: true }))
       for (const ev of events) {
         if (ev.type === 'delta') {
-          if (firstDeltaMs === null) firstDeltaMs = Math.round((now() - t0) * 100) / 100
+          if (firstDeltaMs === null) firstDeltaMs = msSince(t0)
           text += ev.text
           input.onDelta(ev.text)
           arm(timeouts.idleMs)

@@ -10,10 +10,8 @@ import { CHAT_DEFAULTS } from '../config/chat-defaults.ts'
 import { walkLadder, type WalkResult } from '../ladder/walk.ts'
 import { buildPrompt, type Citation } from '../prompt/build.ts'
 import type { SearchResult } from '../retrieval/search.ts'
+import { msSince } from '../timing.ts'
 import type { StageTimings, TurnInput, TurnReceipt, TurnResult, TurnState } from './types.ts'
-
-const perfNow = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now())
-const ms = (x: number): number => Math.round(x * 100) / 100
 
 const WALK_STATE: Record<WalkResult['outcome'], TurnState> = {
   answered: 'answered',
@@ -24,7 +22,7 @@ const WALK_STATE: Record<WalkResult['outcome'], TurnState> = {
 }
 
 export async function runTurn(input: TurnInput): Promise<TurnResult> {
-  const t0 = perfNow()
+  const t0 = performance.now()
   const { signal } = input
   const stages: StageTimings = { retrieveMs: null, answerMs: null, totalMs: 0 }
   let search: SearchResult | undefined
@@ -32,7 +30,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
   let walk: WalkResult | undefined
 
   const settle = (state: TurnState): TurnResult => {
-    stages.totalMs = ms(perfNow() - t0)
+    stages.totalMs = msSince(t0)
     const receipt: TurnReceipt = {
       version: 1,
       outcome: state,
@@ -64,14 +62,14 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
   if (signal?.aborted) return settle('aborted')
 
   // Stages 1-4: no model involved.
-  const r0 = perfNow()
+  const r0 = performance.now()
   try {
     search = await untilAborted(input.retrieve(input.question), signal)
   } catch (err) {
-    stages.retrieveMs = ms(perfNow() - r0)
+    stages.retrieveMs = msSince(r0)
     return settle(signal?.aborted ? 'aborted' : 'error')
   }
-  stages.retrieveMs = ms(perfNow() - r0)
+  stages.retrieveMs = msSince(r0)
   input.onEvent?.({ type: 'retrieval', mode: search.mode, degraded: search.degraded, passages: search.results })
 
   // The gate ends the turn before any model is called.
@@ -81,7 +79,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
   const o = input.options ?? {}
   const prompt = buildPrompt(input.question, search.results, input.history ?? [], o.prompt)
   citations = prompt.citations
-  const a0 = perfNow()
+  const a0 = performance.now()
   walk = await walkLadder({
     chain: input.chain,
     request: {
@@ -96,7 +94,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     ...(signal ? { signal } : {}),
     onDelta: (text) => input.onEvent?.({ type: 'delta', text }),
   })
-  stages.answerMs = ms(perfNow() - a0)
+  stages.answerMs = msSince(a0)
   // Stage 6.
   return settle(WALK_STATE[walk.outcome])
 }
