@@ -67,6 +67,9 @@ export async function buildFrameworkSite(build: FrameworkBuild): Promise<BuiltSi
       await writeFile(file, build.page(await readFile(file, 'utf8')))
     }
   }
+  // The site's own package.json, as every real site has: without it the checkout's would be the
+  // nearest, and Node would resolve 'docpilot/...' to the checkout itself, not the installed copy.
+  await writeFile(join(root, 'package.json'), JSON.stringify({ name: `${build.name}-site`, private: true }))
   const installed = join(root, 'node_modules/docpilot')
   await mkdir(installed, { recursive: true })
   await run('tar', ['-xzf', await packedDocpilot(), '-C', installed, '--strip-components=1'], root)
