@@ -94,9 +94,11 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     chunks: config.chunks,
     limits: { maxFileBytes: config.docs.maxFileBytes, maxNesting: config.docs.maxNesting },
   }
+  // The parse time backstop is left out of the page cache's key: a page cut by it is never cached.
+  const limits = { ...shape.limits, parseTimeoutMs: config.docs.parseTimeoutMs }
   const pages = await PageCache.open(ctx.cacheDir, shape, opts.docpilotVersion, resolve(opts.out))
   const collected = await collectChunks(
-    { ...shape, root: opts.root, include: opts.include ?? config.docs.include, exclude: opts.exclude ?? config.docs.exclude, cache: pages },
+    { ...shape, limits, root: opts.root, include: opts.include ?? config.docs.include, exclude: opts.exclude ?? config.docs.exclude, cache: pages },
     opts.onCollect,
   )
   await pages.save()

@@ -77,10 +77,11 @@ describe('per-file problems are warnings', () => {
     })
     writeFileSync(join(root, 'latin1.md'), Buffer.from([0x23, 0x20, 0x43, 0x61, 0x66, 0xe9, 0x0a]))
     const progress: string[] = []
-    // Deleting the file as its turn comes makes it unreadable even for root.
+    // Deleting a file once the folder is listed (the first progress report comes before any file is read)
+    // makes it unreadable even for root.
     const { chunks, files, warnings } = await collectChunks({ ...base, root }, (_d, _t, f) => {
+      if (progress.length === 0) rmSync(join(root, 'vanishes.md'))
       progress.push(f)
-      if (f === 'vanishes.md') rmSync(join(root, f))
     })
     // Only the pages indexed count as files; the skipped ones are counted and named in warnings.
     expect(files).toEqual(['bad-yaml.md', 'good.md'])
@@ -257,6 +258,29 @@ describe('hostile docs folders', () => {
     ])
     // The 1,000-level list (31 s to parse) is refused by its measured depth, not by a clock.
     expect(warnings[1]!.message).toMatch(/nests 1000 levels/)
+  })
+
+  it('skips a page whose parse outlives docs.parseTimeoutMs (many separate lists), and indexes the rest', async () => {
+    // 64 KB of one-item lists, each closed by a paragraph: shallow (no limit catches it) and about 13 s
+    // of micromark, whose time grows with the square of the number of lists.
+    const manyLists = `# Lists\n\n${'- a\n\nb\n\n'.repeat(8 * 1024)}`
+    // An ordinary large page comes back from the parse thread whole.
+    const parts = Array.from({ length: 40 }, (_, i) => `## Part ${i}\n\n${`Ordinary prose about part ${i}. `.repeat(30)}\n`)
+    const root = tempDocs({ 'many-lists.md': manyLists, 'large.md': `# Large\n\n${parts.join('\n')}`, 'small.md': '# Small\n\nText.' })
+    const cached: string[] = []
+    const cache = { get: () => undefined, set: (file: string) => void cached.push(file) }
+    const { files, chunks, warnings } = await collectChunks({ ...base, root, cache, limits: { parseTimeoutMs: 1000 } })
+    expect(files).toEqual(['large.md', 'small.md'])
+    expect(warnings).toEqual([
+      {
+        file: 'many-lists.md',
+        message: 'took longer than 1000 ms to parse, over the per-file time backstop docs.parseTimeoutMs = 1000; skipped (raise docs.parseTimeoutMs to index it)',
+      },
+    ])
+    // A page cut by the clock is not remembered as skipped: the next run tries it again.
+    expect(cached.sort()).toEqual(['large.md', 'small.md'])
+    const largeTrails = chunks.filter((c) => c.path === 'large.md').map((c) => c.trail.at(-1))
+    expect(new Set(largeTrails)).toEqual(new Set(parts.map((_, i) => `Part ${i}`)))
   })
 
   it('skips built HTML nesting deeper than docs.maxNesting, without overflowing the stack', async () => {

@@ -9,10 +9,7 @@ import { basename, resolve } from 'node:path'
 import { glob } from 'tinyglobby'
 import type { ChunkRecord } from '../core/index-format.ts'
 import { DEFAULT_FILE_LIMITS, type DocpilotConfig, type SluggerName } from '../core/config/schema.ts'
-import { parseMarkdown } from './sources/markdown.ts'
-import { parseHtmlPage } from './sources/html.ts'
-import { markdownNesting, NestingLimitError } from './sources/nesting.ts'
-import type { ParsedPage } from './sources/page.ts'
+import { parsePool } from './parse-pool.ts'
 import { toSections } from './sections.ts'
 import { toChunks } from './chunks.ts'
 import { pathToUrl, UrlRefusedError } from './urls.ts'
@@ -28,8 +25,8 @@ export interface CollectOptions {
   slugger: SluggerName
   urls: DocpilotConfig['urls']
   chunks: DocpilotConfig['chunks']
-  /** Per-file limits (docs.maxFileBytes, docs.maxNesting); defaults from the config schema. */
-  limits?: Partial<Pick<DocpilotConfig['docs'], 'maxFileBytes' | 'maxNesting'>>
+  /** Per-file limits (docs.maxFileBytes, docs.maxNesting, docs.parseTimeoutMs); defaults from the config schema. */
+  limits?: Partial<Pick<DocpilotConfig['docs'], 'maxFileBytes' | 'maxNesting' | 'parseTimeoutMs'>>
   /** Pages parsed by an earlier run (page-cache.ts); a file whose bytes are unchanged is not parsed again. */
   cache?: { get(file: string, bytes: Uint8Array): CollectedPage | undefined; set(file: string, bytes: Uint8Array, page: CollectedPage): void }
 }
@@ -97,16 +94,27 @@ export async function collectChunks(
   const chunks: ChunkRecord[] = []
   const indexed: string[] = []
   const seenIds = new Set<string>()
+  /** One file read and turned into chunks (or the reason it gives none); a re-index reuses what did not change. */
+  const load = async (file: string): Promise<CollectedPage> => {
+    const read = await readSource(root, file, limits.maxFileBytes)
+    if (!read.ok) return { chunks: [], warnings: [read.reason] }
+    const cached = opts.cache?.get(file, read.bytes)
+    if (cached) return cached
+    const { page, lasting } = await pageOf(file, read.bytes, opts, limits)
+    if (lasting) opts.cache?.set(file, read.bytes, page)
+    return page
+  }
+  // Pages are read and parsed (in the parse thread) a few ahead of the one being chunked, and taken in order.
+  const ahead: Promise<CollectedPage>[] = []
+  let next = 0
   for (const [i, file] of files.entries()) {
     onProgress?.(i, files.length, file)
-    const read = await readSource(root, file, limits.maxFileBytes)
-    if (!read.ok) {
-      warnings.push({ file, message: read.reason })
-      continue
+    while (next < files.length && ahead.length < PARSE_AHEAD) {
+      const pending = load(files[next++]!)
+      pending.catch(() => {}) // rethrown below, in order
+      ahead.push(pending)
     }
-    // A page is a function of its path, its bytes and the options: a re-index reuses what did not change.
-    const page = opts.cache?.get(file, read.bytes) ?? pageOf(file, read.bytes, opts, limits.maxNesting)
-    opts.cache?.set(file, read.bytes, page)
+    const page = await ahead.shift()!
     for (const message of page.warnings) warnings.push({ file, message })
     if (!page.chunks.length) continue
     const pageChunks = page.chunks
@@ -129,8 +137,21 @@ export interface CollectedPage {
   warnings: string[]
 }
 
-function pageOf(file: string, bytes: Uint8Array, opts: CollectOptions, maxNesting: number): CollectedPage {
-  const skipped = (message: string, warnings: string[] = []): CollectedPage => ({ chunks: [], warnings: [...warnings, message] })
+/** How many pages may be read and parsed ahead of the one being chunked. */
+const PARSE_AHEAD = 8
+
+/**
+ * A page is a function of its path, its bytes and the options (`lasting`: a
+ * later run may reuse it), except when the parse was cut by the clock or its
+ * thread died: that page is tried again next run.
+ */
+async function pageOf(
+  file: string,
+  bytes: Uint8Array,
+  opts: CollectOptions,
+  limits: { maxNesting: number; parseTimeoutMs: number },
+): Promise<{ page: CollectedPage; lasting: boolean }> {
+  const skipped = (message: string, warnings: string[] = []) => ({ page: { chunks: [], warnings: [...warnings, message] }, lasting: true })
   let source: string
   try {
     source = strictUtf8.decode(bytes)
@@ -144,34 +165,22 @@ function pageOf(file: string, bytes: Uint8Array, opts: CollectOptions, maxNestin
     if (!(error instanceof UrlRefusedError)) throw error
     return skipped(error.message)
   }
-  let page: ParsedPage
-  try {
-    page = parseFile(file, source, opts, maxNesting)
-  } catch (error) {
-    return skipped(error instanceof NestingLimitError ? error.message : `could not be parsed (${(error as Error).message.split('\n')[0]}); skipped`)
-  }
+  const job = { file, source, mode: opts.mode, maxNesting: limits.maxNesting, ...(opts.contentSelector ? { contentSelector: opts.contentSelector } : {}) }
+  const parsed = await parsePool().parse(job, limits.parseTimeoutMs)
+  if (!parsed.ok) return { ...skipped(parsed.reason), lasting: !parsed.transient }
+  const { page } = parsed
   const notes = page.notes ?? []
   if (opts.mode === 'site' && page.nodes.length === 0 && opts.contentSelector) {
     return skipped(`content selector "${opts.contentSelector}" matched nothing; page skipped`, notes)
   }
   const sections = toSections(page, opts.slugger, titleFromFileName(file))
   const chunks = toChunks(sections, { path: file, url }, opts.chunks)
-  return chunks.length ? { chunks, warnings: notes } : skipped('has no text to index; skipped', notes)
+  return chunks.length ? { page: { chunks, warnings: notes }, lasting: true } : skipped('has no text to index; skipped', notes)
 }
 
 /** Stats of the last collect that callers may print (parser fallbacks). */
 export function fallbackWarnings(result: CollectResult): CollectWarning[] {
   return result.warnings.filter((w) => w.message.includes('parsed as plain Markdown'))
-}
-
-function parseFile(file: string, source: string, opts: CollectOptions, maxNesting: number): ParsedPage {
-  if (opts.mode === 'site') return parseHtmlPage(source, opts.contentSelector, maxNesting)
-  // Before the parse: remark's time grows faster than linearly with nesting.
-  const depth = markdownNesting(source)
-  if (depth > maxNesting) throw new NestingLimitError(depth, maxNesting)
-  const page = parseMarkdown(source, { mdx: /\.mdx$/i.test(file) })
-  if (page.fallback) (page.notes ??= []).push(page.fallback)
-  return page
 }
 
 function titleFromFileName(file: string): string {

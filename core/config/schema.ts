@@ -19,9 +19,12 @@ export type SluggerName = (typeof SLUGGERS)[number]
  * Per-file limits of `docpilot index`: counted in bytes and nesting levels, so
  * a page is skipped (with a warning naming it and the limit) the same way on
  * every machine. Defaults sit far above real docs pages (the largest page of
- * the Astro docs is 92 KB and nests 4 levels).
+ * the Astro docs is 92 KB and nests 4 levels). The parse time limit is only a
+ * backstop for what those two do not bound; its default is far above any real
+ * page, and above a page at the byte limit on a busy machine (a 3 MB page
+ * took 46 s with the load at 13 on 2 cores).
  */
-export const DEFAULT_FILE_LIMITS = { maxFileBytes: 2 * 1024 * 1024, maxNesting: 64 } as const
+export const DEFAULT_FILE_LIMITS = { maxFileBytes: 2 * 1024 * 1024, maxNesting: 64, parseTimeoutMs: 120_000 } as const
 
 export const DocsSchema = z.strictObject({
   /** Folder of Markdown/MDX sources, relative to the config file. */
@@ -36,6 +39,11 @@ export const DocsSchema = z.strictObject({
   maxFileBytes: z.number().int().min(1024).default(DEFAULT_FILE_LIMITS.maxFileBytes),
   /** A page nesting deeper than this (lists and quotes in Markdown, elements in HTML) is skipped. */
   maxNesting: z.number().int().min(8).default(DEFAULT_FILE_LIMITS.maxNesting),
+  /**
+   * A backstop, not a limit pages are meant to meet: a page whose parse (in a worker thread) runs longer than
+   * this is skipped. Far above any real page; it bounds hostile input the byte and nesting limits do not.
+   */
+  parseTimeoutMs: z.number().int().min(1000).default(DEFAULT_FILE_LIMITS.parseTimeoutMs),
 })
 
 export const AnchorsSchema = z.strictObject({
