@@ -127,6 +127,9 @@ function mainSettings(): ProxySettingsInput {
   }
 }
 
+/** How long one request to a proxy may go unanswered before a test names it (generous: the machine is shared). */
+const ANSWER_DEADLINE_MS = 120_000
+
 /** Every byte the browser could receive from the proxy in this suite: status, headers, body. */
 const received: string[] = []
 
@@ -785,18 +788,23 @@ describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
   const running: RunningProxy[] = []
   const registryPath = tmp('docpilot-registry-')
   const runId = Math.random().toString(36).slice(2, 10)
-  /** `limitsFrom`: the instance whose state this one shares (Workers binds to its Durable Object). */
-  const start = async (settings: ProxySettingsInput, statePath: string, as: 'owner' | 'second' = 'owner') => {
+  /** Each Worker its own name: a wrangler killed on stop leaves its registry entry, which must never be read as a later one's. */
+  let started = 0
+  const newName = () => `docpilot-proxy-${runId}-${++started}`
+  /**
+   * `name`: the Worker's name; a restart passes the stopped one's (its
+   * Durable Object's storage is kept under it).
+   * `sharesWith`: the name of the instance whose state this one shares. Node:
+   * the same SQLite file. Workers: a binding to that Worker's Durable Object,
+   * and a persist folder of its own (two workerd processes must never open
+   * one folder's SQLite files; the shared state lives in the owner's object).
+   */
+  const start = async (settings: ProxySettingsInput, statePath: string, { name = newName(), sharesWith }: { name?: string; sharesWith?: string } = {}) => {
     const opts = { settings, env: fake.env(), statePath }
     const p =
       runtime === 'node'
         ? await startNodeProcess(opts)
-        : await startWorkerProxy({
-            ...opts,
-            registryPath,
-            name: `docpilot-proxy-${runId}-${as}`,
-            ...(as === 'second' ? { limitsFrom: `docpilot-proxy-${runId}-owner` } : {}),
-          })
+        : await startWorkerProxy({ ...opts, ...(sharesWith ? { statePath: newState(), limitsFrom: sharesWith } : {}), registryPath, name })
     running.push(p)
     return p
   }
@@ -805,7 +813,38 @@ describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
     running.splice(running.indexOf(p), 1)
   }
   const newState = () => (runtime === 'node' ? join(tmp('docpilot-proxy-'), 'state.sqlite') : tmp('docpilot-persist-'))
-  const chatOnce = (p: RunningProxy) => call(p.url, '/ai/openai/chat/completions', post(openaiChat({ stream: false })))
+  /**
+   * A request never answered fails here, naming itself, instead of holding
+   * the test until its budget runs out; a slow answer under load is still
+   * an answer, so the deadline is generous.
+   */
+  const answered = async <T,>(what: string, p: RunningProxy, request: Promise<T>): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${runtime} instance ${p.url} did not answer ${what} within ${ANSWER_DEADLINE_MS / 1000} s`)), ANSWER_DEADLINE_MS)
+    })
+    try {
+      return await Promise.race([request, deadline])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  const chatOnce = (p: RunningProxy) => answered('a chat request', p, call(p.url, '/ai/openai/chat/completions', post(openaiChat({ stream: false }))))
+  /**
+   * Waits until `p` reaches the state it shares: on Workers, a second
+   * instance finds the owner's Durable Object through the dev registry a
+   * moment after both are up. `/ai/health` goes through the limits (its
+   * rate-limit token) and spends no daily unit.
+   */
+  const reachesSharedState = async (p: RunningProxy) => {
+    const until = Date.now() + ANSWER_DEADLINE_MS
+    for (;;) {
+      const { res } = await answered('GET /ai/health', p, call(p.url, '/ai/health'))
+      if (res.status === 200) return
+      if (Date.now() > until) throw new Error(`${runtime} instance ${p.url} never reached its shared state: /ai/health answers ${res.status}`)
+      await new Promise((r) => setTimeout(r, 500))
+    }
+  }
 
   beforeAll(async () => {
     fake = await startFake()
@@ -841,8 +880,13 @@ describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
   it('the daily ceiling holds across two instances sharing state and across a restart', async () => {
     const settings = { ...mainSettings(), budget: { dailyLimit: 50 } }
     const state = newState()
-    const a = await start(settings, state)
-    const b = await start(settings, state, 'second')
+    // Workers start side by side (one wrangler dev start can take a minute on a loaded machine) and b finds a
+    // by name; Node processes one after the other, so the first creates the SQLite tables the second opens.
+    const name = newName()
+    const first = start(settings, state, { name })
+    const second = runtime === 'workers' ? start(settings, state, { sharesWith: name }) : first.then(() => start(settings, state, { sharesWith: name }))
+    const [a, b] = await Promise.all([first, second])
+    await reachesSharedState(b)
     // One each: both instances count against the one day.
     expect((await chatOnce(a)).res.status).toBe(200)
     expect((await chatOnce(b)).res.status).toBe(200)
@@ -871,17 +915,17 @@ describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
       expect(Math.abs(Date.now() + retryAfter * 1000 - reset)).toBeLessThan(120_000)
     }
     // Embeddings are not chat requests: the daily ceiling does not block them.
-    const embed = await call(a.url, '/ai/openai/embeddings', post({ model: 'text-embedding-3-small', input: 'x' }))
+    const embed = await answered('an embeddings request', a, call(a.url, '/ai/openai/embeddings', post({ model: 'text-embedding-3-small', input: 'x' })))
     expect(embed.res.status).toBe(200)
 
     await stop(b)
     await stop(a)
-    const restarted = await start(settings, state)
+    const restarted = await start(settings, state, { name })
     const afterRestart = await chatOnce(restarted)
     expect(afterRestart.res.status).toBe(429)
     expect(afterRestart.json.error.code).toBe('daily_quota')
     await stop(restarted)
-  }, 400_000)
+  }, 600_000)
 })
 
 // Runs last (vitest runs a file's suites in order): every response of both runtimes' suites above.
