@@ -6,11 +6,11 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { validateConfig } from '../../core/config/validate.ts'
+import { chatStatusFrom } from '../../fixtures/page-request.ts'
 import { startFakeProviders, type FakeProviders } from '../../fixtures/providers/index.ts'
 import { DEMO_NOTICE, defaultDocsDir, startDevServer, STRICT_CSP, type DevServer } from './dev.ts'
 
@@ -79,15 +79,7 @@ describe('with --fake-providers', () => {
 
   it('answers pages of its own port on 127.0.0.1 and localhost, and nothing else (whatever the Host says)', async () => {
     const port = new URL(server.url).port
-    const turn = (origin: string, host?: string) =>
-      new Promise<number>((resolve, reject) => {
-        const req = httpRequest(`${server.url}/ai/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', origin, ...(host ? { host } : {}) } }, (res) => {
-          res.resume()
-          res.on('end', () => resolve(res.statusCode ?? 0))
-        })
-        req.on('error', reject)
-        req.end(JSON.stringify({ model: 'gpt-4o-mini', stream: false, messages: [{ role: 'user', content: 'hi' }] }))
-      })
+    const turn = (origin: string, host?: string) => chatStatusFrom(server.url, origin, host)
     expect(await turn(`http://127.0.0.1:${port}`)).toBe(200)
     expect(await turn(`http://localhost:${port}`)).toBe(200)
     // A DNS-rebinding page: its own origin, and the Host header the browser sends for it.
