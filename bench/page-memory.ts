@@ -1,73 +1,114 @@
 /**
- * Memory for one very large page: `docpilot index` on a docs folder holding a
- * single Markdown page of 3 MB and of 30 MB (real docs text, the Hono docs
- * repeated), each in its own process, with docs.maxFileBytes raised so the
- * page is read (the default, 2 MiB, skips both). Reports peak RSS (maxRSS)
- * and the chunks written; the ratio 30 MB / 3 MB shows whether memory grows
- * with the page or faster. Reported, never asserted: the per-file limit is
- * what keeps a hostile page from costing this.
+ * Memory for one very large page, next to Pagefind on the same page:
+ * `docpilot index` (the compiled CLI, as an installed package runs it, with
+ * every default but docs.maxFileBytes and docs.parseTimeoutMs, raised so the
+ * page is read whole) on a docs folder holding one Markdown page of 3 MB and
+ * of 30 MB (real docs text: the Hono docs repeated), and `pagefind --site`
+ * on that page rendered to HTML. Each run is its own process; its peak is
+ * the largest resident set of the run's processes (GNU time's %M). The
+ * ratio 30 MB / 3 MB shows whether memory grows with the page or faster.
+ * Reported, never asserted: docs.maxFileBytes (2 MiB by default) is what
+ * keeps a hostile page from costing this.
  *
  * `npm run bench -- --only pagemem`, or `npx tsx bench/page-memory.ts`.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { marked } from 'marked'
 import { sharedPath } from '../fixtures/shared-data.ts'
+import { compiledCli } from './compiled-cli.ts'
 import type { BenchOptions } from './harness.ts'
+import { pagefindBin } from './peers/pagefind.ts'
 
 const SIZES_MB = [3, 30]
+const GNU_TIME = '/usr/bin/time'
 
 /** Real docs text: every page of the Hono docs, concatenated, repeated to `mb` megabytes. */
-function page(mb: number): string {
+async function page(mb: number): Promise<string> {
   const root = sharedPath('corpora/hono/docs')
-  const text = (readdirSync(root, { recursive: true, encoding: 'utf8' }) as string[])
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => readFileSync(join(root, f), 'utf8').replace(/^---[\s\S]*?---\n/, ''))
-    .join('\n\n')
+  const files = ((await readdir(root, { recursive: true })) as string[]).filter((f) => f.endsWith('.md')).sort()
+  const text = (await Promise.all(files.map(async (f) => (await readFile(join(root, f), 'utf8')).replace(/^---[\s\S]*?---\n/, '')))).join('\n\n')
   const bytes = mb * 1024 * 1024
   return text.repeat(Math.ceil(bytes / text.length)).slice(0, bytes)
 }
 
-/** In a child process: index one page, print peak RSS (KB) and chunks as JSON. */
-async function child(dir: string): Promise<void> {
-  const { collectChunks } = await import('../indexer/collect.ts')
-  const result = await collectChunks({
-    root: dir,
-    mode: 'source',
-    slugger: 'github',
-    urls: { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false },
-    chunks: { maxWords: 220, overlapWords: 40 },
-    limits: { maxFileBytes: 64 * 1024 * 1024, maxNesting: 64 },
+interface Run {
+  peakMb: number
+  seconds: number
+}
+
+/** Runs `node args` under GNU time; resolves with the run's peak resident set and wall time. */
+function measured(label: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  const started = performance.now()
+  return new Promise((done, fail) => {
+    const child = spawn(GNU_TIME, ['-f', 'peak-kb %M', process.execPath, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+    let err = ''
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+    child.on('error', fail)
+    child.on('exit', (code) => {
+      const peak = /peak-kb (\d+)\s*$/.exec(err)
+      if (code !== 0 || !peak) return fail(new Error(`${label} exited with code ${code}:\n${err.trim().split('\n').slice(-8).join('\n')}`))
+      done({ peakMb: Math.round(Number(peak[1]) / 1024), seconds: Math.round((performance.now() - started) / 100) / 10 })
+    })
   })
-  console.log(JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS, chunks: result.chunks.length, warnings: result.warnings.length }))
+}
+
+async function docpilotRun(dir: string, source: string): Promise<Run & { chunks: number }> {
+  const docs = join(dir, 'docs')
+  await mkdir(docs)
+  await writeFile(join(docs, 'huge.md'), source)
+  const config = join(dir, 'docpilot.config.json')
+  await writeFile(config, JSON.stringify({ docs: { maxFileBytes: 64 * 1024 * 1024, parseTimeoutMs: 3_600_000 } }))
+  const out = join(dir, 'index')
+  // No provider keys: the offline default embedder, as on a machine without any; an empty cache.
+  const env: NodeJS.ProcessEnv = { ...process.env, DOCPILOT_CACHE_DIR: join(dir, 'cache') }
+  for (const name of Object.keys(env)) if (/_API_KEY$|_BASE_URL$/.test(name)) delete env[name]
+  const run = await measured('docpilot index', [await compiledCli(), 'index', docs, '--out', out, '--config', config], env)
+  const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as { corpus: { chunks: number } }
+  const chunks = manifest.corpus.chunks
+  // A page skipped (over a limit) would measure nothing: say so rather than print a small number.
+  if (!(chunks > 0)) throw new Error(`docpilot index wrote no chunks for the ${Math.round(source.length / 1048576)} MB page`)
+  return { ...run, chunks }
+}
+
+async function pagefindRun(dir: string, source: string): Promise<Run> {
+  const site = join(dir, 'site')
+  await mkdir(site)
+  await writeFile(join(site, 'huge.html'), `<!doctype html><html lang="en"><head><title>Huge</title></head><body><main>${await marked.parse(source)}</main></body></html>`)
+  return measured('pagefind', [pagefindBin(), '--site', site, '--output-path', join(dir, 'pagefind'), '--quiet'])
 }
 
 export async function run(opts: BenchOptions): Promise<unknown> {
-  const rows: { mb: number; peakMb: number; chunks: number; seconds: number }[] = []
+  if (!existsSync(GNU_TIME)) {
+    opts.log(`pagemem: not available (needs GNU time at ${GNU_TIME} to read a child process's peak memory)`)
+    return { rows: [] }
+  }
+  const rows: { mb: number; docpilot: Run & { chunks: number }; pagefind: Run }[] = []
   for (const mb of SIZES_MB) {
-    const dir = mkdtempSync(join(tmpdir(), 'docpilot-pagemem-'))
+    const dir = await mkdtemp(join(tmpdir(), 'docpilot-pagemem-'))
     try {
-      writeFileSync(join(dir, 'huge.md'), page(mb))
-      const started = performance.now()
-      const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', dir], { encoding: 'utf8', maxBuffer: 1 << 20 })
-      const line = JSON.parse(out.trim().split('\n').at(-1)!) as { maxRssKb: number; chunks: number }
-      rows.push({ mb, peakMb: Math.round(line.maxRssKb / 1024), chunks: line.chunks, seconds: Math.round((performance.now() - started) / 100) / 10 })
+      const source = await page(mb)
+      const docpilot = await docpilotRun(dir, source)
+      const pagefind = await pagefindRun(dir, source)
+      rows.push({ mb, docpilot, pagefind })
     } finally {
-      rmSync(dir, { recursive: true, force: true })
+      await rm(dir, { recursive: true, force: true })
     }
   }
-  opts.log('page    peak RSS   chunks   time')
-  for (const r of rows) opts.log(`${String(r.mb).padStart(3)} MB  ${String(r.peakMb).padStart(6)} MB  ${String(r.chunks).padStart(7)}  ${r.seconds} s`)
+  opts.log('page    docpilot peak (time, chunks)     Pagefind peak (time)   docpilot / Pagefind')
+  for (const { mb, docpilot: d, pagefind: p } of rows) {
+    opts.log(`${String(mb).padStart(3)} MB  ${String(d.peakMb).padStart(6)} MB (${d.seconds} s, ${d.chunks})  ${String(p.peakMb).padStart(10)} MB (${p.seconds} s)  ${(d.peakMb / p.peakMb).toFixed(2)}x`)
+  }
   const [small, large] = rows
-  if (small && large) opts.log(`30 MB / 3 MB: ${(large.peakMb / small.peakMb).toFixed(1)}x the memory for 10x the page (docs.maxFileBytes, 2 MiB by default, skips both)`)
+  if (small && large) {
+    opts.log(`30 MB / 3 MB: docpilot ${(large.docpilot.peakMb / small.docpilot.peakMb).toFixed(1)}x, Pagefind ${(large.pagefind.peakMb / small.pagefind.peakMb).toFixed(1)}x the memory for 10x the page`)
+  }
   return { rows }
 }
 
-if (process.argv[2] === '--child') {
-  await child(process.argv[3]!)
-} else if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === `file://${process.argv[1]}`) {
   await run({ rounds: 1, log: (line) => console.log(line) })
 }
