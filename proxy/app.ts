@@ -16,6 +16,7 @@
  *   429 daily_quota          budget.dailyLimit reached (Retry-After, X-RateLimit-Reset, X-Docpilot-Quota: daily)
  *   503 key_not_set          the member's key variable is missing on the proxy
  *   503 proxy_misconfigured  no proxy.siteOrigins, or a key that cannot be a header value (names the variable, never its value)
+ *   502 upstream_not_configured an own-server member with no base URL (its URL variable is not set on the proxy)
  *   502 upstream_unreachable the upstream could not be reached
  *   502 upstream_redirected  the upstream answered with a redirect (never followed: the key would go along)
  *   504 upstream_timeout     no response headers within chat.timeouts.firstByteMs
