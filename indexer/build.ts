@@ -9,6 +9,7 @@ import { publicChat, resolveChain, type ResolvedChain } from '../core/chain/reso
 import type { EmbedderIdentity, Manifest } from '../core/index-format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
 import { suggestFromHeadings } from './suggest.ts'
+import { excludeSiteOut, writeAgentFiles, type LlmsResult } from './llms.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
 import { PageCache } from './page-cache.ts'
@@ -40,6 +41,8 @@ export interface BuildOptions {
    * or .docpilot/cache there.
    */
   embed?: Partial<Omit<EmbedContext, 'chat'>>
+  /** Also write llms.txt, llms-full.txt and the page copies into this site output folder (indexer/llms.ts). */
+  llms?: { siteOut: string }
 }
 
 /** What the dense channel of the new index holds; absent when the config says embed: false. */
@@ -62,6 +65,8 @@ export interface BuildResult extends WriteIndexResult {
   chunks: number
   warnings: CollectWarning[]
   embed?: EmbedSummary
+  /** The agent files written (BuildOptions.llms). */
+  llms?: LlmsResult
   /** The public chat chain written into the manifest (empty: readers get search answers). */
   chat: Manifest['chat']
   /** What a reader's first question downloads, measured on sample questions made of the docs' own headings. */
@@ -98,7 +103,15 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   const limits = { ...shape.limits, parseTimeoutMs: config.docs.parseTimeoutMs }
   const pages = await PageCache.open(ctx.cacheDir, shape, opts.docpilotVersion, resolve(opts.out))
   const collected = await collectChunks(
-    { ...shape, limits, root: opts.root, include: opts.include ?? config.docs.include, exclude: opts.exclude ?? config.docs.exclude, cache: pages },
+    {
+      ...shape,
+      limits,
+      root: opts.root,
+      include: opts.include ?? config.docs.include,
+      exclude: [...(opts.exclude ?? config.docs.exclude ?? []), ...excludeSiteOut(opts.root, opts.llms?.siteOut)],
+      cache: pages,
+      pages: Boolean(opts.llms),
+    },
     opts.onCollect,
   )
   await pages.save()
@@ -137,6 +150,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     onPart: opts.onPart,
   })
   const firstQuestion = await coldFetchCost(written.dir, sampleQuestions(collected.chunks))
+  const llms = opts.llms ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, files: collected.files, config }) : undefined
   return {
     ...written,
     firstQuestion,
@@ -145,6 +159,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     chunks: collected.chunks.length,
     warnings: collected.warnings,
     ...(embed ? { embed } : {}),
+    ...(llms ? { llms } : {}),
     chat,
     ms: performance.now() - started,
   }

@@ -14,6 +14,7 @@ import { toSections } from './sections.ts'
 import { toChunks } from './chunks.ts'
 import { pathToUrl, UrlRefusedError } from './urls.ts'
 import { fsInside, readSource } from './read-source.ts'
+import { pageEntry, type PageEntry } from './llms.ts'
 
 export interface CollectOptions {
   /** Docs dir (source mode) or built site dir (site mode). */
@@ -29,6 +30,8 @@ export interface CollectOptions {
   limits?: Partial<Pick<DocpilotConfig['docs'], 'maxFileBytes' | 'maxNesting' | 'parseTimeoutMs'>>
   /** Pages parsed by an earlier run (page-cache.ts); a file whose bytes are unchanged is not parsed again. */
   cache?: { get(file: string, bytes: Uint8Array): CollectedPage | undefined; set(file: string, bytes: Uint8Array, page: CollectedPage): void }
+  /** Also describe each page for the agent files (llms.txt, page copies). */
+  pages?: boolean
 }
 
 export interface CollectWarning {
@@ -43,6 +46,8 @@ export interface CollectResult {
   /** Files matched but skipped, each with a warning saying why. */
   skipped: number
   warnings: CollectWarning[]
+  /** Each indexed page for the agent files, when asked for (CollectOptions.pages). */
+  pages: PageEntry[]
 }
 
 export type CollectErrorCode = 'missing_dir' | 'empty_dir' | 'no_matches'
@@ -93,13 +98,15 @@ export async function collectChunks(
 
   const chunks: ChunkRecord[] = []
   const indexed: string[] = []
+  const pages: PageEntry[] = []
   const seenIds = new Set<string>()
   /** One file read and turned into chunks (or the reason it gives none); a re-index reuses what did not change. */
   const load = async (file: string): Promise<CollectedPage> => {
     const read = await readSource(root, file, limits.maxFileBytes)
     if (!read.ok) return { chunks: [], warnings: [read.reason] }
+    // A page cached by a run that wrote no agent files has no entry for them: it is parsed again.
     const cached = opts.cache?.get(file, read.bytes)
-    if (cached) return cached
+    if (cached && (cached.entry || !opts.pages || !cached.chunks.length)) return cached
     const { page, lasting } = await pageOf(file, read.bytes, opts, limits)
     if (lasting) opts.cache?.set(file, read.bytes, page)
     return page
@@ -119,6 +126,7 @@ export async function collectChunks(
     if (!page.chunks.length) continue
     const pageChunks = page.chunks
     indexed.push(file)
+    if (opts.pages && page.entry) pages.push(page.entry)
     for (const chunk of pageChunks) {
       // Built HTML can repeat an id on one page; ids must stay unique in the index.
       let id = chunk.id
@@ -128,13 +136,15 @@ export async function collectChunks(
     }
   }
   onProgress?.(files.length, files.length, '')
-  return { chunks, files: indexed, skipped: files.length - indexed.length + escaping.size, warnings }
+  return { chunks, files: indexed, skipped: files.length - indexed.length + escaping.size, warnings, pages }
 }
 
 /** One file's chunks (before ids are made unique across the index) and what to warn about it. */
 export interface CollectedPage {
   chunks: ChunkRecord[]
   warnings: string[]
+  /** The page for the agent files, when they were asked for (CollectOptions.pages). */
+  entry?: PageEntry
 }
 
 /** How many pages may be read and parsed ahead of the one being chunked. */
@@ -165,7 +175,14 @@ async function pageOf(
     if (!(error instanceof UrlRefusedError)) throw error
     return skipped(error.message)
   }
-  const job = { file, source, mode: opts.mode, maxNesting: limits.maxNesting, ...(opts.contentSelector ? { contentSelector: opts.contentSelector } : {}) }
+  const job = {
+    file,
+    source,
+    mode: opts.mode,
+    maxNesting: limits.maxNesting,
+    ...(opts.contentSelector ? { contentSelector: opts.contentSelector } : {}),
+    ...(opts.pages ? { copy: true } : {}),
+  }
   const parsed = await parsePool().parse(job, limits.parseTimeoutMs)
   if (!parsed.ok) return { ...skipped(parsed.reason), lasting: !parsed.transient }
   const { page } = parsed
@@ -174,8 +191,10 @@ async function pageOf(
     return skipped(`content selector "${opts.contentSelector}" matched nothing; page skipped`, notes)
   }
   const sections = toSections(page, opts.slugger, titleFromFileName(file))
-  const chunks = toChunks(sections, { path: file, url }, opts.chunks)
-  return chunks.length ? { page: { chunks, warnings: notes }, lasting: true } : skipped('has no text to index; skipped', notes)
+  const where = { path: file, url }
+  const chunks = toChunks(sections, where, opts.chunks)
+  if (!chunks.length) return skipped('has no text to index; skipped', notes)
+  return { page: { chunks, warnings: notes, ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}) }, lasting: true }
 }
 
 /** Stats of the last collect that callers may print (parser fallbacks). */

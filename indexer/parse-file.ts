@@ -14,6 +14,8 @@ export interface ParseJob {
   mode: 'source' | 'site'
   contentSelector?: string
   maxNesting: number
+  /** Also cut the page's clean Markdown copy from the parsed tree (the agent files). */
+  copy?: boolean
 }
 
 /** `transient`: the page was not refused for what it holds (its parse ran out of time, or its thread died), so a later run tries it again. */
@@ -28,12 +30,12 @@ export function parseFile(job: ParseJob): ParseOutcome {
   }
 }
 
-function parse({ file, source, mode, contentSelector, maxNesting }: ParseJob): ParsedPage {
+function parse({ file, source, mode, contentSelector, maxNesting, copy }: ParseJob): ParsedPage {
   if (mode === 'site') return parseHtmlPage(source, contentSelector, maxNesting)
   // Before the parse: remark's time grows faster than linearly with nesting.
   const depth = markdownNesting(source)
   if (depth > maxNesting) throw new NestingLimitError(depth, maxNesting)
-  const page = parseMarkdown(source, { mdx: /\.mdx$/i.test(file) })
+  const page = parseMarkdown(source, { mdx: /\.mdx$/i.test(file), copy })
   if (page.fallback) (page.notes ??= []).push(page.fallback)
   return page
 }

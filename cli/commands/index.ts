@@ -9,6 +9,8 @@ import { defaultCacheDir } from '../../indexer/embed.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
+import { DEFAULT_SITE_OUT, siteOutFor } from '../site-out.ts'
+import type { LlmsResult } from '../../indexer/llms.ts'
 
 interface IndexFlags {
   site?: string | boolean
@@ -17,6 +19,9 @@ interface IndexFlags {
   include?: string[]
   exclude?: string[]
   allowShrink?: boolean
+  siteOut?: string
+  /** false with --no-llms. */
+  llms: boolean
 }
 
 
@@ -34,6 +39,8 @@ export function defineIndexCommand(program: Command, ctx: CliContext): void {
     .option('--out <dir>', 'where to write the index (default: `out` from the config, .docpilot/index)')
     .option('--include <glob...>', 'only files matching these globs, relative to the folder (default: **/*.md **/*.mdx, or **/*.html with --site)')
     .option('--exclude <glob...>', 'skip files matching these globs')
+    .option('--site-out <dir>', `your site's output folder, served at urls.base: llms.txt, llms-full.txt and a .md copy of each page go there (default: llms.siteOut from the config, ${DEFAULT_SITE_OUT})`)
+    .option('--no-llms', 'skip llms.txt, llms-full.txt and the page copies')
     .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--allow-shrink', 'replace the index even when this run indexes no page, or under half the pages of the index already in --out')
     .addHelpText(
@@ -42,6 +49,7 @@ export function defineIndexCommand(program: Command, ctx: CliContext): void {
 Examples:
   $ docpilot index ./docs
   $ docpilot index --site dist --out dist/docpilot
+  $ docpilot index ./docs --out dist/docpilot --site-out dist   # llms.txt at dist/llms.txt
   $ docpilot index ../astro --include 'src/content/docs/en/**/*.mdx'   # paths stay relative to ../astro
 
 The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the same docs always give byte-identical files.`,
@@ -59,6 +67,7 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       }
       const root = fromFlags ? resolve(ctx.cwd, fromFlags) : resolve(loaded.dir, fromConfig!)
       const out = flags.out ? resolve(ctx.cwd, flags.out) : resolve(loaded.dir, config.out)
+      const llms = flags.llms && config.llms.enabled ? { siteOut: siteOutFor(ctx, loaded, flags.siteOut) } : undefined
 
       const progress = makeProgress(ctx)
       let result
@@ -80,6 +89,7 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
           },
           onEmbed: progress.embedded,
           embed: { env: ctx.env, configDir: loaded.dir, cacheDir: defaultCacheDir(ctx.cwd, ctx.env) },
+          ...(llms ? { llms } : {}),
         })
       } finally {
         progress.stop()
@@ -104,6 +114,7 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
           ...embedLines(result.embed, result.chunks),
           ...firstQuestionLines(result.firstQuestion),
           ...chainLines(result.chat),
+          ...llmsLines(ctx, result.llms),
           '',
         ].join('\n'),
       )
@@ -128,6 +139,17 @@ function chainLines(chat: Manifest['chat']): string[] {
     : ['  Answers: no provider in this environment or config, so readers get search answers. Name one with chat.provider, or set its key variable when indexing (only whether it is set is read).']
   if (chat.rationing?.note) lines.push(`  Note: ${chat.rationing.note}`)
   return lines
+}
+
+/** Where the agent files went and what they weigh; how to serve them. */
+function llmsLines(ctx: CliContext, llms: LlmsResult | undefined): string[] {
+  if (!llms) return ['  Agents: no llms.txt or page copies (turned off by --no-llms or llms.enabled: false).']
+  const rel = relative(ctx.cwd, llms.dir)
+  const where = rel && !rel.startsWith('..') ? rel : llms.dir
+  return [
+    `  Agents: llms.txt ${kb(llms.bytes.llmsTxt)}, llms-full.txt ${kb(llms.bytes.llmsFull)}, ${llms.pages} page copies (${kb(llms.bytes.copies)}) in ${where}; ` +
+      'serve that folder at urls.base (docs/agents.md).',
+  ]
 }
 
 /** The dense channel in the summary: which embedder and why, what was embedded vs reused, vector bytes. */

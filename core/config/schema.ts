@@ -186,6 +186,24 @@ export const PanelSchema = z.strictObject({
     .optional(),
 })
 
+/** The files for agents `docpilot index` writes next to the site: llms.txt, llms-full.txt, a Markdown copy of each page. */
+export const LlmsSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** The site's output folder, served at urls.base (default .docpilot/site, to copy into the site). */
+  siteOut: z.string().min(1).optional(),
+  /** The H1 of llms.txt (default: the home page's title). */
+  title: z.string().min(1).optional(),
+})
+
+/** The MCP server on the proxy's /ai/mcp route (docs/agents.md). */
+export const McpSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Where the Worker fetches the index from: a path on the site's own origin, or an absolute URL. */
+  indexUrl: z.string().min(1).default('/docpilot/'),
+  /** Where llms.txt and the page copies are served (default urls.base). */
+  siteUrl: z.string().min(1).optional(),
+})
+
 export const ConfigSchema = z.strictObject({
   docs: DocsSchema.prefault({}),
   /** Output folder of `docpilot index`. */
@@ -201,6 +219,8 @@ export const ConfigSchema = z.strictObject({
   feedback: FeedbackSchema.prefault({}),
   insights: InsightsSchema.prefault({}),
   panel: PanelSchema.default({}),
+  llms: LlmsSchema.default({ enabled: true }),
+  mcp: McpSchema.default({ enabled: true, indexUrl: '/docpilot/' }),
 })
 
 /** What an owner writes (every field optional). */

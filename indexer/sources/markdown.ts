@@ -13,7 +13,9 @@ import remarkDirective from 'remark-directive'
 import { parseDocument as parseYaml } from 'yaml'
 import type { Root } from 'mdast'
 import { parseExplicitId } from '../anchors/slugger.ts'
+import { markdownCopy } from '../page-copy.ts'
 import { htmlFragmentText } from './html-text.ts'
+import { dropEsmLines, dropMdxExpressions, stringLiteral } from './mdx-text.ts'
 import type { PageNode, ParsedPage } from './page.ts'
 
 /** Loose view of any mdast/mdx node: the walkers read only these fields. */
@@ -43,8 +45,10 @@ function makeProcessor(mdx: boolean) {
 const strictMdx = makeProcessor(true)
 const plainMarkdown = makeProcessor(false)
 
-export function parseMarkdown(source: string, opts: { mdx: boolean }): ParsedPage {
+/** `copy`: also cut the page's clean Markdown copy from the same tree (page-copy.ts). */
+export function parseMarkdown(source: string, opts: { mdx: boolean; copy?: boolean }): ParsedPage {
   let tree: Root
+  let parsed = source
   let fallback: string | undefined
   if (opts.mdx) {
     try {
@@ -55,6 +59,7 @@ export function parseMarkdown(source: string, opts: { mdx: boolean }): ParsedPag
         const escaped = escapeHeadingIds(source)
         if (escaped === source) throw error
         tree = strictMdx.parse(escaped)
+        parsed = escaped
       } catch {
         fallback = `not valid MDX (${firstLine(error)}); parsed as plain Markdown`
         tree = plainMarkdown.parse(source)
@@ -71,6 +76,7 @@ export function parseMarkdown(source: string, opts: { mdx: boolean }): ParsedPag
     page.nodes.push({ type: 'text', text: page.frontmatterText })
   }
   delete page.frontmatterText
+  if (opts.copy) page.markdown = markdownCopy(tree, parsed, { lenient: fallback !== undefined })
   return page
 }
 
@@ -101,6 +107,7 @@ function readFrontmatter(root: AnyNode, page: PageDraft): void {
   if (!data || typeof data !== 'object') return
   const fm = data as Record<string, unknown>
   if (typeof fm.title === 'string' && fm.title.trim()) page.metaTitle = fm.title.trim()
+  if (typeof fm.description === 'string' && fm.description.trim()) page.description = fm.description.trim()
   // A page made only of frontmatter (a VitePress home layout) still has words
   // readers see: its description, hero and feature cards.
   const parts: string[] = []
@@ -217,16 +224,9 @@ function jsxClass(node: AnyNode): string {
   return attrs.map((a) => (typeof a.value === 'string' ? `${a.name}="${a.value}"` : '')).join(' ')
 }
 
-/** `{'<'}` and `{"{"}` are how MDX escapes characters; keep the character. */
-function stringLiteral(expr: string): string {
-  const m = /^\s*(['"`])([^'"`]*)\1\s*$/.exec(expr)
-  return m ? m[2]! : ''
-}
-
 function cleanInline(text: string, lenient: boolean): string {
   let t = text
-  // In lenient mode MDX comments arrive as literal text.
-  if (lenient) t = t.replace(/\{\/\*[\s\S]*?\*\/\}/g, '').replace(/\{(['"`])([^'"`]*)\1\}/g, '$2')
+  if (lenient) t = dropMdxExpressions(t)
   return t.replace(/[ \t]+/g, ' ').replace(/ *\n */g, '\n').trim()
 }
 
@@ -245,14 +245,3 @@ function dropContainerFences(text: string): string {
 
 /** GitHub-style alert marker opening a blockquote (`> [!NOTE]`), which sites render as a styled box. */
 const GFM_ALERT = /^\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/i
-
-const ESM_LINE = /^(?:import\s+(?:[\w*{][^'"]*\sfrom\s+)?['"]|export\s+(?:const|let|var|default|function|\{))/
-
-/** Plain-Markdown parsing of MDX leaves `import ...` lines as paragraphs. */
-function dropEsmLines(text: string): string {
-  if (!/(^|\n)(import|export)\s/.test(text)) return text
-  return text
-    .split('\n')
-    .filter((line) => !ESM_LINE.test(line))
-    .join('\n')
-}

@@ -9,6 +9,10 @@ export type PageNode =
 export interface ParsedPage {
   /** Title from metadata (frontmatter `title`, HTML `<title>`), if any. */
   metaTitle?: string
+  /** The page's own summary (frontmatter `description`), if any. */
+  description?: string
+  /** The page as clean Markdown (llms.txt page copies), when the parser was asked for it. */
+  markdown?: string
   nodes: PageNode[]
   /** Set when the strict parser failed and a lenient one was used instead. */
   fallback?: string

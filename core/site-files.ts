@@ -1,0 +1,57 @@
+/**
+ * The files `docpilot index` writes for the site itself rather than for the
+ * panel: `llms.txt`, `llms-full.txt` and a Markdown copy of every page. They
+ * live in the site's output folder (the folder served at the site URL), and
+ * a page's copy is served at the page's own URL with `.md` appended, the
+ * llms.txt convention. The indexer writes them with these rules and the MCP
+ * server reads them back with the same ones.
+ */
+
+export const LLMS_TXT = 'llms.txt'
+export const LLMS_FULL_TXT = 'llms-full.txt'
+
+/** A page URL without its fragment and query: `/docs/api/context#set-get` -> `/docs/api/context`. */
+export function pageUrlOf(url: string): string {
+  return url.replace(/[?#].*$/, '')
+}
+
+/**
+ * Where a page's Markdown copy is served: the page URL plus `.md`; a
+ * directory URL (`/guide/`, `/`) gets `index.md`. Fragment and query are dropped.
+ */
+export function pageCopyUrl(url: string): string {
+  const page = pageUrlOf(url)
+  if (page.endsWith('.md')) return page
+  return page.endsWith('/') || page === '' ? `${page}index.md` : `${page}.md`
+}
+
+/** The site URL as a prefix ending in '/': '/docs' -> '/docs/'. */
+export function siteBase(siteUrl: string): string {
+  return siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`
+}
+
+/**
+ * The path of a served URL inside the site output folder, or undefined when
+ * the URL is not under the site URL (or climbs out of it with `..`).
+ * Both may be root-relative ('/docs/x') or absolute ('https://example.com/docs/x').
+ */
+export function siteRelativePath(url: string, siteUrl: string): string | undefined {
+  const base = siteBase(siteUrl)
+  const target = pageUrlOf(url)
+  if (!target.startsWith(base)) return undefined
+  const rest = target.slice(base.length)
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(rest)
+  } catch {
+    return undefined
+  }
+  const segments = decoded.split('/')
+  if (segments.some((s) => s === '..' || s === '.' || s.includes('\\') || s.includes('\0'))) return undefined
+  return decoded
+}
+
+/** The site file of llms.txt (or llms-full.txt) for a site URL: `${siteUrl}llms.txt`. */
+export function llmsUrl(siteUrl: string, name: typeof LLMS_TXT | typeof LLMS_FULL_TXT = LLMS_TXT): string {
+  return `${siteBase(siteUrl)}${name}`
+}

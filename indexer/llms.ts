@@ -1,0 +1,202 @@
+/**
+ * Docs for agents, written by `docpilot index` next to the site rather than
+ * into the index: `llms.txt` (every page, grouped by folder, one line each
+ * with its title and a sentence from the page), `llms-full.txt` (every page's
+ * Markdown in one file) and a Markdown copy of each page at its URL + `.md`
+ * (core/site-files.ts). They go to the site's output folder, the folder
+ * served at `urls.base`, so the links in llms.txt are the page URLs the
+ * citations use.
+ */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, relative, resolve, sep } from 'node:path'
+import type { DocpilotConfig } from '../core/config/schema.ts'
+import { LLMS_FULL_TXT, LLMS_TXT, pageCopyUrl, siteBase, siteRelativePath } from '../core/site-files.ts'
+import { markdownFromNodes } from './page-copy.ts'
+import type { ParsedPage } from './sources/page.ts'
+
+/** One page as the agent files describe it. */
+export interface PageEntry {
+  /** Source path relative to the docs folder, as in chunk records. */
+  path: string
+  /** The page URL citations use (no anchor). */
+  url: string
+  title: string
+  /** One sentence: the frontmatter description's first, else the page's first. */
+  description: string
+  /** The page as clean Markdown, starting with its title. */
+  markdown: string
+}
+
+export interface LlmsOptions {
+  /** The site's output folder: the folder served at `siteUrl`. */
+  siteOut: string
+  /** Where that folder is served (`urls.base`). */
+  siteUrl: string
+  /** The H1 of llms.txt; default: the home page's title, else `fallbackTitle`. */
+  title?: string
+  fallbackTitle: string
+  /** Files that must never be overwritten (the docs' own sources). */
+  protect?: ReadonlySet<string>
+}
+
+export interface LlmsResult {
+  dir: string
+  pages: number
+  /** Bytes written: llms.txt, llms-full.txt, and all page copies together. */
+  bytes: { llmsTxt: number; llmsFull: number; copies: number }
+}
+
+/** A problem that stops the agent files from being written (nothing was overwritten). */
+export class LlmsError extends Error {
+  override name = 'LlmsError'
+}
+
+/** The entry of one parsed page. `title` is the page title the index uses (H1, frontmatter, file name). */
+export function pageEntry(where: { path: string; url: string }, title: string, page: ParsedPage): PageEntry {
+  const body = page.markdown ?? markdownFromNodes(page.nodes)
+  const hasH1 = page.nodes.some((n) => n.type === 'heading' && n.depth === 1)
+  const firstText = page.nodes.find((n) => n.type === 'text')?.text ?? ''
+  const head = hasH1 ? '' : `# ${title}\n\n${page.description ? `> ${oneLine(page.description)}\n\n` : ''}`
+  return { ...where, title, description: firstSentence(page.description ?? firstText), markdown: head + body }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+const MAX_DESCRIPTION = 200
+
+/** The first sentence of a text, on one line, at most about 200 characters (cut at a word). */
+export function firstSentence(text: string): string {
+  const flat = oneLine(text)
+  const end = /[.!?](?=\s+["'(\[]?[A-Z0-9`]|$)/.exec(flat)
+  const sentence = end ? flat.slice(0, end.index + 1) : flat
+  if (sentence.length <= MAX_DESCRIPTION) return sentence
+  const cut = sentence.slice(0, MAX_DESCRIPTION)
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), MAX_DESCRIPTION / 2)).replace(/[\s,;:]+$/, '')}…`
+}
+
+const INDEX_PAGE = /(^|\/)index\.(md|mdx|html?)$/i
+
+/**
+ * The folder a page is listed under: its URL's folder below the site URL
+ * ('' at the top). A folder's index page (`guide/index.md`, served at
+ * `/guide`) heads its own folder rather than its parent's.
+ */
+function folderOf(page: PageEntry, siteUrl: string): string {
+  const rel = (siteRelativePath(page.url, siteUrl) ?? page.url.replace(/^\/+/, '')).replace(/\/$/, '')
+  if (INDEX_PAGE.test(page.path)) return rel
+  return rel.split('/').slice(0, -1).join('/')
+}
+
+const escapeLinkText = (text: string) => text.replace(/([[\]\\])/g, '\\$1')
+
+/** The home page (served at the site URL itself), if the docs have one. */
+function homeOf(pages: readonly PageEntry[], siteUrl: string): PageEntry | undefined {
+  const base = siteBase(siteUrl)
+  return pages.find((p) => p.url === base || `${p.url}/` === base)
+}
+
+export function llmsTxt(pages: readonly PageEntry[], opts: Pick<LlmsOptions, 'siteUrl' | 'title' | 'fallbackTitle'>): string {
+  const home = homeOf(pages, opts.siteUrl)
+  const title = opts.title ?? home?.title ?? opts.fallbackTitle
+  const lines = [`# ${title}`, '']
+  if (home?.description) lines.push(`> ${home.description}`, '')
+  lines.push(
+    `Each page below links to its Markdown copy (the page URL with .md). ${LLMS_FULL_TXT} holds all ${pages.length} pages in one file.`,
+    '',
+  )
+  const groups = new Map<string, PageEntry[]>()
+  for (const page of pages) {
+    const folder = folderOf(page, opts.siteUrl)
+    let group = groups.get(folder)
+    if (!group) groups.set(folder, (group = []))
+    // A folder's index page leads its group.
+    if (INDEX_PAGE.test(page.path)) group.unshift(page)
+    else group.push(page)
+  }
+  // Code-point order: top-level pages first, a folder before its subfolders.
+  const order = [...groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  for (const folder of order) {
+    lines.push(`## ${folder || 'Pages'}`, '')
+    for (const page of groups.get(folder)!) {
+      const link = `- [${escapeLinkText(page.title)}](${pageCopyUrl(page.url)})`
+      lines.push(page.description ? `${link}: ${page.description}` : link)
+    }
+    lines.push('')
+  }
+  return lines.join('\n')
+}
+
+/** Every page's Markdown in one file, each headed by its title and the URL it is served at. */
+export function llmsFullTxt(pages: readonly PageEntry[]): string {
+  return pages
+    .map((page) => {
+      const [first, ...rest] = page.markdown.split('\n')
+      const source = `Source: ${page.url}`
+      return first?.startsWith('# ') ? [first, source, ...rest].join('\n') : `${source}\n\n${page.markdown}`
+    })
+    .join('\n---\n\n')
+}
+
+/** Writes llms.txt, llms-full.txt and the page copies into the site's output folder. */
+export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions): Promise<LlmsResult> {
+  const dir = resolve(opts.siteOut)
+  const copies = pages.map((page) => {
+    const rel = siteRelativePath(pageCopyUrl(page.url), opts.siteUrl)
+    if (rel === undefined || rel === '') {
+      throw new LlmsError(`${page.path}: its URL ${page.url} is not under the site URL ${opts.siteUrl}, so its Markdown copy has no place in ${dir}. Check urls.base.`)
+    }
+    const file = resolve(dir, rel)
+    if (!file.startsWith(dir + sep)) throw new LlmsError(`${page.path}: its URL ${page.url} points outside ${dir}.`)
+    if (opts.protect?.has(file)) {
+      throw new LlmsError(
+        `The Markdown copy of ${page.path} would overwrite the source file ${file}. ` +
+          'Write the agent files to your site\'s output folder instead (--site-out, or llms.siteOut in the config), or turn them off with --no-llms.',
+      )
+    }
+    return { file, text: page.markdown }
+  })
+  const index = llmsTxt(pages, opts)
+  const full = llmsFullTxt(pages)
+  await mkdir(dir, { recursive: true })
+  const madeDirs = new Set<string>()
+  let copyBytes = 0
+  for (const copy of copies) {
+    const parent = dirname(copy.file)
+    if (!madeDirs.has(parent)) {
+      await mkdir(parent, { recursive: true })
+      madeDirs.add(parent)
+    }
+    await writeFile(copy.file, copy.text)
+    copyBytes += Buffer.byteLength(copy.text)
+  }
+  await writeFile(join(dir, LLMS_TXT), index)
+  await writeFile(join(dir, LLMS_FULL_TXT), full)
+  return { dir, pages: pages.length, bytes: { llmsTxt: Buffer.byteLength(index), llmsFull: Buffer.byteLength(full), copies: copyBytes } }
+}
+
+/**
+ * A site output folder inside the docs folder (VitePress's `docs/public`)
+ * must not be read back as docs on the next run: the glob that skips it.
+ */
+export function excludeSiteOut(root: string, siteOut: string | undefined): string[] {
+  if (!siteOut) return []
+  const rel = relative(resolve(root), resolve(siteOut))
+  if (!rel || rel.startsWith('..') || resolve(rel) === rel) return []
+  return [`${rel.split(sep).join('/')}/**`]
+}
+
+/** The agent files for one build: pages from the collect step, settings from the config. */
+export function writeAgentFiles(
+  pages: readonly PageEntry[],
+  opts: { siteOut: string; root: string; files: readonly string[]; config: Pick<DocpilotConfig, 'urls' | 'llms'> },
+): Promise<LlmsResult> {
+  return writeLlms(pages, {
+    siteOut: opts.siteOut,
+    siteUrl: opts.config.urls.base,
+    ...(opts.config.llms.title ? { title: opts.config.llms.title } : {}),
+    fallbackTitle: basename(resolve(opts.root)),
+    protect: new Set(opts.files.map((f) => resolve(opts.root, f))),
+  })
+}
