@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, () => Promise<DefineCommand>> = {
   query: async () => (await import('./commands/query.ts')).defineQueryCommand,
   eval: async () => (await import('./commands/eval.ts')).defineEvalCommand,
   insights: async () => (await import('./commands/insights.ts')).defineInsightsCommand,
+  mcp: async () => (await import('./commands/mcp.ts')).defineMcpCommand,
 }
 
 /** The commands to register for these arguments: none for the version, the one named, or all of them. */

@@ -17,6 +17,7 @@
  *   503 key_not_set          the member's key variable is missing on the proxy
  *   503 proxy_misconfigured  no proxy.siteOrigins, or a key that cannot be a header value (names the variable, never its value)
  *   502 upstream_not_configured an own-server member with no base URL (its URL variable is not set on the proxy)
+ *   404 mcp_not_enabled      /ai/mcp on a proxy that serves no docs to agents (docs/agents.md)
  *   502 upstream_unreachable the upstream could not be reached
  *   502 upstream_redirected  the upstream answered with a redirect (never followed: the key would go along)
  *   504 upstream_timeout     no response headers within chat.timeouts.firstByteMs
@@ -72,6 +73,12 @@ export interface ProxyAppOptions {
   newId?: () => string
   /** Where internal errors are written, keys redacted (default console.error). */
   log?: (line: string) => void
+  /**
+   * The MCP route (/ai/mcp, proxy/mcp.ts) for an admitted request; `self`
+   * sends a request through this same app (a hosted embedder's route, under
+   * the same limits). Unset, or mcp.enabled false: 404.
+   */
+  mcp?: (c: Context, rt: ProxyRuntime, self: (request: Request) => Promise<Response>) => Promise<Response>
 }
 
 /** The proxy cannot serve as configured; the message names what to set, never a value. */
@@ -456,6 +463,16 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     if (event.kind === 'rating') await rt.feedback.rateEvent({ id: event.turn, tab: event.tab, rating: event.rating })
     else await rt.feedback.saveEvent(eventRow(event, rt.settings.feedback.storeText, new Date(now())), retentionCutoff(now(), rt.settings.insights.retentionDays))
     return withCors(new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } }), gate.cors)
+  })
+
+  app.all('/ai/mcp', async (c) => {
+    const rt = await runtimeOf(c)
+    const gate = await admit(c, rt, ['POST'])
+    if (gate.res) return gate.res
+    if (!options.mcp || !rt.settings.mcp.enabled) {
+      return withCors(refuse(404, 'mcp_not_enabled', 'This proxy serves no MCP route: mcp.enabled is false, or (Node) it was started without an index folder.'), gate.cors)
+    }
+    return withCors(await options.mcp(c, rt, async (request) => app.fetch(request, c.env)), gate.cors)
   })
 
   app.all('/ai/:member/*', async (c) => {

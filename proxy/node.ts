@@ -22,6 +22,7 @@ import { EVENT_INSERT, EVENT_PRUNE, EVENT_RATE, EVENT_SELECT, EVENTS_DDL, eventP
 import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
 import { MemoryBuckets, dayKey, forwardedClient, nextUtcMidnight, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
 import type { ProxySettings } from './settings.ts'
+import { diskMcp, type DiskDocs } from './mcp-disk.ts'
 
 export const DEFAULT_DB_PATH = '.docpilot/proxy.sqlite'
 
@@ -240,6 +241,8 @@ export interface NodeProxyOptions {
   siteOrigins?: () => string[]
   fetch?: typeof fetch
   now?: () => number
+  /** Serve the docs to agents on /ai/mcp from these folders (proxy/mcp-disk.ts). */
+  mcp?: DiskDocs
 }
 
 export interface NodeProxy {
@@ -277,6 +280,7 @@ export function createNodeProxy(options: NodeProxyOptions): NodeProxy {
     runtime: (c) => ({ settings: settingsNow(), env, limits: state, feedback: state, clientIp: clientIp(c, trustedHops) }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.mcp ? { mcp: diskMcp(options.mcp) } : {}),
   })
   return { app, state, close: () => state.close() }
 }

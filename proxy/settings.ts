@@ -12,6 +12,7 @@ import { BudgetSchema, ChatSchema, FeedbackSchema, InsightsSchema, ProxySchema, 
 import type { Rationing } from '../core/chain/rationing.ts'
 import type { EmbedderIdentity, PublicChainMember } from '../core/index-format.ts'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
+import { McpSettingsSchema, mcpSettingsFor } from './mcp-settings.ts'
 
 const RouteSchema = z.strictObject({
   member: z.enum(MEMBER_IDS as [MemberId, ...MemberId[]]),
@@ -33,6 +34,7 @@ export const ProxySettingsSchema = z.strictObject({
   insights: InsightsSchema.default(InsightsSchema.parse({})),
   /** Upstream time limits: the panel's own (chat.timeouts), so the proxy never holds a reader longer than the panel waits. */
   timeouts: ChatSchema.shape.timeouts,
+  mcp: McpSettingsSchema.default(McpSettingsSchema.parse({})),
 })
 export type ProxySettings = z.output<typeof ProxySettingsSchema>
 export type ProxySettingsInput = z.input<typeof ProxySettingsSchema>
@@ -85,7 +87,7 @@ export function routesFor(
  */
 export function settingsFor(
   routes: ProxyRoute[],
-  config: Pick<DocpilotConfig, 'proxy' | 'budget' | 'feedback' | 'insights' | 'chat'>,
+  config: Pick<DocpilotConfig, 'proxy' | 'budget' | 'feedback' | 'insights' | 'chat' | 'mcp' | 'urls'>,
   rationing: Pick<Rationing, 'dailyLimit'>,
 ): ProxySettings {
   const budget = { ...config.budget, ...(rationing.dailyLimit !== undefined ? { dailyLimit: rationing.dailyLimit } : {}) }
@@ -96,5 +98,6 @@ export function settingsFor(
     feedback: config.feedback,
     insights: config.insights,
     timeouts: config.chat.timeouts,
+    mcp: mcpSettingsFor(config),
   }
 }

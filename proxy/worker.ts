@@ -13,6 +13,7 @@ import { EVENT_INSERT, EVENT_PRUNE, EVENT_RATE, EVENTS_DDL, eventParams, type Ev
 import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
 import { dayKey, nextUtcMidnight, takeToken, type Bucket, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
 import { parseProxySettings, type ProxySettings } from './settings.ts'
+import { originMcp } from './mcp.ts'
 
 // The few Workers types used here, declared locally so the repository's
 // Node/DOM type environment stays untouched.
@@ -181,6 +182,7 @@ const app = createProxyApp({
       clientIp: c.req.header('cf-connecting-ip') ?? 'unknown',
     }
   },
+  mcp: originMcp,
 })
 
 export default app

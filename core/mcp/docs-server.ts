@@ -1,0 +1,215 @@
+/**
+ * The docs as an MCP server (official SDK), the same on every transport:
+ * the proxy's Streamable HTTP route on Node and Workers, and `docpilot mcp`
+ * over stdio. What differs between them (where the index and the site's
+ * files come from) is a DocsSite; everything an agent sees is decided here.
+ *
+ * - search_docs(query, limit?): the panel's retrieval (core/retrieval/search.ts,
+ *   both channels, fusion, gate) and exactly the `docpilot query` contract
+ *   line, plus each passage's text;
+ * - get_page(page): a page's Markdown copy, by URL or source path;
+ * - resources llms.txt and llms-full.txt.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { toContractLine, type ContractLine } from '../eval/contract.ts'
+import type { Transport } from '../ladder/attempt.ts'
+import { openDenseChannel } from '../retrieval/hybrid.ts'
+import type { PartLoader } from '../retrieval/parts.ts'
+import { DEFAULT_K, type DocIndex, type SearchResult } from '../retrieval/search.ts'
+import { LLMS_FULL_TXT, LLMS_TXT, llmsUrl, pageCopyUrl, pageUrlOf } from '../site-files.ts'
+
+/** Where one deployment's index and site files come from. */
+export interface DocsSite {
+  /** The index (opened once and kept by the caller; see reopeningIndex). */
+  index(): Promise<DocIndex>
+  /** A file of the site output folder by the URL it is served at; undefined when there is none. */
+  file(url: string): Promise<string | undefined>
+  /** Where the site output folder is served (mcp.siteUrl, default urls.base). */
+  siteUrl: string
+  /** The absolute URI a client sees for a served URL (resources): the site's origin, or a file:// path. */
+  uriOf(url: string): string
+  /** A source path's page URL, by the site's path-to-URL mapping. */
+  urlOfPath(path: string): string
+  /**
+   * How this request reaches a hosted embedder (the proxy's own embeddings
+   * route, as this client). Unset: the index's own reader embeds (a local
+   * model, or the transport it was opened with).
+   */
+  embedTransport?: Transport
+}
+
+export const MAX_LIMIT = 50
+const MAX_QUERY = 2000
+
+/** What search_docs returns: the `docpilot query` line (without its id), each result with its text. */
+export interface SearchDocsOutput extends Omit<ContractLine, 'id' | 'results'> {
+  degraded: boolean
+  degradedReason?: string
+  results: Array<ContractLine['results'][number] & { text: string }>
+}
+
+export function searchDocsOutput(result: SearchResult): SearchDocsOutput {
+  const { id: _id, ...line } = toContractLine('', result)
+  return {
+    ...line,
+    degraded: result.degraded,
+    ...(result.degradedReason !== undefined ? { degradedReason: result.degradedReason } : {}),
+    results: line.results.map((r, i) => ({ ...r, text: result.results[i]!.text })),
+  }
+}
+
+/** The passages as an agent reads them: the verdict first, then each passage under its heading trail and link. */
+export function passagesText(out: SearchDocsOutput): string {
+  const how = out.mode === 'hybrid' ? 'keyword and meaning search' : `keyword search only${out.degraded ? ` (degraded: ${out.degradedReason ?? 'the embedder was unavailable'})` : ''}`
+  const verdict = out.gate.pass
+    ? `The docs cover this (${how}, evidence score ${out.gate.score}).`
+    : `The docs may not cover this: the evidence score ${out.gate.score} is below the threshold (${how}). The closest passages follow; do not present them as an answer without checking.`
+  if (!out.results.length) return `${verdict}\nNo passage matches.`
+  const blocks = out.results.map((r, i) => `## ${i + 1}. ${r.trail.join(' › ')}\n${r.url}\n\n${r.text.trim()}`)
+  return [verdict, ...blocks].join('\n\n')
+}
+
+const PassageSchema = z.object({
+  path: z.string().describe('source file of the page, relative to the docs folder'),
+  anchor: z.string().describe("id of the section's heading ('' for the top of the page)"),
+  url: z.string().describe('page URL with #anchor: the citation link'),
+  title: z.string(),
+  trail: z.array(z.string()).describe('heading trail from the page title down to the section'),
+  score: z.number(),
+  text: z.string().describe('the passage text'),
+})
+
+const SearchOutputSchema = {
+  mode: z.enum(['hybrid', 'lexical']).describe('hybrid: keyword and meaning search; lexical: keyword search only'),
+  degraded: z.boolean().describe('true when meaning search failed for this question and keyword search answered alone'),
+  degradedReason: z.string().optional(),
+  gate: z.object({ pass: z.boolean(), score: z.number() }).describe('pass false: the docs probably do not cover the question'),
+  results: z.array(PassageSchema),
+}
+
+const noParts: PartLoader = {
+  json: () => Promise.reject(new Error('a hosted embedder reads no model files')),
+  bytes: () => Promise.reject(new Error('a hosted embedder reads no model files')),
+}
+
+/**
+ * One search. With a hosted embedder and a per-request transport, the
+ * question is embedded for this request (the index's dense channel, with its
+ * retry and time limits, but this request's route to the provider) and the
+ * index, kept across requests, ranks with that vector. If embedding fails the
+ * search is lexical-only and says why, as the panel's is.
+ */
+export async function searchIndex(index: DocIndex, query: string, k: number, embedTransport?: Transport): Promise<SearchResult> {
+  if (!embedTransport || !index.dense || index.manifest.embedder.kind !== 'hosted') return index.search(query, { k })
+  const own = openDenseChannel(index.manifest, noParts, { transport: embedTransport, log: () => {} })!
+  const q = await own.queryVector(query)
+  if ('vector' in q) return index.search(query, { k, queryVector: q.vector })
+  const lexical = await index.search(query, { k, lexicalOnly: true })
+  return { ...lexical, degraded: true, degradedReason: q.reason }
+}
+
+function failure(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+/**
+ * The URL of the page a get_page argument names: a page URL, a Markdown
+ * copy URL, or a source path as search_docs returns it. An absolute URL
+ * keeps only its path unless the site URL itself is absolute: files are only
+ * ever read from this site, whatever host the argument names.
+ */
+export function pageUrlFor(site: Pick<DocsSite, 'urlOfPath' | 'siteUrl'>, page: string): string {
+  const value = page.trim()
+  if (/^https?:\/\//i.test(value)) return pageUrlOf(/^https?:\/\//i.test(site.siteUrl) ? value : new URL(value).pathname)
+  if (value.startsWith('/')) return pageUrlOf(value)
+  return site.urlOfPath(pageUrlOf(value))
+}
+
+export function createDocsMcpServer(site: DocsSite, info: { version: string }): McpServer {
+  const server = new McpServer(
+    { name: 'docpilot-docs', title: 'Docs search', version: info.version },
+    {
+      instructions:
+        'Search this documentation site with search_docs (the same hybrid search its "Ask the docs" panel uses) and read a whole page ' +
+        `with get_page. Cite passages by their url. The ${LLMS_TXT} resource lists every page with a one-line description.`,
+    },
+  )
+
+  server.registerTool(
+    'search_docs',
+    {
+      title: 'Search the docs',
+      description:
+        'Rank passages of this documentation for a question (keyword and meaning search, the same ranking the site\'s panel uses). ' +
+        'Returns each passage with its heading trail, its url (page URL with #anchor, to cite) and its text, plus the verdict ' +
+        'of a relevance gate: gate.pass false means the docs probably do not cover the question.',
+      inputSchema: {
+        query: z.string().min(1).max(MAX_QUERY).describe('the question or keywords, in plain words'),
+        limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`how many passages (default ${DEFAULT_K})`),
+      },
+      outputSchema: SearchOutputSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ query, limit }) => {
+      let index: DocIndex
+      try {
+        index = await site.index()
+      } catch (err) {
+        return failure(`The docs index could not be opened: ${message(err)}`)
+      }
+      const out = searchDocsOutput(await searchIndex(index, query, limit ?? DEFAULT_K, site.embedTransport))
+      return { content: [{ type: 'text', text: passagesText(out) }], structuredContent: { ...out } }
+    },
+  )
+
+  server.registerTool(
+    'get_page',
+    {
+      title: 'Read a docs page',
+      description:
+        'The whole page as Markdown. Pass a url from search_docs (its #anchor is ignored) or from llms.txt, or the page\'s source path.',
+      inputSchema: {
+        page: z.string().min(1).max(2000).describe('page URL (e.g. /docs/api/context#set-get) or source path (e.g. docs/api/context.md)'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ page }) => {
+      let url: string
+      try {
+        url = pageUrlFor(site, page)
+      } catch (err) {
+        return failure(`"${page}" is neither a page URL nor a source path: ${message(err)}`)
+      }
+      const copy = pageCopyUrl(url)
+      let text: string | undefined
+      try {
+        text = await site.file(copy)
+      } catch (err) {
+        return failure(`The Markdown copy of ${url} (${copy}) could not be read: ${message(err)}`)
+      }
+      if (text === undefined) {
+        return failure(`There is no page at ${url} (no Markdown copy at ${copy}). Find page URLs with search_docs or in ${LLMS_TXT}.`)
+      }
+      return { content: [{ type: 'text', text }] }
+    },
+  )
+
+  for (const [name, description] of [
+    [LLMS_TXT, 'Every page of the docs, grouped by folder, with a one-line description and a link to its Markdown copy.'],
+    [LLMS_FULL_TXT, 'Every page of the docs as Markdown, in one file.'],
+  ] as const) {
+    const url = llmsUrl(site.siteUrl, name)
+    server.registerResource(name, site.uriOf(url), { title: name, description, mimeType: 'text/markdown' }, async (uri) => {
+      const text = await site.file(url)
+      if (text === undefined) throw new Error(`${name} is not at ${url}; build it with \`docpilot index\`.`)
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text }] }
+    })
+  }
+  return server
+}

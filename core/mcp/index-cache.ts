@@ -1,0 +1,50 @@
+/**
+ * A long-lived server's view of an index that may be rebuilt under it: the
+ * opened index is kept (its postings, texts and embedder stay warm across
+ * requests) and manifest.json is read again at most once per interval; a
+ * different corpus digest or creation time opens the new index. Parts are
+ * content-addressed, so nothing else can go stale.
+ */
+import type { DenseOptions } from '../retrieval/hybrid.ts'
+import type { PartLoader } from '../retrieval/parts.ts'
+import { openIndex, type DocIndex } from '../retrieval/search.ts'
+
+export const RECHECK_MS = 60_000
+
+interface Opened {
+  version: string
+  index: Promise<DocIndex>
+  checkedAt: number
+}
+
+const versionOf = (m: { corpus?: { digest?: string }; createdAt?: string } | null) => `${m?.corpus?.digest ?? ''}@${m?.createdAt ?? ''}`
+
+export function reopeningIndex(
+  loader: PartLoader,
+  opts: DenseOptions & { recheckMs?: number; now?: () => number } = {},
+): () => Promise<DocIndex> {
+  const now = opts.now ?? Date.now
+  const recheckMs = opts.recheckMs ?? RECHECK_MS
+  let opened: Opened | undefined
+
+  const open = (version: string): Opened => {
+    const index = openIndex(loader, opts)
+    const entry: Opened = { version, index, checkedAt: now() }
+    // A failed open is not kept: the next request tries again.
+    index.catch(() => {
+      if (opened === entry) opened = undefined
+    })
+    return entry
+  }
+
+  return async () => {
+    if (opened && now() - opened.checkedAt < recheckMs) return opened.index
+    const version = versionOf(await loader.json<{ corpus?: { digest?: string }; createdAt?: string }>('manifest.json'))
+    if (opened?.version === version) {
+      opened.checkedAt = now()
+      return opened.index
+    }
+    opened = open(version)
+    return opened.index
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The docs as Node serves them to agents: the index folder and the site's
+ * output folder (llms.txt, page copies) read from disk. Used by the Node
+ * proxy's MCP route and by `docpilot mcp` over stdio.
+ */
+import { readFile } from 'node:fs/promises'
+import { resolve, sep } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Transport } from '../core/ladder/attempt.ts'
+import type { DocsSite } from '../core/mcp/docs-server.ts'
+import type { DenseOptions } from '../core/retrieval/hybrid.ts'
+import { siteRelativePath } from '../core/site-files.ts'
+import { fsPartLoader } from '../indexer/fs-parts.ts'
+import { pathToUrl } from '../indexer/urls.ts'
+import { keptIndex, serveMcp, throughProxy, type McpMount } from './mcp.ts'
+import type { McpSettings } from './mcp-settings.ts'
+
+export interface DiskDocs {
+  /** The index folder (holds manifest.json). */
+  indexDir: string
+  /** The site output folder `docpilot index` wrote llms.txt and the page copies to. */
+  siteDir: string
+}
+
+export interface DiskSiteOptions {
+  /** The origin requests came to (resource URIs); without one, resources are file:// URLs. */
+  origin?: string
+  /** Per-request route to a hosted embedder (the proxy's own). */
+  embedTransport?: Transport
+  /** How the kept index reaches a hosted embedder when no per-request route is given (stdio: the provider, with the key in this environment). */
+  index?: Pick<DenseOptions, 'transport'>
+}
+
+export function diskSite(docs: DiskDocs, mcp: Pick<McpSettings, 'siteUrl' | 'urls'>, opts: DiskSiteOptions = {}): DocsSite {
+  const indexDir = resolve(docs.indexDir)
+  const siteDir = resolve(docs.siteDir)
+  const fileOf = (url: string): string | undefined => {
+    const rel = siteRelativePath(url, mcp.siteUrl)
+    if (rel === undefined) return undefined
+    const file = resolve(siteDir, rel)
+    return file.startsWith(siteDir + sep) ? file : undefined
+  }
+  return {
+    index: keptIndex(`file:${indexDir}`, fsPartLoader(indexDir), opts.index),
+    ...(opts.embedTransport ? { embedTransport: opts.embedTransport } : {}),
+    siteUrl: mcp.siteUrl,
+    uriOf: (url) => (opts.origin ? new URL(url, opts.origin).href : pathToFileURL(fileOf(url) ?? resolve(siteDir, url.replace(/^\/+/, ''))).href),
+    urlOfPath: (path) => pathToUrl(path, mcp.urls),
+    async file(url) {
+      const file = fileOf(url)
+      if (!file) return undefined
+      try {
+        return await readFile(file, 'utf8')
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code
+        if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined
+        throw err
+      }
+    },
+  }
+}
+
+/** Node: the index and the agent files read from these folders. */
+export function diskMcp(docs: DiskDocs): McpMount {
+  return (c, rt, self) =>
+    serveMcp(
+      c.req.raw,
+      diskSite(docs, rt.settings.mcp, { origin: new URL(c.req.url).origin, embedTransport: throughProxy(self, c.req.raw) }),
+      { maxBodyBytes: rt.settings.proxy.maxBodyBytes },
+    )
+}

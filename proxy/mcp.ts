@@ -1,0 +1,120 @@
+/**
+ * The proxy's MCP route (`/ai/mcp`): the docs server of core/mcp over the
+ * SDK's Streamable HTTP transport, stateless (a server and a transport per
+ * request, plain JSON responses), so it runs the same on Node and Workers.
+ * app.ts admits the request first (origin, method, rate limit); the body cap
+ * is the proxy's own (proxy.maxBodyBytes).
+ *
+ * The index and the agent files come from the site's own static files: on
+ * Workers fetched from the origin (`originSite`), on Node read from disk
+ * (proxy/mcp-disk.ts). The opened index is kept for the life of the process
+ * or isolate. A hosted embedder is called through this proxy's own
+ * embeddings route, with the request's client identity, so it spends that
+ * client's rate limit like the panel's questions do and never sees a key.
+ */
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { Transport } from '../core/ladder/attempt.ts'
+import { createDocsMcpServer, type DocsSite } from '../core/mcp/docs-server.ts'
+import { reopeningIndex } from '../core/mcp/index-cache.ts'
+import type { DenseOptions } from '../core/retrieval/hybrid.ts'
+import type { PartLoader } from '../core/retrieval/parts.ts'
+import type { DocIndex } from '../core/retrieval/search.ts'
+import { siteRelativePath } from '../core/site-files.ts'
+import { pathToUrl } from '../indexer/urls.ts'
+import { BrowserPartLoader } from '../widget/worker/parts.ts'
+import type { ProxyAppOptions } from './app.ts'
+import type { McpSettings } from './mcp-settings.ts'
+
+export const MCP_PATH = '/ai/mcp'
+
+/** Answers one MCP request (a POST of JSON-RPC) with a fresh stateless server over `site`. */
+export async function serveMcp(request: Request, site: DocsSite, opts: { maxBodyBytes: number }): Promise<Response> {
+  const server = createDocsMcpServer(site, { version: await indexVersion(site) })
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: opts.maxBodyBytes,
+  })
+  await server.connect(transport)
+  try {
+    return await transport.handleRequest(request)
+  } finally {
+    // The JSON response is complete once handleRequest resolves: nothing of this request outlives it.
+    await server.close()
+  }
+}
+
+/** The mount a runtime gives createProxyApp: this request's docs site, served over MCP. */
+export type McpMount = NonNullable<ProxyAppOptions['mcp']>
+
+/** Workers: the index and the agent files fetched from the site's origin. */
+export const originMcp: McpMount = (c, rt, self) =>
+  serveMcp(c.req.raw, originSite(c.req.raw, rt.settings.mcp, throughProxy(self, c.req.raw)), { maxBodyBytes: rt.settings.proxy.maxBodyBytes })
+
+/** The docpilot version that built the index being served (clients see it as the server's version). */
+async function indexVersion(site: DocsSite): Promise<string> {
+  return site.index().then(
+    (index) => index.manifest.docpilot,
+    () => 'unknown',
+  )
+}
+
+/**
+ * A transport for the hosted embedder that goes through this proxy's own
+ * /ai/<member> route: the same model allowlist, key, and rate limit, and
+ * the client identity of the MCP request that asked.
+ */
+export function throughProxy(self: (request: Request) => Promise<Response>, outer: Request): Transport {
+  return (member, req) => {
+    const headers = new Headers(req.headers)
+    for (const name of ['cf-connecting-ip', 'x-forwarded-for']) {
+      const value = outer.headers.get(name)
+      if (value) headers.set(name, value)
+    }
+    return self(new Request(new URL(`${member.route}${req.path}`, outer.url), { method: req.method, headers, body: req.body, signal: req.signal }))
+  }
+}
+
+/** Index readers by where the index lives, kept across requests (one per process or isolate). */
+const indexes = new Map<string, () => Promise<DocIndex>>()
+
+export function keptIndex(key: string, loader: PartLoader, opts: Pick<DenseOptions, 'transport'> = {}): () => Promise<DocIndex> {
+  let get = indexes.get(key)
+  // Degradation reasons reach the client in each result; the server's log stays quiet.
+  if (!get) indexes.set(key, (get = reopeningIndex(loader, { ...opts, log: () => {} })))
+  return get
+}
+
+/**
+ * The site as the Worker sees it: its own static files, fetched from the
+ * origin the request came to (or the absolute URLs the settings name). Only
+ * files under the site URL are ever fetched.
+ */
+export function originSite(request: Request, mcp: McpSettings, embedTransport: Transport, doFetch: typeof fetch = (i, init) => fetch(i, init)): DocsSite {
+  const origin = new URL(request.url).origin
+  const indexUrl = new URL(mcp.indexUrl, origin).href
+  const siteUrl = new URL(mcp.siteUrl, origin).href
+  return {
+    // The panel's loader: in a Worker there is no IndexedDB, so it simply fetches.
+    index: keptIndex(indexUrl, new BrowserPartLoader(indexUrl.endsWith('/') ? indexUrl : `${indexUrl}/`, doFetch)),
+    embedTransport,
+    siteUrl: mcp.siteUrl,
+    uriOf: (url) => new URL(url, siteUrl).href,
+    urlOfPath: (path) => pathToUrl(path, mcp.urls),
+    async file(url) {
+      // Root-relative page URLs live on the site's host (the request's own origin unless siteUrl names another).
+      const absolute = new URL(url, siteUrl).href
+      if (siteRelativePath(absolute, siteUrl) === undefined) return undefined
+      const res = await doFetch(absolute)
+      if (res.status === 404) {
+        await res.body?.cancel().catch(() => {})
+        return undefined
+      }
+      if (!res.ok) {
+        await res.body?.cancel().catch(() => {})
+        throw new Error(`${absolute} answered HTTP ${res.status}`)
+      }
+      return res.text()
+    },
+  }
+}
