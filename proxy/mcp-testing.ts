@@ -1,0 +1,71 @@
+/**
+ * Test support for the agent surfaces: a shared corpus built the way an
+ * owner builds it (index plus llms.txt and page copies), its dev questions,
+ * and an official SDK client on either transport.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ConfigSchema, type DocpilotConfig, type DocpilotConfigInput } from '../core/config/schema.ts'
+import { parseQuestions, type EvalQuestion } from '../core/eval/score.ts'
+import { buildIndex } from '../indexer/build.ts'
+
+const SHARED = new URL('../../shared/', import.meta.url).pathname
+
+export type CorpusName = 'hono' | 'astro'
+
+/** How each shared corpus is indexed: its generator's slugger, and for astro the English pages with their site URLs. */
+export const CORPORA: Record<CorpusName, { root: string; include?: string[]; config: DocpilotConfigInput }> = {
+  hono: { root: `${SHARED}corpora/hono`, config: { anchors: { slugger: 'vitepress' } } },
+  astro: {
+    root: `${SHARED}corpora/astro`,
+    include: ['src/content/docs/en/**/*.{md,mdx}'],
+    config: { anchors: { slugger: 'starlight' }, urls: { stripPrefix: 'src/content/docs/en/', trailingSlash: true } },
+  },
+}
+
+/** Every question of the corpus's dev files (shared/eval/<corpus>-dev{,-2}.jsonl). */
+export function devQuestions(corpus: CorpusName): EvalQuestion[] {
+  return [`${corpus}-dev.jsonl`, `${corpus}-dev-2.jsonl`].flatMap((name) => {
+    const file = `${SHARED}eval/${name}`
+    return parseQuestions(readFileSync(file, 'utf8'), file)
+  })
+}
+
+export interface BuiltSite {
+  dir: string
+  indexDir: string
+  siteDir: string
+  config: DocpilotConfig
+  close(): Promise<void>
+}
+
+/** The corpus indexed into a temporary folder with its agent files; embedder from `env` ('auto': the offline default without keys). */
+export async function buildCorpusSite(corpus: CorpusName, opts: { env?: Record<string, string | undefined>; config?: DocpilotConfigInput } = {}): Promise<BuiltSite> {
+  const dir = await mkdtemp(join(tmpdir(), `docpilot-agents-${corpus}-`))
+  const spec = CORPORA[corpus]
+  const config = ConfigSchema.parse({ ...spec.config, ...opts.config })
+  const indexDir = join(dir, 'site', 'docpilot')
+  const siteDir = join(dir, 'site')
+  await buildIndex({
+    root: spec.root,
+    mode: 'source',
+    out: indexDir,
+    config,
+    docpilotVersion: 'test',
+    ...(spec.include ? { include: spec.include } : {}),
+    embed: { env: opts.env ?? {}, cacheDir: join(dir, 'cache') },
+    llms: { siteOut: siteDir },
+  })
+  return { dir, indexDir, siteDir, config, close: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** The official SDK client on the proxy's Streamable HTTP route. */
+export async function connectHttp(url: string, init: RequestInit = {}): Promise<Client> {
+  const client = new Client({ name: 'docpilot-test', version: '0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: init }))
+  return client
+}

@@ -1,0 +1,159 @@
+/**
+ * The proxy's MCP route under real Node and real `wrangler dev`, driven by
+ * the official SDK client: tools and resources listed, search_docs finds a
+ * dev question's gold section with the question embedded in the server,
+ * get_page returns the page's Markdown copy, and the route is admitted like
+ * every other /ai route (origin, method, body cap, rate limit). On Node the
+ * index and page copies come from disk; the Worker fetches them from the
+ * site's static host.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { matchesGold } from '../core/eval/score.ts'
+import type { SearchDocsOutput } from '../core/mcp/docs-server.ts'
+import { startStaticServer, type StaticServer } from '../bench/peers/static-server.ts'
+import { MCP_PATH } from './mcp.ts'
+import { buildCorpusSite, connectHttp, devQuestions, type BuiltSite } from './mcp-testing.ts'
+import { serveProxy } from './node.ts'
+import { parseProxySettings, type ProxySettingsInput } from './settings.ts'
+import { startWorkerProxy, type Runtime } from './testing.ts'
+
+const MAX_BODY = 4096
+const BURST = 40
+const FOREIGN = 'https://evil.example'
+
+let site: BuiltSite
+let host: StaticServer
+
+beforeAll(async () => {
+  site = await buildCorpusSite('hono')
+  // The site's own static host: what the Worker fetches from.
+  host = await startStaticServer({ '/': site.siteDir })
+}, 180_000)
+
+afterAll(async () => {
+  await host?.close()
+  await site?.close()
+})
+
+/** A dev question whose gold section the panel's search ranks in its top 8 (checked, not assumed, below). */
+const QUESTION = devQuestions('hono').find((q) => q.id === 'hono-d-001')!
+
+function settings(runtime: Runtime): ProxySettingsInput {
+  return {
+    routes: [],
+    proxy: { maxBodyBytes: MAX_BODY, rateLimit: { perMinute: 1, burst: BURST } },
+    // Node reads the folders given to it; the Worker fetches from the site's host.
+    ...(runtime === 'workers' ? { mcp: { indexUrl: `${host.url}/docpilot/`, siteUrl: `${host.url}/` } } : {}),
+  }
+}
+
+describe.each<Runtime>(['node', 'workers'])('MCP on the %s proxy', (runtime) => {
+  let url: string
+  let stop: () => Promise<void>
+  let client: Client
+
+  beforeAll(async () => {
+    if (runtime === 'node') {
+      const served = await serveProxy({ settings: parseProxySettings(settings(runtime)), env: {}, dbPath: ':memory:', mcp: { indexDir: site.indexDir, siteDir: site.siteDir } })
+      url = served.url
+      stop = async () => served.close()
+    } else {
+      const worker = await startWorkerProxy({ settings: settings(runtime), env: {}, statePath: mkdtempSync(join(tmpdir(), 'docpilot-mcp-persist-')) })
+      url = worker.url
+      stop = worker.stop
+    }
+    client = await connectHttp(`${url}${MCP_PATH}`)
+  }, 300_000)
+
+  afterAll(async () => {
+    await client?.close()
+    await stop?.()
+  })
+
+  it('lists the two tools and the llms.txt resources', async () => {
+    const tools = (await client.listTools()).tools
+    expect(tools.map((t) => t.name).sort()).toEqual(['get_page', 'search_docs'])
+    expect(tools.find((t) => t.name === 'search_docs')!.inputSchema.required).toEqual(['query'])
+    const resources = (await client.listResources()).resources
+    expect(resources.map((r) => r.name)).toEqual(['llms.txt', 'llms-full.txt'])
+    const llms = await client.readResource({ uri: resources[0]!.uri })
+    expect((llms.contents[0] as { text: string }).text).toContain('[Context](/docs/api/context.md)')
+  })
+
+  it('search_docs embeds the question in the server and ranks the gold section', async () => {
+    const res = await client.callTool({ name: 'search_docs', arguments: { query: QUESTION.q } })
+    const out = res.structuredContent as unknown as SearchDocsOutput
+    expect(res.isError).toBeFalsy()
+    expect(out.mode).toBe('hybrid')
+    expect(out.degraded).toBe(false)
+    expect(out.gate.pass).toBe(true)
+    expect(out.results).toHaveLength(8)
+    const gold = out.results.find((r) => QUESTION.gold.some((g) => matchesGold(r, g)))
+    expect(gold, `gold ${JSON.stringify(QUESTION.gold)} in ${JSON.stringify(out.results.map((r) => r.trail))}`).toBeDefined()
+    expect(gold!.text.length).toBeGreaterThan(40)
+    const text = (res.content as Array<{ text: string }>)[0]!.text
+    expect(text).toContain(gold!.url)
+  })
+
+  it('search_docs honours limit', async () => {
+    const res = await client.callTool({ name: 'search_docs', arguments: { query: 'cookie', limit: 2 } })
+    expect((res.structuredContent as unknown as SearchDocsOutput).results).toHaveLength(2)
+  })
+
+  it('get_page returns the Markdown copy of a result, by URL with its anchor and by source path', async () => {
+    const byUrl = await client.callTool({ name: 'get_page', arguments: { page: '/docs/api/exception#custom-response' } })
+    const byPath = await client.callTool({ name: 'get_page', arguments: { page: 'docs/api/exception.md' } })
+    const text = (byUrl.content as Array<{ text: string }>)[0]!.text
+    expect(byUrl.isError).toBeFalsy()
+    expect(text).toMatch(/^# HTTPException\n/)
+    expect(text).toContain('## Throwing HTTPExceptions')
+    expect(text).toContain('```ts')
+    expect((byPath.content as Array<{ text: string }>)[0]!.text).toBe(text)
+  })
+
+  it('get_page names what is missing and reads only this site, whatever host a URL names', async () => {
+    for (const page of ['/docs/nope', '/../../etc/passwd', 'docs/../../../etc/passwd']) {
+      const res = await client.callTool({ name: 'get_page', arguments: { page } })
+      expect(res.isError).toBe(true)
+      expect((res.content as Array<{ text: string }>)[0]!.text).toMatch(/There is no page at/)
+    }
+    const own = await client.callTool({ name: 'get_page', arguments: { page: `${host.url}/docs/api/context` } })
+    const ownText = (own.content as Array<{ text: string }>)[0]!.text
+    expect(ownText).toMatch(/^# Context\n/)
+    // Another host's URL is looked up on this site (Node: by its path), or not at all (a Worker whose site URL is absolute).
+    const foreign = await client.callTool({ name: 'get_page', arguments: { page: 'https://elsewhere.example/docs/api/context' } })
+    const foreignText = (foreign.content as Array<{ text: string }>)[0]!.text
+    if (foreign.isError) expect(foreignText).toMatch(/There is no page at/)
+    else expect(foreignText).toBe(ownText)
+  })
+
+  it('is admitted like the other /ai routes: browser origin, method, body cap', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } } }
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const foreign = await fetch(`${url}${MCP_PATH}`, { method: 'POST', headers: { ...headers, origin: FOREIGN }, body: JSON.stringify(init) })
+    expect(foreign.status).toBe(403)
+    expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe('origin_not_allowed')
+    const get = await fetch(`${url}${MCP_PATH}`, { headers: { accept: 'text/event-stream' } })
+    expect(get.status).toBe(405)
+    await get.body?.cancel()
+    const big = await fetch(`${url}${MCP_PATH}`, { method: 'POST', headers, body: JSON.stringify({ ...init, pad: 'x'.repeat(MAX_BODY) }) })
+    expect(big.status).toBe(413)
+    await big.body?.cancel()
+  })
+
+  it('spends the client\'s rate limit: the bucket runs dry and says when to come back', async () => {
+    let limited: Response | undefined
+    for (let i = 0; i <= BURST && !limited; i++) {
+      const res = await fetch(`${url}${MCP_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      if (res.status === 429) limited = res
+      else await res.body?.cancel()
+    }
+    expect(limited, `no 429 within ${BURST + 1} requests`).toBeDefined()
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(((await limited!.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
+  })
+})
