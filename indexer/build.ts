@@ -9,7 +9,7 @@ import { publicChat, resolveChain, type ResolvedChain } from '../core/chain/reso
 import type { EmbedderIdentity, Manifest } from '../core/index-format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
 import { suggestFromHeadings } from './suggest.ts'
-import { excludeSiteOut, writeAgentFiles, type LlmsResult } from './llms.ts'
+import { checkSiteOut, excludeSiteOut, writeAgentFiles, type LlmsResult } from './llms.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
 import { PageCache } from './page-cache.ts'
@@ -91,6 +91,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   const { config } = opts
   // The chain is resolved once, before any work: the embedder ('auto' follows its head) and the manifest share it.
   const ctx = embedContext(opts)
+  if (opts.llms) checkSiteOut({ siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode })
   const shape = {
     mode: opts.mode,
     contentSelector: config.docs.contentSelector,
@@ -150,7 +151,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     onPart: opts.onPart,
   })
   const firstQuestion = await coldFetchCost(written.dir, sampleQuestions(collected.chunks))
-  const llms = opts.llms ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, files: collected.files, config }) : undefined
+  const llms = opts.llms ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode, files: collected.files, config }) : undefined
   return {
     ...written,
     firstQuestion,

@@ -187,11 +187,27 @@ export function excludeSiteOut(root: string, siteOut: string | undefined): strin
   return [`${rel.split(sep).join('/')}/**`]
 }
 
+/**
+ * Sources must not sit inside the site output folder: the page copies
+ * written there would be read as docs on the next run. (A built site may: its
+ * pages are .html, the copies .md.) Checked before any work is done.
+ */
+export function checkSiteOut(opts: { siteOut: string; root: string; mode: 'source' | 'site' }): void {
+  const up = relative(resolve(opts.siteOut), resolve(opts.root))
+  if (opts.mode === 'source' && !up.startsWith('..') && resolve(up) !== up) {
+    throw new LlmsError(
+      `The site output folder ${resolve(opts.siteOut)} holds the docs folder ${resolve(opts.root)}: page copies written there would be read as docs on the next run. ` +
+        'Give --site-out (or llms.siteOut) your built site\'s folder, or a folder inside the docs folder (like VitePress\'s docs/public), or pass --no-llms.',
+    )
+  }
+}
+
 /** The agent files for one build: pages from the collect step, settings from the config. */
-export function writeAgentFiles(
+export async function writeAgentFiles(
   pages: readonly PageEntry[],
-  opts: { siteOut: string; root: string; files: readonly string[]; config: Pick<DocpilotConfig, 'urls' | 'llms'> },
+  opts: { siteOut: string; root: string; mode: 'source' | 'site'; files: readonly string[]; config: Pick<DocpilotConfig, 'urls' | 'llms'> },
 ): Promise<LlmsResult> {
+  checkSiteOut(opts)
   return writeLlms(pages, {
     siteOut: opts.siteOut,
     siteUrl: opts.config.urls.base,

@@ -63,7 +63,7 @@ class Cutter {
     for (const node of nodes) {
       if (DROPPED_BLOCKS.has(node.type)) continue
       if (node.type === 'mdxFlowExpression') {
-        const text = stringLiteral(node.value ?? '')
+        const text = escapeMarkdown(stringLiteral(node.value ?? ''))
         if (text) out.push(text)
       } else if (node.type === 'mdxJsxFlowElement') {
         this.element(node, out)
@@ -122,7 +122,7 @@ class Cutter {
         const first = kids.length ? spanOf(kids[0]!) : undefined
         const last = kids.length ? spanOf(kids[kids.length - 1]!) : undefined
         if (!first || !last) {
-          edits.push([span[0], span[1], childlessText(stringAttributes(node))])
+          edits.push(this.removal(span, childlessText(stringAttributes(node))))
           continue
         }
         const href = node.name === 'a' ? stringAttributes(node).href : undefined
@@ -130,7 +130,7 @@ class Cutter {
         edits.push([last[1], span[1], href ? `](${href})` : ''])
         this.inner(kids, edits)
       } else if (EXPRESSIONS.has(node.type)) {
-        edits.push([span[0], span[1], stringLiteral(node.value ?? '')])
+        edits.push(this.removal(span, escapeMarkdown(stringLiteral(node.value ?? ''))))
       } else if (node.type === 'mdxjsEsm') {
         edits.push([span[0], span[1], ''])
       } else if (node.type === 'html') {
@@ -141,6 +141,12 @@ class Cutter {
     }
   }
 
+  /** Replaces a span; a span that vanishes between two spaces takes one of them along. */
+  private removal(span: [number, number], text: string): Edit {
+    const between = !text && this.source[span[0] - 1] === ' ' && this.source[span[1]] === ' '
+    return [span[0], between ? span[1] + 1 : span[1], text]
+  }
+
   /** Raw HTML stays, except script/style blocks, comments and component tags (their inner text stays). */
   private html(node: Node, edits: Edit[]): void {
     const span = spanOf(node)
@@ -149,6 +155,11 @@ class Cutter {
     const cleaned = cleanHtml(value)
     if (cleaned !== value) edits.push([span[0], span[1], cleaned])
   }
+}
+
+/** MDX writes `{'<'}` for a literal character; in Markdown it must stay literal too. */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>#|&]/g, '\\$&')
 }
 
 function spanOf(node: Node): [number, number] | undefined {

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import { llmsUrl, pageCopyUrl, siteRelativePath } from './site-files.ts'
+
+describe('where a page copy is served', () => {
+  it('is the page URL + .md; a folder URL gets index.md; anchors and queries are dropped', () => {
+    expect(pageCopyUrl('/docs/api/context#set-get')).toBe('/docs/api/context.md')
+    expect(pageCopyUrl('/guides/routing/')).toBe('/guides/routing/index.md')
+    expect(pageCopyUrl('/')).toBe('/index.md')
+    expect(pageCopyUrl('https://example.com/docs/x?y=1')).toBe('https://example.com/docs/x.md')
+    expect(pageCopyUrl('/docs/x.md')).toBe('/docs/x.md')
+  })
+
+  it('llms.txt sits at the site URL', () => {
+    expect(llmsUrl('/')).toBe('/llms.txt')
+    expect(llmsUrl('/docs')).toBe('/docs/llms.txt')
+    expect(llmsUrl('https://example.com/docs/', 'llms-full.txt')).toBe('https://example.com/docs/llms-full.txt')
+  })
+})
+
+describe('a served URL inside the site output folder', () => {
+  it('is the URL below the site URL', () => {
+    expect(siteRelativePath('/docs/api/context.md', '/')).toBe('docs/api/context.md')
+    expect(siteRelativePath('/docs/api/context.md', '/docs/')).toBe('api/context.md')
+    expect(siteRelativePath('https://example.com/docs/a%20b.md', 'https://example.com/docs')).toBe('a b.md')
+  })
+
+  it('is nothing for URLs elsewhere or climbing out', () => {
+    expect(siteRelativePath('/blog/x.md', '/docs/')).toBeUndefined()
+    expect(siteRelativePath('/../etc/passwd.md', '/')).toBeUndefined()
+    expect(siteRelativePath('/docs/%2e%2e/%2e%2e/x.md', '/docs/')).toBeUndefined()
+    expect(siteRelativePath('/docs/a%5c..%5cx.md', '/docs/')).toBeUndefined()
+    expect(siteRelativePath('https://other.example/docs/x.md', 'https://example.com/docs/')).toBeUndefined()
+  })
+})
