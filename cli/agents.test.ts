@@ -18,7 +18,6 @@ import { glob } from 'tinyglobby'
 import remarkGfm from 'remark-gfm'
 import remarkParse from 'remark-parse'
 import { unified } from 'unified'
-import { visit } from 'unist-util-visit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { matchesGold } from '../core/eval/score.ts'
 import type { SearchDocsOutput } from '../core/mcp/docs-server.ts'
@@ -32,17 +31,25 @@ const BIN = new URL('../bin/docpilot.js', import.meta.url).pathname
 const SHARED = new URL('../../shared/', import.meta.url).pathname
 const markdown = unified().use(remarkParse).use(remarkGfm)
 
+interface MdNode {
+  type: string
+  value?: string
+  children?: MdNode[]
+}
+
 /** What a site generator would have had to render: component tags, ESM, MDX comments, frontmatter. Code is exempt. */
 function residue(text: string): string[] {
   const found: string[] = []
   if (/^---\s*\n/.test(text)) found.push('frontmatter')
-  visit(markdown.parse(text), (node: { type: string; value?: string }) => {
-    if (node.type === 'code' || node.type === 'inlineCode') return 'skip'
+  const walk = (node: MdNode): void => {
+    if (node.type === 'code' || node.type === 'inlineCode') return
     if (node.type === 'html' && /<\/?[A-Z][\w.]*|<script|<style/.test(node.value ?? '')) found.push(node.value!.slice(0, 80))
     if (node.type === 'text' && /(^|\n)\s*(import\s+[\w{*][^\n]*\sfrom\s+['"]|export\s+(const|default|function))|\{\/\*|\*\/\}/.test(node.value ?? '')) {
       found.push(node.value!.slice(0, 80))
     }
-  })
+    node.children?.forEach(walk)
+  }
+  walk(markdown.parse(text) as MdNode)
   return found
 }
 

@@ -17,11 +17,10 @@ import type { Transport } from '../core/ladder/attempt.ts'
 import { createDocsMcpServer, type DocsSite } from '../core/mcp/docs-server.ts'
 import { reopeningIndex } from '../core/mcp/index-cache.ts'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
-import type { PartLoader } from '../core/retrieval/parts.ts'
+import { PartMissingError, type PartLoader } from '../core/retrieval/parts.ts'
 import type { DocIndex } from '../core/retrieval/search.ts'
 import { siteRelativePath } from '../core/site-files.ts'
 import { pathToUrl } from '../indexer/urls.ts'
-import { BrowserPartLoader } from '../widget/worker/parts.ts'
 import type { ProxyAppOptions } from './app.ts'
 import type { McpSettings } from './mcp-settings.ts'
 
@@ -86,6 +85,27 @@ export function keptIndex(key: string, loader: PartLoader, opts: Pick<DenseOptio
 }
 
 /**
+ * Index parts fetched from the index URL, nothing cached here: the opened
+ * index keeps what it loaded, and parts are content-addressed. (The panel's
+ * loader adds IndexedDB, which a server has no use for.)
+ */
+export function fetchPartLoader(indexUrl: string, doFetch: typeof fetch): PartLoader {
+  const base = indexUrl.endsWith('/') ? indexUrl : `${indexUrl}/`
+  const bytes = async (name: string): Promise<Uint8Array> => {
+    const url = new URL(name, base).href
+    const res = await doFetch(url).catch((err: unknown) => {
+      throw new PartMissingError(url, err)
+    })
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => {})
+      throw new PartMissingError(url, new Error(`HTTP ${res.status}`))
+    }
+    return new Uint8Array(await res.arrayBuffer())
+  }
+  return { bytes, json: async <T>(name: string) => JSON.parse(new TextDecoder().decode(await bytes(name))) as T }
+}
+
+/**
  * The site as the Worker sees it: its own static files, fetched from the
  * origin the request came to (or the absolute URLs the settings name). Only
  * files under the site URL are ever fetched.
@@ -95,8 +115,7 @@ export function originSite(request: Request, mcp: McpSettings, embedTransport: T
   const indexUrl = new URL(mcp.indexUrl, origin).href
   const siteUrl = new URL(mcp.siteUrl, origin).href
   return {
-    // The panel's loader: in a Worker there is no IndexedDB, so it simply fetches.
-    index: keptIndex(indexUrl, new BrowserPartLoader(indexUrl.endsWith('/') ? indexUrl : `${indexUrl}/`, doFetch)),
+    index: keptIndex(indexUrl, fetchPartLoader(indexUrl, doFetch)),
     embedTransport,
     siteUrl: mcp.siteUrl,
     uriOf: (url) => new URL(url, siteUrl).href,
