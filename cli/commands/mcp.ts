@@ -36,10 +36,13 @@ export function defineMcpCommand(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       `
-Example (an editor's MCP server entry runs this command):
-  {"command": "npx", "args": ["docpilot", "mcp", "--index", "/path/to/site/.docpilot/index"]}
+Examples:
+  $ docpilot mcp                                   the config's index and .docpilot/site, from this folder
+  $ docpilot mcp --index /abs/site/dist/docpilot --site-out /abs/site/dist
 
-Relative folders are resolved against the working directory the editor starts it in; give absolute ones.`,
+An editor starts it from its MCP server entry, e.g.
+  {"command": "npx", "args": ["docpilot", "mcp", "--index", "/abs/site/.docpilot/index"]}
+Editors start servers in a folder of their choosing: give absolute folders (or --config).`,
     )
     .action(async (flags: McpFlags) => {
       const loaded = await loadConfigFor(ctx, flags.config)
