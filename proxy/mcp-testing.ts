@@ -63,9 +63,17 @@ export async function buildCorpusSite(corpus: CorpusName, opts: { env?: Record<s
   return { dir, indexDir, siteDir, config, close: () => rm(dir, { recursive: true, force: true }) }
 }
 
-/** The official SDK client on the proxy's Streamable HTTP route. */
-export async function connectHttp(url: string, init: RequestInit = {}): Promise<Client> {
+/** The official SDK client on the proxy's Streamable HTTP route; `received` collects every response as the client got it. */
+export async function connectHttp(url: string, opts: { received?: string[] } = {}): Promise<Client> {
   const client = new Client({ name: 'docpilot-test', version: '0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: init }))
+  const received = opts.received
+  const recording = received
+    ? async (input: string | URL, init?: RequestInit) => {
+        const res = await fetch(input, init)
+        received.push(`${res.status}\n${[...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${await res.clone().text()}`)
+        return res
+      }
+    : undefined
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), recording ? { fetch: recording } : {}))
   return client
 }

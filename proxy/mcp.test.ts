@@ -20,6 +20,9 @@ import { buildCorpusSite, connectHttp, devQuestions, type BuiltSite } from './mc
 import { serveProxy } from './node.ts'
 import { parseProxySettings, type ProxySettingsInput } from './settings.ts'
 import { startWorkerProxy, type Runtime } from './testing.ts'
+import { startFakeProviders, type FakeProviders } from '../fixtures/providers/index.ts'
+import { findKeys } from './key-scan.ts'
+import { routesFor } from './settings.ts'
 
 const MAX_BODY = 4096
 const BURST = 40
@@ -155,5 +158,70 @@ describe.each<Runtime>(['node', 'workers'])('MCP on the %s proxy', (runtime) => 
     expect(limited, `no 429 within ${BURST + 1} requests`).toBeDefined()
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(((await limited!.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
+  })
+})
+
+/**
+ * An index whose embedder is a hosted service: the server embeds each
+ * question through this proxy's own embeddings route, with the proxy's key,
+ * spending the asking client's rate limit, and answers lexical-only with the
+ * reason when the service refuses. Nothing of the key reaches the client.
+ */
+describe('MCP on the node proxy with a hosted embedder', () => {
+  let fakes: FakeProviders
+  let hosted: BuiltSite
+  let url: string
+  let stop: () => void
+  const received: string[] = []
+  let client: Client
+
+  beforeAll(async () => {
+    fakes = await startFakeProviders({ embedDims: 64 })
+    hosted = await buildCorpusSite('hono', { env: fakes.env(), config: { embed: 'openai' } })
+    const { readFile } = await import('node:fs/promises')
+    const manifest = JSON.parse(await readFile(join(hosted.indexDir, 'manifest.json'), 'utf8'))
+    expect(manifest.embedder.kind).toBe('hosted')
+    // Exactly what the tests below spend: the handshake (2), a search and its embedding (2), a search whose two
+    // embedding attempts are refused (3). The next request finds the bucket empty.
+    const proxySettings = parseProxySettings({ routes: routesFor([], manifest.embedder), proxy: { rateLimit: { perMinute: 1, burst: 7 } } })
+    const served = await serveProxy({ settings: proxySettings, env: fakes.env(), dbPath: ':memory:', mcp: { indexDir: hosted.indexDir, siteDir: hosted.siteDir } })
+    url = served.url
+    stop = () => served.close()
+    client = await connectHttp(`${url}${MCP_PATH}`, { received })
+  }, 180_000)
+
+  afterAll(async () => {
+    await client?.close()
+    stop?.()
+    await fakes?.close()
+    await hosted?.close()
+  })
+
+  it('embeds the question through the proxy\'s embeddings route with the proxy\'s key, and never shows the key', async () => {
+    await fakes.reset()
+    const res = await client.callTool({ name: 'search_docs', arguments: { query: QUESTION.q } })
+    const out = res.structuredContent as unknown as SearchDocsOutput
+    expect(out.mode).toBe('hybrid')
+    const embeds = (await fakes.requests()).filter((r) => r.endpoint === 'embed')
+    expect(embeds).toHaveLength(1)
+    expect(JSON.stringify(embeds[0]!.body)).toContain(QUESTION.q)
+    const key = fakes.env().OPENAI_API_KEY!
+    expect(findKeys(received.map((text, i) => ({ where: `response ${i}`, bytes: text })), [key])).toEqual([])
+  })
+
+  it('answers lexical-only, saying why, when the embeddings service refuses', async () => {
+    await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'unauthorized' })
+    const res = await client.callTool({ name: 'search_docs', arguments: { query: QUESTION.q } })
+    const out = res.structuredContent as unknown as SearchDocsOutput
+    expect(out.mode).toBe('lexical')
+    expect(out.degraded).toBe(true)
+    expect(out.degradedReason).toMatch(/401/)
+    expect(out.results.length).toBeGreaterThan(0)
+    expect((res.content as Array<{ text: string }>)[0]!.text).toMatch(/keyword search only \(degraded: /)
+  })
+
+  it('counts each embedding against the asking client\'s rate limit', async () => {
+    await fakes.reset()
+    await expect(client.callTool({ name: 'search_docs', arguments: { query: 'cookies' } })).rejects.toThrow(/rate_limited/)
   })
 })
