@@ -13,6 +13,7 @@ import type { FakeProviders } from '../fixtures/providers/index.ts'
 import { proxySettingsFromConfig } from '../proxy/from-config.ts'
 import { createNodeProxy, IN_MEMORY, resolveDbPath, sqliteInstalled, type NodeProxy } from '../proxy/node.ts'
 import type { ProxySettings } from '../proxy/settings.ts'
+import type { DiskDocs } from '../proxy/mcp-disk.ts'
 
 type Env = Record<string, string | undefined>
 
@@ -72,12 +73,13 @@ export function localOrigins(host: string, port: number): string[] {
  * The proxy for a config, an environment and the embedder a built index is
  * bound to, and the chain it serves, in the manifest's terms. `origins`
  * names the local server's own origins once it listens (with the config's
- * proxy.siteOrigins, if any).
+ * proxy.siteOrigins, if any). With `mcp`, it also serves that index and site
+ * folder to agents on /ai/mcp.
  */
-export function localProxy(config: DocpilotConfig, env: Env, embedder: Manifest['embedder'], dbPath: string, origins: () => string[]): LocalProxy {
+export function localProxy(config: DocpilotConfig, env: Env, embedder: Manifest['embedder'], dbPath: string, origins: () => string[], mcp?: DiskDocs): LocalProxy {
   const { settings, resolved } = proxySettingsFromConfig(config, env, embedder)
   const siteOrigins = () => [...settings.proxy.siteOrigins, ...origins()]
-  return { proxy: createNodeProxy({ settings, env, dbPath, siteOrigins }), chat: publicChat(resolved, config.chat), settings }
+  return { proxy: createNodeProxy({ settings, env, dbPath, siteOrigins, ...(mcp ? { mcp } : {}) }), chat: publicChat(resolved, config.chat), settings }
 }
 
 /** One line on who answers the panel's questions. */

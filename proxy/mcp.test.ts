@@ -21,7 +21,7 @@ import { serveProxy } from './node.ts'
 import { parseProxySettings, type ProxySettingsInput } from './settings.ts'
 import { startWorkerProxy, type Runtime } from './testing.ts'
 import { startFakeProviders, type FakeProviders } from '../fixtures/providers/index.ts'
-import { findKeys } from './key-scan.ts'
+import { findKeys } from '../core/key-scan.ts'
 import { routesFor } from './settings.ts'
 
 const MAX_BODY = 4096

@@ -126,6 +126,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   if (!existsSync(docsDir)) throw new Error(`docs folder ${docsDir} does not exist; pass the folder of your Markdown or built HTML docs`)
   const siteMode = isHtmlSite(docsDir) && !hasMarkdown(docsDir)
   const indexDir = resolve(cwd, opts.indexDir ?? '.docpilot/dev-index')
+  const agentDir = resolve(cwd, '.docpilot/dev-site')
 
   let env = opts.env ?? process.env
   // The indexer picks the embedder from the same environment the chain does; a demo's index never
@@ -146,6 +147,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
         embed: { env: indexEnv },
         // dev's index is its own scratch copy of whatever folder it was last given, not a deployed one to protect.
         allowShrink: true,
+        llms: { siteOut: agentDir },
       })
       log(`indexed ${built.files.length} files into ${built.chunks} chunks`)
     }
@@ -157,7 +159,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     // The page's own origin is known once the server listens (the port may be 0: any free one).
     let listening: { host: string; port: number } | undefined
     const origins = () => (listening ? localOrigins(listening.host, listening.port) : [])
-    const { proxy, chat } = localProxy(config, env, stored.embedder, localStatePath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite', log), origins)
+    const { proxy, chat } = localProxy(config, env, stored.embedder, localStatePath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite', log), origins, { indexDir, siteDir: agentDir })
     const manifest: Manifest = { ...stored, chat }
 
     const shell: PageShell = {

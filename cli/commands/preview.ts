@@ -9,7 +9,7 @@
  */
 import { readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { join, relative, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
 import type { Manifest } from '../../core/index-format.ts'
@@ -141,7 +141,8 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     // The page's own origin is known once the server listens (the port may be 0: any free one).
     let listening: { host: string; port: number } | undefined
     const origins = () => (listening ? localOrigins(listening.host, listening.port) : [])
-    const { proxy, chat, settings } = localProxy(opts.config, env, stored.embedder, localStatePath(opts.cwd, opts.dbPath ?? '.docpilot/preview-proxy.sqlite', log), origins)
+    const mcp = { indexDir: dirname(manifestFile), siteDir }
+    const { proxy, chat, settings } = localProxy(opts.config, env, stored.embedder, localStatePath(opts.cwd, opts.dbPath ?? '.docpilot/preview-proxy.sqlite', log), origins, mcp)
     // The real manifest, as deployed; with the fakes, the chain they stand in for, as `dev` does.
     const manifest: Manifest = fakes ? { ...stored, chat } : stored
     for (const member of manifest.chat.chain) {

@@ -1,12 +1,13 @@
 /** `docpilot proxy`: the Node proxy on its own, for self-hosters behind nginx or Caddy. */
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
 import { DEFAULT_DB_PATH, IN_MEMORY, resolveDbPath, serveProxy, sqliteInstalled } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { indexDirFor, loadConfigFor, portNumber, positiveInt, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
+import { siteOutFor } from '../site-out.ts'
 import { manifestEmbedder } from './doctor.ts'
 
 interface ProxyFlags {
@@ -16,6 +17,7 @@ interface ProxyFlags {
   trustProxy?: number | true
   config?: string
   index?: string
+  siteOut?: string
   settings?: string
 }
 
@@ -53,7 +55,8 @@ export function defineProxyCommand(program: Command, ctx: CliContext): void {
       positiveInt('--trust-proxy'),
     )
     .option('--config <file>', CONFIG_OPTION_HELP)
-    .option('--index <dir>', 'built index whose embedder the proxy must serve (default: `out` from the config)')
+    .option('--index <dir>', 'built index whose embedder the proxy must serve, and that /ai/mcp searches (default: `out` from the config)')
+    .option('--site-out <dir>', 'where `docpilot index` wrote llms.txt and the page copies, for /ai/mcp (default: llms.siteOut from the config, .docpilot/site)')
     .option('--settings <file>', 'serve exactly these routes and limits: a JSON file holding the DOCPILOT_PROXY value `doctor --proxy` prints (instead of the config)')
     .addHelpText(
       'after',
@@ -64,13 +67,9 @@ Examples:
   $ docpilot proxy --settings proxy-settings.json           the routes \`docpilot doctor --proxy\` printed`,
     )
     .action(async (flags: ProxyFlags) => {
-      let settings: ProxySettings
-      if (flags.settings) {
-        settings = settingsFile(ctx.cwd, flags.settings)
-      } else {
-        const loaded = await loadConfigFor(ctx, flags.config)
-        settings = proxySettingsFromConfig(loaded.config, ctx.env, manifestEmbedder(indexDirFor(ctx, loaded, flags.index))).settings
-      }
+      const loaded = await loadConfigFor(ctx, flags.config)
+      const indexDir = indexDirFor(ctx, loaded, flags.index)
+      const settings = flags.settings ? settingsFile(ctx.cwd, flags.settings) : proxySettingsFromConfig(loaded.config, ctx.env, manifestEmbedder(indexDir)).settings
       const dbPath = resolveDbPath(ctx.cwd, flags.db ?? DEFAULT_DB_PATH)
       if (dbPath !== IN_MEMORY && !sqliteInstalled()) {
         throw new Error(
@@ -79,8 +78,11 @@ Examples:
         )
       }
       const trustedHops = flags.trustProxy === true ? 1 : (flags.trustProxy ?? 0)
-      const served = await serveProxy({ settings, env: ctx.env, dbPath, trustedHops, port: flags.port, hostname: flags.host })
+      // Agents get /ai/mcp when there is an index to search (docs/agents.md).
+      const mcp = existsSync(join(indexDir, 'manifest.json')) ? { indexDir, siteDir: siteOutFor(ctx, loaded, flags.siteOut) } : undefined
+      const served = await serveProxy({ settings, env: ctx.env, dbPath, trustedHops, port: flags.port, hostname: flags.host, ...(mcp ? { mcp } : {}) })
       ctx.stdout(`docpilot proxy on ${served.url}/ai/ (${settings.routes.map((r) => r.member).join(', ') || 'no routes: set a provider key'})\n`)
+      ctx.stdout(mcp && settings.mcp.enabled ? `MCP for agents on ${served.url}/ai/mcp (index ${indexDir})\n` : 'No MCP route: no index at ' + indexDir + (settings.mcp.enabled ? '' : ' (and mcp.enabled is false)') + '\n')
       await serveUntilStopped(served.close)
     })
 }
