@@ -8,6 +8,7 @@
  *   answers every question of the corpus's dev files exactly as
  *   `docpilot query --questions` does.
  */
+import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -24,7 +25,7 @@ import type { SearchDocsOutput } from '../core/mcp/docs-server.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { LLMS_FULL_TXT, LLMS_TXT, pageCopyUrl } from '../core/site-files.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
-import { CORPORA, devQuestions, type CorpusName } from '../proxy/mcp-testing.ts'
+import { connectHttp, CORPORA, devQuestions, type CorpusName } from '../proxy/mcp-testing.ts'
 import { main } from './main.ts'
 
 const BIN = new URL('../bin/docpilot.js', import.meta.url).pathname
@@ -122,6 +123,31 @@ describe.each<CorpusName>(['hono', 'astro'])('agents on the %s corpus', (corpus)
     const sources = [...text.matchAll(/^# .*\nSource: (.+)$/gm)].map((m) => m[1])
     expect(sources.sort()).toEqual([...pageUrls].sort())
   })
+
+  it.runIf(corpus === 'hono')('docpilot proxy serves the same docs to agents on /ai/mcp', async () => {
+    const child = spawn(process.execPath, [BIN, 'proxy', '--port', '0', '--db', ':memory:', '--index', indexDir, '--site-out', siteDir, '--config', configFile], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    try {
+      let output = ''
+      const url = await new Promise<string>((done, fail) => {
+        child.stdout.on('data', (d: Buffer) => {
+          output += d.toString()
+          const m = /MCP for agents on (\S+)/.exec(output)
+          if (m) done(m[1]!)
+        })
+        child.on('exit', (code) => fail(new Error(`docpilot proxy exited ${code}: ${output}`)))
+      })
+      const client = await connectHttp(url)
+      const res = await client.callTool({ name: 'get_page', arguments: { page: 'docs/api/context.md' } })
+      expect((res.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Context\n/)
+      await client.close()
+    } finally {
+      child.kill('SIGTERM')
+    }
+  }, 120_000)
 
   describe('docpilot mcp over stdio', () => {
     let client: Client
