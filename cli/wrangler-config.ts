@@ -17,10 +17,14 @@ export const DEFAULT_WRANGLER_FILE = 'docpilot-proxy/wrangler.toml'
 
 /** The Worker entry: compiled in an install, the TypeScript source in a checkout (wrangler bundles either). */
 const WORKER_ENTRY = join(PACKAGE_ROOT, FROM_SOURCES ? 'proxy/worker.ts' : 'dist/proxy/worker.js')
+/** What the Worker bundles in place of the ONNX runtime (proxy/onnx-unavailable.ts). */
+const ONNX_STUB = join(PACKAGE_ROOT, FROM_SOURCES ? 'proxy/onnx-unavailable.ts' : 'dist/proxy/onnx-unavailable.js')
 const TEMPLATE = join(PACKAGE_ROOT, 'proxy/wrangler.toml')
 
 const MAIN_LINE = /^main\s*=.*$/m
 const SETTINGS_LINE = /^DOCPILOT_PROXY\s*=.*$/m
+const ONNX_ALIAS_LINE = /^"onnxruntime-web"\s*=.*$/m
+const ALIAS_TABLE = /^\[alias\][ \t]*$/m
 
 /** A TOML literal string when the JSON allows it (no quote to escape), else a basic string. */
 export function tomlString(json: string): string {
@@ -31,9 +35,21 @@ export function settingsLine(settings: ProxySettings): string {
   return `DOCPILOT_PROXY = ${tomlString(JSON.stringify(settings))}`
 }
 
+/** A path from the config file's folder, as wrangler resolves `main` and aliases. */
+function fromConfig(file: string, target: string): string {
+  const rel = relative(dirname(file), target).split('\\').join('/')
+  return rel.startsWith('.') ? rel : `./${rel}`
+}
+
 function fill(text: string, file: string, settings: ProxySettings): string {
-  const main = relative(dirname(file), WORKER_ENTRY).split('\\').join('/')
-  return text.replace(MAIN_LINE, `main = ${JSON.stringify(main)}`).replace(SETTINGS_LINE, settingsLine(settings))
+  const alias = `"onnxruntime-web" = ${JSON.stringify(fromConfig(file, ONNX_STUB))}`
+  // A config written before the alias existed gets it: into its own [alias] table, or a new one at the end.
+  const withAlias = ONNX_ALIAS_LINE.test(text)
+    ? text.replace(ONNX_ALIAS_LINE, alias)
+    : ALIAS_TABLE.test(text)
+      ? text.replace(ALIAS_TABLE, `[alias]\n${alias}`)
+      : `${text.trimEnd()}\n\n[alias]\n${alias}\n`
+  return withAlias.replace(MAIN_LINE, `main = ${JSON.stringify(fromConfig(file, WORKER_ENTRY))}`).replace(SETTINGS_LINE, settingsLine(settings))
 }
 
 /** Writes (or updates) the Worker's config at `path` (`file` is how the owner named it); returns whether it was new. */

@@ -225,3 +225,74 @@ describe('MCP on the node proxy with a hosted embedder', () => {
     await expect(client.callTool({ name: 'search_docs', arguments: { query: 'cookies' } })).rejects.toThrow(/rate_limited/)
   })
 })
+
+/**
+ * An ONNX index: Node embeds the question with the ONNX runtime; a Worker
+ * cannot run it (its bundle carries proxy/onnx-unavailable.ts instead), so the
+ * same question is searched lexical-only there and the result says why.
+ */
+describe('MCP with an ONNX index', () => {
+  let dir: string
+  let onnxHost: StaticServer
+  const clients: Client[] = []
+  const stops: Array<() => Promise<void>> = []
+  let node: Client
+  let worker: Client
+  const question = 'How do I set and get values on the context?'
+
+  beforeAll(async () => {
+    const { exportStaticOnnx } = await import('../scripts/onnx/export-static.ts')
+    const { DEFAULT_MODEL_DIR } = await import('../core/embed/load-default.ts')
+    const { fileURLToPath } = await import('node:url')
+    const { buildIndex } = await import('../indexer/build.ts')
+    const { ConfigSchema } = await import('../core/config/schema.ts')
+    dir = mkdtempSync(join(tmpdir(), 'docpilot-mcp-onnx-'))
+    exportStaticOnnx(fileURLToPath(DEFAULT_MODEL_DIR), join(dir, 'model'))
+    const siteDir = join(dir, 'site')
+    const indexDir = join(siteDir, 'docpilot')
+    await buildIndex({
+      root: new URL('../fixtures/site/', import.meta.url).pathname,
+      mode: 'source',
+      out: indexDir,
+      config: ConfigSchema.parse({ embed: { model: join(dir, 'model') } }),
+      docpilotVersion: 'test',
+      embed: { env: {}, cacheDir: join(dir, 'cache') },
+      llms: { siteOut: siteDir },
+    })
+    onnxHost = await startStaticServer({ '/': siteDir })
+    const served = await serveProxy({ settings: parseProxySettings({ routes: [] }), env: {}, dbPath: ':memory:', mcp: { indexDir, siteDir } })
+    stops.push(async () => served.close())
+    const running = await startWorkerProxy({
+      settings: { routes: [], mcp: { indexUrl: `${onnxHost.url}/docpilot/`, siteUrl: `${onnxHost.url}/` } },
+      env: {},
+      statePath: mkdtempSync(join(tmpdir(), 'docpilot-mcp-onnx-persist-')),
+      name: 'docpilot-mcp-onnx-test',
+    })
+    stops.push(running.stop)
+    node = await connectHttp(`${served.url}${MCP_PATH}`)
+    worker = await connectHttp(`${running.url}${MCP_PATH}`)
+    clients.push(node, worker)
+  }, 300_000)
+
+  afterAll(async () => {
+    for (const c of clients) await c.close()
+    for (const stop of stops) await stop()
+    await onnxHost?.close()
+    const { rm } = await import('node:fs/promises')
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('is embedded in the Node server', async () => {
+    const out = (await node.callTool({ name: 'search_docs', arguments: { query: question } })).structuredContent as unknown as SearchDocsOutput
+    expect(out.mode).toBe('hybrid')
+    expect(out.results[0]!.path).toBe('api/context.md')
+  })
+
+  it('is searched lexical-only on Workers, with the reason', async () => {
+    const out = (await worker.callTool({ name: 'search_docs', arguments: { query: question } })).structuredContent as unknown as SearchDocsOutput
+    expect(out.mode).toBe('lexical')
+    expect(out.degraded).toBe(true)
+    expect(out.degradedReason).toMatch(/does not run on Cloudflare Workers/)
+    expect(out.results.some((r) => r.path === 'api/context.md')).toBe(true)
+  })
+})
