@@ -12,7 +12,7 @@
  * embeddings route, with the request's client identity, so it spends that
  * client's rate limit like the panel's questions do and never sees a key.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { createDocsMcpServer, type DocsSite } from '../core/mcp/docs-server.ts'
 import { reopeningIndex } from '../core/mcp/index-cache.ts'

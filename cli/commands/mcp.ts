@@ -5,7 +5,7 @@
  * reading the index and the site output folder from disk. Standard output
  * is the protocol channel: everything for people goes to standard error.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Command } from 'commander'
 import { createDocsMcpServer } from '../../core/mcp/docs-server.ts'
 import { envEmbedTransport } from '../../indexer/embed.ts'

@@ -10,8 +10,7 @@
  * - get_page(page): a page's Markdown copy, by URL or source path;
  * - resources llms.txt and llms-full.txt.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { McpServer, type CallToolResult } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { toContractLine, type ContractLine } from '../eval/contract.ts'
 import type { Transport } from '../ladder/attempt.ts'
@@ -81,13 +80,13 @@ const PassageSchema = z.object({
   text: z.string().describe('the passage text'),
 })
 
-const SearchOutputSchema = {
+const SearchOutputSchema = z.object({
   mode: z.enum(['hybrid', 'lexical']).describe('hybrid: keyword and meaning search; lexical: keyword search only'),
   degraded: z.boolean().describe('true when meaning search failed for this question and keyword search answered alone'),
   degradedReason: z.string().optional(),
   gate: z.object({ pass: z.boolean(), score: z.number() }).describe('pass false: the docs probably do not cover the question'),
   results: z.array(PassageSchema),
-}
+})
 
 const noParts: PartLoader = {
   json: () => Promise.reject(new Error('a hosted embedder reads no model files')),
@@ -149,10 +148,10 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
         'Rank passages of this documentation for a question (keyword and meaning search, the same ranking the site\'s panel uses). ' +
         'Returns each passage with its heading trail, its url (page URL with #anchor, to cite) and its text, plus the verdict ' +
         'of a relevance gate: gate.pass false means the docs probably do not cover the question.',
-      inputSchema: {
+      inputSchema: z.object({
         query: z.string().min(1).max(MAX_QUERY).describe('the question or keywords, in plain words'),
         limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`how many passages (default ${DEFAULT_K})`),
-      },
+      }),
       outputSchema: SearchOutputSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -174,9 +173,9 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
       title: 'Read a docs page',
       description:
         'The whole page as Markdown. Pass a url from search_docs (its #anchor is ignored) or from llms.txt, or the page\'s source path.',
-      inputSchema: {
+      inputSchema: z.object({
         page: z.string().min(1).max(2000).describe('page URL (e.g. /docs/api/context#set-get) or source path (e.g. docs/api/context.md)'),
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ page }) => {
