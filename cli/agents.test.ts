@@ -161,8 +161,10 @@ describe.each<CorpusName>(['hono', 'astro'])('agents on the %s corpus', (corpus)
           cwd: dir,
           stderr: 'pipe',
         }),
+        // Starting a CLI process (tsx compiles it in a checkout) can take a while on a loaded machine.
+        { timeout: 180_000 },
       )
-    }, 120_000)
+    }, 240_000)
 
     afterAll(() => client?.close())
 
