@@ -12,7 +12,7 @@ import type { DenseOptions } from '../core/retrieval/hybrid.ts'
 import { siteRelativePath } from '../core/site-files.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { pathToUrl } from '../indexer/urls.ts'
-import { keptIndex, serveMcp, throughProxy, type McpMount } from './mcp.ts'
+import { keptIndex, serveMcp, siteOriginOf, throughProxy, type McpMount } from './mcp.ts'
 import type { McpSettings } from './mcp-settings.ts'
 
 export interface DiskDocs {
@@ -65,7 +65,7 @@ export function diskMcp(docs: DiskDocs): McpMount {
   return (c, rt, self) =>
     serveMcp(
       c.req.raw,
-      diskSite(docs, rt.settings.mcp, { origin: new URL(c.req.url).origin, embedTransport: throughProxy(self, c.req.raw) }),
+      diskSite(docs, rt.settings.mcp, { origin: siteOriginOf(c.req.raw, rt), embedTransport: throughProxy(self, c.req.raw) }),
       { maxBodyBytes: rt.settings.proxy.maxBodyBytes },
     )
 }

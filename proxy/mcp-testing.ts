@@ -18,11 +18,12 @@ export type CorpusName = 'hono' | 'astro'
 
 /** How each shared corpus is indexed: its generator's slugger, and for astro the English pages with their site URLs. */
 export const CORPORA: Record<CorpusName, { root: string; include?: string[]; config: DocpilotConfigInput }> = {
-  hono: { root: `${SHARED}corpora/hono`, config: { anchors: { slugger: 'vitepress' } } },
+  // proxy.siteOrigins: a proxy serves only with its site's origin named (any will do for agents, who send none).
+  hono: { root: `${SHARED}corpora/hono`, config: { anchors: { slugger: 'vitepress' }, proxy: { siteOrigins: ['http://127.0.0.1'] } } },
   astro: {
     root: `${SHARED}corpora/astro`,
     include: ['src/content/docs/en/**/*.{md,mdx}'],
-    config: { anchors: { slugger: 'starlight' }, urls: { stripPrefix: 'src/content/docs/en/', trailingSlash: true } },
+    config: { anchors: { slugger: 'starlight' }, urls: { stripPrefix: 'src/content/docs/en/', trailingSlash: true }, proxy: { siteOrigins: ['http://127.0.0.1'] } },
   },
 }
 

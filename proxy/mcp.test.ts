@@ -45,13 +45,9 @@ afterAll(async () => {
 /** A dev question whose gold section the panel's search ranks in its top 8 (checked, not assumed, below). */
 const QUESTION = devQuestions('hono').find((q) => q.id === 'hono-d-001')!
 
-function settings(runtime: Runtime): ProxySettingsInput {
-  return {
-    routes: [],
-    proxy: { maxBodyBytes: MAX_BODY, rateLimit: { perMinute: 1, burst: BURST } },
-    // Node reads the folders given to it; the Worker fetches from the site's host.
-    ...(runtime === 'workers' ? { mcp: { indexUrl: `${host.url}/docpilot/`, siteUrl: `${host.url}/` } } : {}),
-  }
+/** The site's own origin is its static host: the Worker fetches the index (mcp.indexUrl, /docpilot/ by default) and the page copies from it; Node reads the folders it was given. */
+function settings(): ProxySettingsInput {
+  return { routes: [], proxy: { siteOrigins: [host.url], maxBodyBytes: MAX_BODY, rateLimit: { perMinute: 1, burst: BURST } } }
 }
 
 describe.each<Runtime>(['node', 'workers'])('MCP on the %s proxy', (runtime) => {
@@ -61,11 +57,11 @@ describe.each<Runtime>(['node', 'workers'])('MCP on the %s proxy', (runtime) => 
 
   beforeAll(async () => {
     if (runtime === 'node') {
-      const served = await serveProxy({ settings: parseProxySettings(settings(runtime)), env: {}, dbPath: ':memory:', mcp: { indexDir: site.indexDir, siteDir: site.siteDir } })
+      const served = await serveProxy({ settings: parseProxySettings(settings()), env: {}, dbPath: ':memory:', mcp: { indexDir: site.indexDir, siteDir: site.siteDir } })
       url = served.url
       stop = async () => served.close()
     } else {
-      const worker = await startWorkerProxy({ settings: settings(runtime), env: {}, statePath: mkdtempSync(join(tmpdir(), 'docpilot-mcp-persist-')) })
+      const worker = await startWorkerProxy({ settings: settings(), env: {}, statePath: mkdtempSync(join(tmpdir(), 'docpilot-mcp-persist-')) })
       url = worker.url
       stop = worker.stop
     }
@@ -183,7 +179,7 @@ describe('MCP on the node proxy with a hosted embedder', () => {
     expect(manifest.embedder.kind).toBe('hosted')
     // Exactly what the tests below spend: the handshake (2), a search and its embedding (2), a search whose two
     // embedding attempts are refused (3). The next request finds the bucket empty.
-    const proxySettings = parseProxySettings({ routes: routesFor([], manifest.embedder), proxy: { rateLimit: { perMinute: 1, burst: 7 } } })
+    const proxySettings = parseProxySettings({ routes: routesFor([], manifest.embedder), proxy: { siteOrigins: ['https://docs.example.com'], rateLimit: { perMinute: 1, burst: 7 } } })
     const served = await serveProxy({ settings: proxySettings, env: fakes.env(), dbPath: ':memory:', mcp: { indexDir: hosted.indexDir, siteDir: hosted.siteDir } })
     url = served.url
     stop = () => served.close()
@@ -260,10 +256,10 @@ describe('MCP with an ONNX index', () => {
       llms: { siteOut: siteDir },
     })
     onnxHost = await startStaticServer({ '/': siteDir })
-    const served = await serveProxy({ settings: parseProxySettings({ routes: [] }), env: {}, dbPath: ':memory:', mcp: { indexDir, siteDir } })
+    const served = await serveProxy({ settings: parseProxySettings({ routes: [], proxy: { siteOrigins: [onnxHost.url] } }), env: {}, dbPath: ':memory:', mcp: { indexDir, siteDir } })
     stops.push(async () => served.close())
     const running = await startWorkerProxy({
-      settings: { routes: [], mcp: { indexUrl: `${onnxHost.url}/docpilot/`, siteUrl: `${onnxHost.url}/` } },
+      settings: { routes: [], proxy: { siteOrigins: [onnxHost.url] } },
       env: {},
       statePath: mkdtempSync(join(tmpdir(), 'docpilot-mcp-onnx-persist-')),
       name: 'docpilot-mcp-onnx-test',

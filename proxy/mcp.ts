@@ -46,9 +46,14 @@ export async function serveMcp(request: Request, site: DocsSite, opts: { maxBody
 /** The mount a runtime gives createProxyApp: this request's docs site, served over MCP. */
 export type McpMount = NonNullable<ProxyAppOptions['mcp']>
 
-/** Workers: the index and the agent files fetched from the site's origin. */
+/** Workers: the index and the agent files fetched from the site's own origin (the first of proxy.siteOrigins). */
 export const originMcp: McpMount = (c, rt, self) =>
-  serveMcp(c.req.raw, originSite(c.req.raw, rt.settings.mcp, throughProxy(self, c.req.raw)), { maxBodyBytes: rt.settings.proxy.maxBodyBytes })
+  serveMcp(c.req.raw, originSite(siteOriginOf(c.req.raw, rt), rt.settings.mcp, throughProxy(self, c.req.raw)), { maxBodyBytes: rt.settings.proxy.maxBodyBytes })
+
+/** The site's own origin: the one the config names (proxy.siteOrigins), else the origin the request came to. */
+export function siteOriginOf(request: Request, rt: { settings: { proxy: { siteOrigins: string[] } } }): string {
+  return rt.settings.proxy.siteOrigins[0] ?? new URL(request.url).origin
+}
 
 /** The docpilot version that built the index being served (clients see it as the server's version). */
 async function indexVersion(site: DocsSite): Promise<string> {
@@ -106,12 +111,11 @@ export function fetchPartLoader(indexUrl: string, doFetch: typeof fetch): PartLo
 }
 
 /**
- * The site as the Worker sees it: its own static files, fetched from the
- * origin the request came to (or the absolute URLs the settings name). Only
- * files under the site URL are ever fetched.
+ * The site as the Worker sees it: its own static files, fetched from its
+ * origin (or the absolute URLs the settings name). Only files under the site
+ * URL are ever fetched.
  */
-export function originSite(request: Request, mcp: McpSettings, embedTransport: Transport, doFetch: typeof fetch = (i, init) => fetch(i, init)): DocsSite {
-  const origin = new URL(request.url).origin
+export function originSite(origin: string, mcp: McpSettings, embedTransport: Transport, doFetch: typeof fetch = (i, init) => fetch(i, init)): DocsSite {
   const indexUrl = new URL(mcp.indexUrl, origin).href
   const siteUrl = new URL(mcp.siteUrl, origin).href
   return {
