@@ -116,7 +116,7 @@ describe.each<CorpusName>(['hono', 'astro'])('agents on the %s corpus', (corpus)
     expect(copies.length).toBe(pageUrls.length)
     const dirty = copies.map((f) => [f, residue(readFileSync(join(siteDir, f), 'utf8'))] as const).filter(([, r]) => r.length)
     expect(dirty).toEqual([])
-  })
+  }, 180_000)
 
   it('llms-full.txt holds every page, each with the URL it is served at', () => {
     const text = readFileSync(join(siteDir, LLMS_FULL_TXT), 'utf8')
