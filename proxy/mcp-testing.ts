@@ -3,14 +3,17 @@
  * owner builds it (index plus llms.txt and page copies), its dev questions,
  * and an official SDK client on either transport.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { ConfigSchema, type DocpilotConfig, type DocpilotConfigInput } from '../core/config/schema.ts'
 import { parseQuestions, type EvalQuestion } from '../core/eval/score.ts'
 import { buildIndex } from '../indexer/build.ts'
+import { siteFile } from '../cli/site-server.ts'
+import { listen, stopServer } from './node.ts'
 
 const SHARED = new URL('../../shared/', import.meta.url).pathname
 
@@ -76,4 +79,23 @@ export async function connectHttp(url: string, opts: { received?: string[] } = {
     : undefined
   await client.connect(new StreamableHTTPClientTransport(new URL(url), recording ? { fetch: recording } : {}))
   return client
+}
+
+/**
+ * The site's static host, over plain HTTP as `wrangler dev` can reach it
+ * (workerd refuses a self-signed certificate, so the TLS bench host will not do).
+ */
+export async function serveSiteFolder(dir: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = await listen(async (request) => {
+    const file = siteFile(dir, new URL(request.url).pathname)
+    if (!file) return new Response('not found', { status: 404 })
+    const body = await readFile(file)
+    // One byte range, as static hosts answer them (the index's packed parts are read by range).
+    const range = /^bytes=(\d+)-(\d+)$/.exec(request.headers.get('range') ?? '')
+    if (!range) return new Response(body)
+    const start = Number(range[1])
+    const end = Math.min(Number(range[2]), body.length - 1)
+    return new Response(body.subarray(start, end + 1), { status: 206, headers: { 'content-range': `bytes ${start}-${end}/${body.length}` } })
+  }, 0, '127.0.0.1')
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => stopServer(server) }
 }

@@ -14,9 +14,8 @@ import type { Client } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { matchesGold } from '../core/eval/score.ts'
 import type { SearchDocsOutput } from '../core/mcp/docs-server.ts'
-import { startStaticServer, type StaticServer } from '../bench/peers/static-server.ts'
 import { MCP_PATH } from './mcp.ts'
-import { buildCorpusSite, connectHttp, devQuestions, type BuiltSite } from './mcp-testing.ts'
+import { buildCorpusSite, connectHttp, devQuestions, serveSiteFolder, type BuiltSite } from './mcp-testing.ts'
 import { serveProxy } from './node.ts'
 import { parseProxySettings, type ProxySettingsInput } from './settings.ts'
 import { startWorkerProxy, type Runtime } from './testing.ts'
@@ -29,12 +28,12 @@ const BURST = 40
 const FOREIGN = 'https://evil.example'
 
 let site: BuiltSite
-let host: StaticServer
+let host: Awaited<ReturnType<typeof serveSiteFolder>>
 
 beforeAll(async () => {
   site = await buildCorpusSite('hono')
   // The site's own static host: what the Worker fetches from.
-  host = await startStaticServer({ '/': site.siteDir })
+  host = await serveSiteFolder(site.siteDir)
 }, 180_000)
 
 afterAll(async () => {
@@ -229,7 +228,7 @@ describe('MCP on the node proxy with a hosted embedder', () => {
  */
 describe('MCP with an ONNX index', () => {
   let dir: string
-  let onnxHost: StaticServer
+  let onnxHost: Awaited<ReturnType<typeof serveSiteFolder>>
   const clients: Client[] = []
   const stops: Array<() => Promise<void>> = []
   let node: Client
@@ -255,7 +254,7 @@ describe('MCP with an ONNX index', () => {
       embed: { env: {}, cacheDir: join(dir, 'cache') },
       llms: { siteOut: siteDir },
     })
-    onnxHost = await startStaticServer({ '/': siteDir })
+    onnxHost = await serveSiteFolder(siteDir)
     const served = await serveProxy({ settings: parseProxySettings({ routes: [], proxy: { siteOrigins: [onnxHost.url] } }), env: {}, dbPath: ':memory:', mcp: { indexDir, siteDir } })
     stops.push(async () => served.close())
     const running = await startWorkerProxy({

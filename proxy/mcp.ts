@@ -27,7 +27,7 @@ import type { McpSettings } from './mcp-settings.ts'
 export const MCP_PATH = '/ai/mcp'
 
 /** Answers one MCP request (a POST of JSON-RPC) with a fresh stateless server over `site`. */
-export async function serveMcp(request: Request, site: DocsSite, opts: { maxBodyBytes: number }): Promise<Response> {
+export async function serveMcp(request: Request, site: DocsSite, opts: { maxBodyBytes: number; settle?: () => Promise<void> }): Promise<Response> {
   const server = createDocsMcpServer(site, { version: await indexVersion(site) })
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -38,6 +38,8 @@ export async function serveMcp(request: Request, site: DocsSite, opts: { maxBody
   try {
     return await transport.handleRequest(request)
   } finally {
+    // A Worker's fetches die with its request: none the index started may be left running (fetchPartLoader).
+    await opts.settle?.()
     // The JSON response is complete once handleRequest resolves: nothing of this request outlives it.
     await server.close()
   }
@@ -47,8 +49,10 @@ export async function serveMcp(request: Request, site: DocsSite, opts: { maxBody
 export type McpMount = NonNullable<ProxyAppOptions['mcp']>
 
 /** Workers: the index and the agent files fetched from the site's own origin (the first of proxy.siteOrigins). */
-export const originMcp: McpMount = (c, rt, self) =>
-  serveMcp(c.req.raw, originSite(siteOriginOf(c.req.raw, rt), rt.settings.mcp, throughProxy(self, c.req.raw)), { maxBodyBytes: rt.settings.proxy.maxBodyBytes })
+export const originMcp: McpMount = (c, rt, self) => {
+  const site = originSite(siteOriginOf(c.req.raw, rt), rt.settings.mcp, throughProxy(self, c.req.raw))
+  return serveMcp(c.req.raw, site, { maxBodyBytes: rt.settings.proxy.maxBodyBytes, settle: site.settled })
+}
 
 /** The site's own origin: the one the config names (proxy.siteOrigins), else the origin the request came to. */
 export function siteOriginOf(request: Request, rt: { settings: { proxy: { siteOrigins: string[] } } }): string {
@@ -89,14 +93,34 @@ export function keptIndex(key: string, loader: PartLoader, opts: Pick<DenseOptio
   return get
 }
 
+/** A part loader that can say when none of the fetches it started is still running. */
+export interface SettlingLoader extends PartLoader {
+  /** Resolves once every fetch started through this loader (and any it led to) has finished. */
+  settled(): Promise<void>
+}
+
 /**
- * Index parts fetched from the index URL, nothing cached here: the opened
- * index keeps what it loaded, and parts are content-addressed. (The panel's
- * loader adds IndexedDB, which a server has no use for.)
+ * Index parts fetched from the index URL, whole or by byte range, nothing
+ * cached here: the opened index keeps what it loaded, and parts are
+ * content-addressed. (The panel's loader adds IndexedDB, which a server has
+ * no use for.)
+ *
+ * The index starts some fetches without waiting for them (warming the
+ * embedder, postings and texts it may need next) and keeps their promises.
+ * A Worker cancels a request's I/O when the request ends, so a promise kept
+ * from one request would never settle in the next: a Worker waits for
+ * `settled()` before it answers.
  */
-export function fetchPartLoader(indexUrl: string, doFetch: typeof fetch): PartLoader {
+export function fetchPartLoader(indexUrl: string, doFetch: typeof fetch): SettlingLoader {
   const base = indexUrl.endsWith('/') ? indexUrl : `${indexUrl}/`
-  const bytes = async (name: string): Promise<Uint8Array> => {
+  const running = new Set<Promise<unknown>>()
+  const tracked = <A extends unknown[], T>(read: (...args: A) => Promise<T>) => (...args: A): Promise<T> => {
+    const p = read(...args)
+    running.add(p)
+    p.then(() => running.delete(p), () => running.delete(p))
+    return p
+  }
+  const bytes = tracked(async (name: string): Promise<Uint8Array> => {
     const url = new URL(name, base).href
     const res = await doFetch(url).catch((err: unknown) => {
       throw new PartMissingError(url, err)
@@ -106,20 +130,57 @@ export function fetchPartLoader(indexUrl: string, doFetch: typeof fetch): PartLo
       throw new PartMissingError(url, new Error(`HTTP ${res.status}`))
     }
     return new Uint8Array(await res.arrayBuffer())
+  })
+  /** One byte range through an HTTP range request: the model's rows and the exact vectors are read a few rows at a time. */
+  const range = tracked(async (name: string, start: number, end: number): Promise<Uint8Array> => {
+    const url = new URL(name, base).href
+    const res = await doFetch(url, { headers: { range: `bytes=${start}-${end - 1}` } }).catch((err: unknown) => {
+      throw new PartMissingError(url, err)
+    })
+    if (res.status !== 206) {
+      await res.body?.cancel().catch(() => {})
+      // A host that ignores ranges would send the whole part (megabytes) for every few rows read.
+      const why = res.status === 200 ? 'the host sent the whole file for a byte range request; serve the index from a host that answers range requests (static hosts do)' : `HTTP ${res.status}`
+      throw new PartMissingError(url, new Error(why))
+    }
+    return new Uint8Array(await res.arrayBuffer())
+  })
+  return {
+    bytes,
+    range,
+    json: async <T>(name: string) => JSON.parse(new TextDecoder().decode(await bytes(name))) as T,
+    async settled() {
+      // A finished fetch may lead to the next one (a directory, then its rows): look again until none runs.
+      while (running.size) {
+        await Promise.allSettled([...running])
+        await new Promise((next) => setTimeout(next, 0))
+      }
+    },
   }
-  return { bytes, json: async <T>(name: string) => JSON.parse(new TextDecoder().decode(await bytes(name))) as T }
 }
+
+/** Part loaders by index URL, one per isolate like the indexes they feed. */
+const loaders = new Map<string, SettlingLoader>()
 
 /**
  * The site as the Worker sees it: its own static files, fetched from its
  * origin (or the absolute URLs the settings name). Only files under the site
  * URL are ever fetched.
  */
-export function originSite(origin: string, mcp: McpSettings, embedTransport: Transport, doFetch: typeof fetch = (i, init) => fetch(i, init)): DocsSite {
+export function originSite(
+  origin: string,
+  mcp: McpSettings,
+  embedTransport: Transport,
+  doFetch: typeof fetch = (i, init) => fetch(i, init),
+): DocsSite & Pick<SettlingLoader, 'settled'> {
   const indexUrl = new URL(mcp.indexUrl, origin).href
   const siteUrl = new URL(mcp.siteUrl, origin).href
+  // The loader is kept with the index it reads, so a request can wait for the fetches that index started.
+  let loader = loaders.get(indexUrl)
+  if (!loader) loaders.set(indexUrl, (loader = fetchPartLoader(indexUrl, doFetch)))
   return {
-    index: keptIndex(indexUrl, fetchPartLoader(indexUrl, doFetch)),
+    settled: loader.settled,
+    index: keptIndex(indexUrl, loader),
     embedTransport,
     siteUrl: mcp.siteUrl,
     uriOf: (url) => new URL(url, siteUrl).href,
