@@ -186,7 +186,7 @@ export function gateAtBar(answerable: number[], offTopic: number[], maxAnswerabl
  * reuses them. The build time reported for these candidates is the lexical
  * build plus the WebAssembly embedder's per-chunk time measured on a sample.
  */
-async function prefillOnnxCache(c: Candidate & { embed: { model: string } }, corpus: (typeof CORPORA)[number], out: string, cacheDir: string, work: string, log: (l: string) => void): Promise<{ perChunkMs: number }> {
+export async function prefillOnnxCache(c: Candidate & { embed: { model: string } }, corpus: (typeof CORPORA)[number], out: string, cacheDir: string, work: string, log: (l: string) => void): Promise<{ perChunkMs: number }> {
   const lexOut = join(work, `prefill-${c.name}-${corpus.name}`)
   const lex = await build(c, corpus, lexOut, cacheDir, false)
   const index = await openIndex(fsPartLoader(lexOut), { log: () => {} })

@@ -117,8 +117,10 @@ export interface Manifest {
   lexical: Record<string, unknown>
   retrieval: {
     fusion: Record<string, unknown>
-    /** weights: how the hybrid gate score mixes the lexical and dense signals. */
-    gate: { threshold: number; lexicalThreshold: number; weights?: { lexical: number; dense: number } }
+    /** The refusal gate's floor, weights and thresholds (core/retrieval/gate.ts GateConfig), chosen for this embedder. */
+    gate: Record<string, unknown>
+    /** How many lines of `parts.ranks` (a frequency-ordered English word list) are ranked; the gate weighs words by it. */
+    ranks?: { words: number }
   }
   chat: {
     chain: PublicChainMember[]

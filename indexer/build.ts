@@ -13,6 +13,7 @@ import { checkSiteOut, excludeSiteOut, writeAgentFiles, type LlmsResult } from '
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
 import { PageCache } from './page-cache.ts'
+import { ranksFor } from './ranks.ts'
 import { assertNotShrinking, writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
 
 export interface BuildOptions {
@@ -144,6 +145,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     docpilotVersion: opts.docpilotVersion,
     createdAt: opts.createdAt ?? createdAtFromEnv(process.env),
     gate: config.gate,
+    ranks: await ranksFor(dense),
     ...(dense ? { dense } : {}),
     chat,
     panel: { suggestions: panelSuggestions(config.panel.suggestions, collected.chunks) },

@@ -15,17 +15,13 @@ import { FORMAT_VERSION, isShardSet, shardFile, type ChunkRecord, type EmbedderI
 import { buildLexicalPlain, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { DEFAULT_POSTINGS_SHARD_BYTES, sectionRuns, splitLexicalIndex } from '../core/retrieval/lexical-split.ts'
 import { encodeTextShard } from '../core/retrieval/parts.ts'
-import { DEFAULT_FUSION } from '../core/retrieval/fusion.ts'
-import { DEFAULT_GATE } from '../core/retrieval/gate.ts'
+import { tuningFor } from '../core/retrieval/tuning.ts'
 import type { DenseParts } from './embed.ts'
+import type { RanksPart } from './ranks.ts'
 import { exists } from './stat.ts'
 
 /** Chunks per text shard: a result fetches one shard of about this many neighbours. */
 export const DEFAULT_SHARD_SIZE = 8
-
-/** Lexical gate threshold when the config names none (share of query terms the best passage covers). */
-export const DEFAULT_LEXICAL_THRESHOLD = DEFAULT_GATE.lexicalThreshold
-export const DEFAULT_GATE_THRESHOLD = DEFAULT_GATE.threshold
 
 export const NO_EMBEDDER: EmbedderIdentity = { id: 'none', kind: 'none', model: '', dims: 0, quantization: 'none' }
 
@@ -36,7 +32,10 @@ export interface WriteIndexInput {
   out: string
   docpilotVersion: string
   createdAt: string
-  gate?: { threshold?: number; lexicalThreshold?: number }
+  /** The owner's gate settings; what they leave out comes from the tuning for the index's embedder. */
+  gate?: { threshold?: number; lexicalThreshold?: number; vocabularyFloor?: number }
+  /** The gate's word ranks (indexer/ranks.ts); absent: the gate weighs every word alike. */
+  ranks?: RanksPart
   embedder?: EmbedderIdentity
   /** The dense channel's parts (vectors, model files) and the embedder identity naming them. */
   dense?: DenseParts
@@ -245,26 +244,32 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   for (let i = 0; i < chunks.length; i += shardSize) shardTexts.push(encodeTextShard(chunks.slice(i, i + shardSize)))
   const texts = jsonShards('texts', shardTexts, { per: shardSize })
 
+  const embedder = input.dense?.identity ?? input.embedder ?? NO_EMBEDDER
+  const tuned = tuningFor(embedder)
+  const gate = {
+    ...tuned.gate,
+    ...(input.gate?.vocabularyFloor !== undefined ? { vocabularyFloor: input.gate.vocabularyFloor } : {}),
+    ...(input.gate?.threshold !== undefined ? { threshold: input.gate.threshold } : {}),
+    ...(input.gate?.lexicalThreshold !== undefined ? { lexicalThreshold: input.gate.lexicalThreshold } : {}),
+  }
   const manifest: Manifest = {
     format: FORMAT_VERSION,
     docpilot: input.docpilotVersion,
     createdAt: input.createdAt,
     corpus: { digest: corpusDigest(chunks), files: input.files, chunks: chunks.length },
-    embedder: input.dense?.identity ?? input.embedder ?? NO_EMBEDDER,
+    embedder,
     parts: {
       lexical: lexical.name,
       postings: postings.set,
       texts: texts.set,
       ...(input.dense ? { codes: input.dense.codesPart, vectors: input.dense.vectorsPart } : {}),
+      ...(input.ranks ? { ranks: input.ranks.name } : {}),
     },
     lexical: settings as unknown as Record<string, unknown>,
     retrieval: {
-      fusion: input.dense ? { ...DEFAULT_FUSION } : {},
-      gate: {
-        threshold: input.gate?.threshold ?? DEFAULT_GATE_THRESHOLD,
-        lexicalThreshold: input.gate?.lexicalThreshold ?? DEFAULT_LEXICAL_THRESHOLD,
-        ...(input.dense ? { weights: DEFAULT_GATE.weights } : {}),
-      },
+      fusion: input.dense ? { ...tuned.fusion } : {},
+      gate: { ...gate, weights: { ...gate.weights } },
+      ...(input.ranks ? { ranks: { words: input.ranks.words } } : {}),
     },
     chat: input.chat ?? { chain: [] },
     ...(input.panel ? { panel: input.panel } : {}),
@@ -273,7 +278,8 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
   // Vectors and model files are binary and stored as they are (already compact, or served compressed).
   const denseFiles: PendingPart[] = (input.dense?.files ?? []).map((f) => ({ name: f.name, plain: f.bytes, gzipped: false }))
-  const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles]
+  const rankFiles: PendingPart[] = input.ranks?.bytes ? [{ name: input.ranks.name, plain: input.ranks.bytes, gzipped: false }] : []
+  const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles, ...rankFiles]
   const previous = await previousLocations(out)
   const stored = new Map<string, number>()
 

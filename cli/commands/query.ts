@@ -1,6 +1,8 @@
 /** `docpilot query`: ask the index, as a person (readable) or a tool (JSONL contract). */
 import type { Command } from 'commander'
 import { toContractLine } from '../../core/eval/contract.ts'
+import type { GateConfig } from '../../core/retrieval/gate.ts'
+import { gateConfig } from '../../core/retrieval/hybrid.ts'
 import { DEFAULT_K, type SearchResult } from '../../core/retrieval/search.ts'
 import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
 import { envEmbedTransport } from '../../indexer/embed.ts'
@@ -62,7 +64,7 @@ Examples:
       }
       const result = await index.search(question, { ...opts, context: flags.context })
       if (flags.json) ctx.stdout(JSON.stringify(toContractLine('q', result)) + '\n')
-      else ctx.stdout(readable(result, gateThreshold(index.manifest.retrieval.gate, result.mode)))
+      else ctx.stdout(readable(result, gateConfig(index.manifest)))
     })
 }
 
@@ -73,15 +75,22 @@ function excerpt(text: string, max = 200): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
-/** The threshold the gate compared against: hybrid and lexical-only modes have their own. */
-function gateThreshold(gate: { threshold: number; lexicalThreshold: number }, mode: SearchResult['mode']): number {
-  return mode === 'hybrid' ? gate.threshold : gate.lexicalThreshold
+/** What the gate decided and on what: the refusal reason, the score against its threshold, the signals. */
+function gateLine(verdict: SearchResult['gate'], config: GateConfig, mode: SearchResult['mode']): string {
+  const s = verdict.signals
+  const signals = [`vocabulary ${s.vocabulary.toFixed(2)}`, `cooccurrence ${s.cooccurrence.toFixed(2)}`]
+  if (s.meaning !== undefined) signals.push(`meaning ${s.meaning.toFixed(2)}`)
+  if (verdict.refusedFor === 'vocabulary') {
+    return `gate refused: the docs hardly use the question's words (vocabulary ${s.vocabulary.toFixed(2)}, floor ${config.vocabularyFloor})`
+  }
+  const threshold = mode === 'hybrid' ? config.threshold : config.lexicalThreshold
+  return `gate ${verdict.pass ? 'passed' : 'refused'} (score ${verdict.score.toFixed(2)}, threshold ${threshold}; ${signals.join(', ')})`
 }
 
-function readable(result: SearchResult, threshold: number): string {
+function readable(result: SearchResult, config: GateConfig): string {
   const lines = [
     `${result.mode} search${result.degraded ? ` (degraded: ${result.degradedReason ?? 'embedder unavailable'})` : ''}; ` +
-      `gate ${result.gate.pass ? 'passed' : 'refused'} (score ${result.gate.score.toFixed(2)}, threshold ${threshold})`,
+      gateLine(result.gate, config, result.mode),
   ]
   if (!result.results.length) lines.push('No passage matches this question.')
   result.results.forEach((p, i) => {

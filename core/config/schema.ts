@@ -119,9 +119,12 @@ export const BudgetSchema = z.strictObject({
   dailyLimit: z.number().int().min(1).optional(),
 })
 
+/** The refusal gate; anything left out comes from the settings tuned for the index's embedder (core/retrieval/tuning.ts). */
 export const GateSchema = z.strictObject({
   threshold: z.number().min(0).max(1).optional(),
-  lexicalThreshold: z.number().min(0).optional(),
+  lexicalThreshold: z.number().min(0).max(1).optional(),
+  /** Refuse when less than this share of the question's (rarity-weighted) words occurs in the docs; 0 turns it off. */
+  vocabularyFloor: z.number().min(0).max(1).optional(),
 })
 
 /** An http(s) origin: scheme, host and optional port, nothing after. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_FUSION, fuse } from './fusion.ts'
+import { fuse } from './fusion.ts'
 
 const lexical = [
   { id: 'a', score: 20 },
@@ -29,9 +29,5 @@ describe('fusion', () => {
     const out = fuse(lexical, dense, { method: 'rrf', k: 60, lexicalWeight: 1, denseWeight: 1 })
     expect(out[0]!.id).toBe('b')
     expect(out[0]!.score).toBeCloseTo(1 / 62 + 1 / 62, 10)
-  })
-
-  it('defaults to the BM25-leaning linear blend measured on the dev sets', () => {
-    expect(DEFAULT_FUSION).toEqual({ method: 'linear', lexicalWeight: 0.8, denseWeight: 0.2 })
   })
 })

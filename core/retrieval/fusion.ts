@@ -3,6 +3,8 @@
  * are chosen by measurement on the dev sets and written into the manifest, so
  * every runtime fuses the same way.
  *
+ * The settings per kind of embedder are in tuning.ts.
+ *
  * linear: lexical scores divided by the list's best (BM25 is unbounded and
  * query-dependent), dense cosines as they are (already on a fixed scale), then
  * a weighted sum. A candidate missing from one list gets that channel's exact
@@ -13,9 +15,6 @@
 export type FusionConfig =
   | { method: 'linear'; lexicalWeight: number; denseWeight: number }
   | { method: 'rrf'; k: number; lexicalWeight: number; denseWeight: number }
-
-/** Measured on shared/eval (see the dense issue's note): BM25-leaning blend; equal-weight RRF cost R@1. */
-export const DEFAULT_FUSION: FusionConfig = { method: 'linear', lexicalWeight: 0.8, denseWeight: 0.2 }
 
 export interface Scored {
   id: string

@@ -1,30 +1,69 @@
 import { describe, expect, it } from 'vitest'
-import { agreementSignal, DEFAULT_GATE, gate, lexicalSignal } from './gate.ts'
+import { cooccurrenceSignal, gate, meaningSignal, vocabularySignal, wordWeight, type GateConfig, type QuestionWord } from './gate.ts'
 
-describe('the refusal gate', () => {
-  const config = { threshold: 0.5, lexicalThreshold: 0.4, weights: { lexical: 0.4, dense: 0.6 } }
+const config: GateConfig = { vocabularyFloor: 0.6, threshold: 0.5, weights: { cooccurrence: 0.3, meaning: 0.7 }, lexicalThreshold: 0.35, meaningFrom: 'lexical' }
 
-  it('mixes lexical coverage and agreement with the manifest weights in hybrid mode', () => {
-    expect(gate({ lexical: 0.5, dense: 0.5 }, config)).toEqual({ pass: true, score: 0.5 })
-    expect(gate({ lexical: 1, dense: 0.1 }, config)).toEqual({ pass: false, score: 0.46 })
+// "How do I keep a sourdough starter alive?" against docs that say "keep" and "starter" but never "sourdough".
+const ranks = { keep: 538, sourdough: 59258, starter: 5430, alive: 2793 }
+const word = (w: keyof typeof ranks): QuestionWord => ({ terms: [w], rank: ranks[w] })
+const words = (['keep', 'sourdough', 'starter', 'alive'] as const).map(word)
+const docs = new Set(['keep', 'starter'])
+
+describe('gate signals', () => {
+  it('weighs rare words far above common ones, and an unranked word as the rarest', () => {
+    expect(wordWeight(59258, 60000) / wordWeight(538, 60000)).toBeGreaterThan(2.5)
+    expect(wordWeight(undefined, 60000)).toBeGreaterThan(wordWeight(59999, 60000))
+  })
+
+  it('vocabulary: the rarity-weighted share of question words the docs use anywhere', () => {
+    const v = vocabularySignal(words, 60000, (t) => docs.has(t))
+    const share = (wordWeight(538, 60000) + wordWeight(5430, 60000)) / words.reduce((s, w) => s + wordWeight(w.rank, 60000), 0)
+    expect(v).toBeCloseTo(share, 10)
+    // Two of four words occur, but the heavy one does not: well under a plain word count's 0.5.
+    expect(v).toBeLessThan(0.4)
+  })
+
+  it('vocabulary: an identifier typed in the question counts when its whole term or all of its parts occur', () => {
+    const id: QuestionWord = { terms: ['getsignedcooki', 'sign', 'cooki'], rank: undefined }
+    expect(vocabularySignal([id], 60000, (t) => ['sign', 'cooki'].includes(t))).toBe(1)
+    expect(vocabularySignal([id], 60000, (t) => t === 'getsignedcooki')).toBe(1)
+    expect(vocabularySignal([id], 60000, (t) => t === 'cooki')).toBe(0)
+  })
+
+  it('cooccurrence: the best share one of the first three hits holds together', () => {
+    const hits = [{ terms: ['keep'] }, { terms: ['starter', 'alive'] }, { terms: [] }, { terms: ['keep', 'sourdough', 'starter', 'alive'] }]
+    const expected = (wordWeight(5430, 60000) + wordWeight(2793, 60000)) / words.reduce((s, w) => s + wordWeight(w.rank, 60000), 0)
+    expect(cooccurrenceSignal(words, 60000, hits)).toBeCloseTo(expected, 10)
+    expect(cooccurrenceSignal(words, 60000, [])).toBe(0)
+  })
+
+  it('meaning: the cosine with the first passage, never below zero, 0 with none', () => {
+    const cos = [0.1, 0.6, 0.2, 0.95]
+    const hits = cos.map((_, ordinal) => ({ ordinal }))
+    expect(meaningSignal(hits, (o) => cos[o]!)).toBe(0.1)
+    expect(meaningSignal(hits.slice(3), (o) => cos[o]!)).toBe(0.95)
+    expect(meaningSignal(hits, () => -0.3)).toBe(0)
+    expect(meaningSignal([], () => 1)).toBe(0)
+  })
+})
+
+describe('the gate', () => {
+  it('refuses below the vocabulary floor whatever the evidence, and says so', () => {
+    expect(gate({ vocabulary: 0.59, cooccurrence: 1, meaning: 1 }, config)).toMatchObject({ pass: false, refusedFor: 'vocabulary' })
+    expect(gate({ vocabulary: 0.59, cooccurrence: 1 }, config)).toMatchObject({ pass: false, refusedFor: 'vocabulary' })
+  })
+
+  it('past the floor, weighs cooccurrence and meaning against the hybrid threshold', () => {
+    expect(gate({ vocabulary: 0.9, cooccurrence: 0.5, meaning: 0.5 }, config)).toEqual({
+      pass: true, score: 0.5, signals: { vocabulary: 0.9, cooccurrence: 0.5, meaning: 0.5 },
+    })
+    expect(gate({ vocabulary: 0.9, cooccurrence: 1, meaning: 0.2 }, config)).toMatchObject({ pass: false, score: 0.44, refusedFor: 'evidence' })
     // A negative cosine counts as no agreement, never as negative evidence.
-    expect(gate({ lexical: 1, dense: -0.5 }, config).score).toBe(0.4)
+    expect(gate({ vocabulary: 1, cooccurrence: 1, meaning: -0.5 }, config).score).toBe(0.3)
   })
 
-  it('uses the lexical threshold alone in lexical-only mode', () => {
-    expect(gate({ lexical: 0.42 }, config)).toEqual({ pass: true, score: 0.42 })
-    expect(gate({ lexical: 0.39 }, config)).toEqual({ pass: false, score: 0.39 })
-  })
-
-  it('reads its signals from the first three lexical hits only', () => {
-    const hits = [0.2, 0.5, 0.3, 0.9].map((coverage, ordinal) => ({ ordinal, coverage }))
-    expect(lexicalSignal(hits)).toBe(0.5)
-    const cosine = [0.1, 0.6, 0.2, 0.95]
-    expect(agreementSignal(hits, (o) => cosine[o]!)).toBe(0.6)
-    expect(agreementSignal([], () => 1)).toBe(0)
-  })
-
-  it('ships defaults with hybrid weights that sum to one', () => {
-    expect(DEFAULT_GATE.weights.lexical + DEFAULT_GATE.weights.dense).toBeCloseTo(1, 10)
+  it('in lexical-only mode scores cooccurrence alone against the lexical threshold', () => {
+    expect(gate({ vocabulary: 1, cooccurrence: 0.35 }, config)).toMatchObject({ pass: true, score: 0.35 })
+    expect(gate({ vocabulary: 1, cooccurrence: 0.34 }, config)).toMatchObject({ pass: false, refusedFor: 'evidence' })
   })
 })

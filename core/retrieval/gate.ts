@@ -2,76 +2,130 @@
  * The refusal gate: scores the evidence before any model is called. Below the
  * threshold the turn ends as a refusal ("the docs don't cover this").
  *
- * Hybrid score: a weighted sum of two signals, both 0..1:
- * - lexical: the share of the question's terms the best lexical passages cover;
- * - dense (agreement): the best cosine between the question and the top
- *   lexical passages. Off-topic questions often share a word or two with the
- *   docs ("configure", "session"), so a passage matches their words but not
- *   their meaning; on-topic questions get passages that match both. Measured
- *   on the dev sets this separated far better than the best dense cosine
- *   anywhere in the index, which stays high for any technical question
- *   (see the issue-5 note for the table).
- * Lexical-only mode (declared or degraded) scores the lexical signal alone
- * against its own threshold. Weights and thresholds live in the manifest so
- * every runtime gates alike.
+ * Three signals, each 0..1, chosen because they mean the same on any docs
+ * site (none counts this site's pages or words). Each question word weighs
+ * log(1 + its rank in general English) squared (rarity.ts), so "how", "set"
+ * and "use" weigh little and "sourdough" or "autovacuum" a lot:
+ * - vocabulary: the weighted share of the question's words that occur
+ *   anywhere in the docs (as written, stemmed, or as a part of an
+ *   identifier). Below `vocabularyFloor` the docs do not even use the
+ *   question's words, and the turn is refused whatever else.
+ * - cooccurrence: the best weighted share one of the top lexical passages
+ *   holds. Words that each appear somewhere ("PostgreSQL", "replica") but
+ *   never together are something the docs mention in passing, not cover.
+ * - meaning: the cosine between the question and its best passage. Questions
+ *   whose words all occur in the docs but ask about something else need it.
+ *   It is only as good as the embedder, so which passage it reads, the
+ *   weights and the threshold are chosen per embedder (tuning.ts): a static
+ *   model's cosines are topical (any programming question is close to any
+ *   programming page), so it reads the top lexical passage, which shares the
+ *   question's words; a transformer reads the top result, which it found
+ *   where the reader's words differ from the docs'.
+ * Past the floor, the score is the weighted sum of cooccurrence and meaning;
+ * lexical-only mode (declared or degraded) scores cooccurrence alone against
+ * its own threshold. Everything lives in the manifest, so every runtime gates
+ * alike.
  */
+import { rarityWeight } from './rarity.ts'
 
 export interface GateConfig {
+  /** Refuse when less of the question's weighted vocabulary than this occurs in the docs. */
+  vocabularyFloor: number
   /** Hybrid threshold on the weighted score. */
   threshold: number
-  /** Threshold on the lexical signal alone (lexical-only mode). */
+  /** Hybrid weights. */
+  weights: { cooccurrence: number; meaning: number }
+  /** Threshold on cooccurrence alone, in lexical-only mode. */
   lexicalThreshold: number
-  /** Hybrid weights; absent in indexes written before the dense channel existed. */
-  weights?: { lexical: number; dense: number }
+  /** The passage the meaning signal reads: the top lexical hit, or the top result (fused). */
+  meaningFrom: 'lexical' | 'results'
 }
 
-/**
- * Chosen on the dev sets (issue-5 note): every lexical weight from 0.3 to 0.6
- * meets the targets on both sets; 0.4 sits in the middle of that range, and
- * 0.525 in the middle of its feasible threshold interval (0.50, 0.55].
- */
-export const DEFAULT_GATE_WEIGHTS = { lexical: 0.4, dense: 0.6 }
-
-/**
- * Defaults written into a new manifest when the config names none. The
- * lexical-only threshold 0.42 refuses one answerable question per dev set
- * where 0.5 refused three or four, and refuses the same off-topic ones.
- */
-export const DEFAULT_GATE: Required<GateConfig> = { threshold: 0.525, lexicalThreshold: 0.42, weights: DEFAULT_GATE_WEIGHTS }
-
-/** How many top lexical passages the gate's signals look at. */
+/** How many top lexical passages the cooccurrence signal looks at. */
 export const GATE_DEPTH = 3
 
 export interface GateSignals {
-  /** Best coverage among the top lexical passages, 0..1. */
-  lexical: number
-  /** Best cosine between the question and the top lexical passages; absent in lexical-only mode. */
-  dense?: number
+  vocabulary: number
+  cooccurrence: number
+  /** Absent in lexical-only mode. */
+  meaning?: number
 }
 
 export interface GateVerdict {
   pass: boolean
   score: number
+  /** What the verdict rests on (`docpilot query` and the debug drawer show it). */
+  signals: GateSignals
+  /** Why a refusal refused: the docs do not use the question's words, or the evidence scored low. */
+  refusedFor?: 'vocabulary' | 'evidence'
 }
 
-/** The lexical signal: the best coverage among the first few lexical hits. */
-export function lexicalSignal(hits: readonly { coverage: number }[], depth = GATE_DEPTH): number {
-  return hits.slice(0, depth).reduce((m, h) => Math.max(m, h.coverage), 0)
+/** A content word of the question: its index terms (whole word, then identifier parts) and its rank in English. */
+export interface QuestionWord {
+  terms: readonly string[]
+  rank: number | undefined
 }
 
-/** The dense (agreement) signal: the best of `cosineOf` over the first few lexical hits; 0 when there are none. */
-export function agreementSignal(hits: readonly { ordinal: number }[], cosineOf: (ordinal: number) => number, depth = GATE_DEPTH): number {
-  return hits.slice(0, depth).reduce((m, h) => Math.max(m, cosineOf(h.ordinal)), 0)
+/** A word's weight in the gate: rare words count far more than common ones. */
+export function wordWeight(rank: number | undefined, rankedWords: number): number {
+  return rarityWeight(rank, rankedWords) ** 2
+}
+
+/**
+ * A word is in a set of terms when its whole term is, or, for an identifier
+ * typed in the question (`getSignedCookie`), every one of its parts is.
+ */
+function holds(word: QuestionWord, has: (term: string) => boolean): boolean {
+  const [whole, ...parts] = word.terms
+  return (whole !== undefined && has(whole)) || (parts.length > 0 && parts.every(has))
+}
+
+function weightedShare(words: readonly QuestionWord[], rankedWords: number, has: (term: string) => boolean): number {
+  let total = 0
+  let held = 0
+  for (const w of words) {
+    const weight = wordWeight(w.rank, rankedWords)
+    total += weight
+    if (holds(w, has)) held += weight
+  }
+  return total > 0 ? held / total : 0
+}
+
+/** Weighted share of the question's words that occur anywhere in the docs. */
+export function vocabularySignal(words: readonly QuestionWord[], rankedWords: number, occurs: (term: string) => boolean): number {
+  return weightedShare(words, rankedWords, occurs)
+}
+
+/** The best weighted share of the question's words that one of the first few lexical hits matched. */
+export function cooccurrenceSignal(
+  words: readonly QuestionWord[],
+  rankedWords: number,
+  hits: readonly { terms: readonly string[] }[],
+  depth = GATE_DEPTH,
+): number {
+  return hits.slice(0, depth).reduce((best, h) => Math.max(best, weightedShare(words, rankedWords, (t) => h.terms.includes(t))), 0)
+}
+
+/** The cosine between the question and the first passage; 0 when there is none, never below 0. */
+export function meaningSignal(passages: readonly { ordinal: number }[], cosineOf: (ordinal: number) => number): number {
+  return passages.length ? Math.max(0, cosineOf(passages[0]!.ordinal)) : 0
 }
 
 export function gate(signals: GateSignals, config: GateConfig): GateVerdict {
-  if (signals.dense === undefined) {
-    const score = round(signals.lexical)
-    return { pass: score >= config.lexicalThreshold, score }
+  const lexicalOnly = signals.meaning === undefined
+  const score = round(
+    lexicalOnly
+      ? signals.cooccurrence
+      : config.weights.cooccurrence * signals.cooccurrence + config.weights.meaning * Math.max(0, signals.meaning!),
+  )
+  const rounded: GateSignals = {
+    vocabulary: round(signals.vocabulary),
+    cooccurrence: round(signals.cooccurrence),
+    ...(lexicalOnly ? {} : { meaning: round(signals.meaning!) }),
   }
-  const w = config.weights ?? DEFAULT_GATE_WEIGHTS
-  const score = round(w.lexical * signals.lexical + w.dense * Math.max(0, signals.dense))
-  return { pass: score >= config.threshold, score }
+  if (signals.vocabulary < config.vocabularyFloor) return { pass: false, score, signals: rounded, refusedFor: 'vocabulary' }
+  const pass = score >= (lexicalOnly ? config.lexicalThreshold : config.threshold)
+  return { pass, score, signals: rounded, ...(pass ? {} : { refusedFor: 'evidence' as const }) }
 }
 
 // Scores are shown and compared across runtimes: keep them short and stable.

@@ -18,9 +18,10 @@ import { EmbedError, type Embedder } from '../embed/types.ts'
 import type { Manifest } from '../index-format.ts'
 import { decodeVectorCodes, openExactRows, openPassageVectors, type ExactRows, type PassageVectors } from './passage-vectors.ts'
 import { withContextVector } from './conversation.ts'
-import { DEFAULT_FUSION, fuse, type FusionConfig } from './fusion.ts'
-import { agreementSignal, gate, GATE_DEPTH, lexicalSignal, type GateConfig, type GateVerdict } from './gate.ts'
+import { fuse, type FusionConfig } from './fusion.ts'
+import { gate, GATE_DEPTH, meaningSignal, type GateConfig, type GateSignals, type GateVerdict } from './gate.ts'
 import type { PartLoader } from './parts.ts'
+import { tuningFor } from './tuning.ts'
 
 export interface DenseOptions extends Partial<Pick<OpenEmbedderDeps, 'transport'>> {
   /** Per-attempt limit on embedding a question (default 5 s); one retry follows a failure. */
@@ -160,6 +161,8 @@ export interface RankInput {
   k: number
   /** Lexical hits, best first (ordinal = chunk position). At least FUSION_CANDIDATES when available. */
   lexical: { ordinal: number; score: number; coverage: number }[]
+  /** The gate's signals that need no vectors (vocabulary, cooccurrence); meaning is added here. */
+  evidence: Omit<GateSignals, 'meaning'>
   dense: DenseChannel | null
   manifest: Manifest
   lexicalOnly?: boolean
@@ -182,13 +185,24 @@ export interface Ranked {
   hits: { ordinal: number; score: number; channels: { lexical?: number; dense?: number } }[]
 }
 
+/** The manifest's gate settings; a field it lacks comes from the tuning for its embedder. */
 export function gateConfig(manifest: Manifest): GateConfig {
-  return manifest.retrieval.gate as GateConfig
+  const g = manifest.retrieval.gate as Partial<GateConfig>
+  const tuned = tuningFor(manifest.embedder).gate
+  const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback)
+  const weights = g.weights && typeof g.weights.cooccurrence === 'number' && typeof g.weights.meaning === 'number' ? g.weights : tuned.weights
+  return {
+    vocabularyFloor: num(g.vocabularyFloor, tuned.vocabularyFloor),
+    threshold: num(g.threshold, tuned.threshold),
+    weights,
+    lexicalThreshold: num(g.lexicalThreshold, tuned.lexicalThreshold),
+    meaningFrom: g.meaningFrom === 'lexical' || g.meaningFrom === 'results' ? g.meaningFrom : tuned.meaningFrom,
+  }
 }
 
 export function fusionConfig(manifest: Manifest): FusionConfig {
   const f = manifest.retrieval.fusion as Partial<FusionConfig>
-  return f && (f.method === 'linear' || f.method === 'rrf') ? (f as FusionConfig) : DEFAULT_FUSION
+  return f && (f.method === 'linear' || f.method === 'rrf') ? (f as FusionConfig) : tuningFor(manifest.embedder).fusion
 }
 
 /** The first `k` hits, best first, skipping a hit whose section an earlier hit already holds. */
@@ -211,7 +225,7 @@ function lexicalOnlyRank(input: RankInput, degradedReason?: string): Ranked {
     mode: 'lexical',
     degraded: degradedReason !== undefined,
     ...(degradedReason !== undefined ? { degradedReason } : {}),
-    gate: gate({ lexical: lexicalSignal(input.lexical) }, gateConfig(input.manifest)),
+    gate: gate(input.evidence, gateConfig(input.manifest)),
     hits: onePerSection(input.lexical, input.k, input.sectionOf).map((h) => ({ ordinal: h.ordinal, score: h.score, channels: { lexical: h.score } })),
   }
 }
@@ -255,14 +269,18 @@ export async function rankHybrid(input: RankInput): Promise<Ranked> {
     fusionConfig(input.manifest),
     (id) => denseOf(Number(id)),
   )
-  return {
-    mode: 'hybrid',
-    degraded: false,
-    gate: gate({ lexical: lexicalSignal(input.lexical), dense: agreementSignal(input.lexical, denseOf) }, gateConfig(input.manifest)),
-    hits: onePerSection(
-      fused.map((f) => ({ ordinal: Number(f.id), score: f.score, channels: f.channels })),
-      input.k,
-      input.sectionOf,
-    ),
+  const hits = onePerSection(
+    fused.map((f) => ({ ordinal: Number(f.id), score: f.score, channels: f.channels })),
+    input.k,
+    input.sectionOf,
+  )
+  const config = gateConfig(input.manifest)
+  const read = (config.meaningFrom === 'results' ? hits : input.lexical)[0]
+  // The meaning signal reads an exact cosine: a dense-only top result has only its code's estimate so far.
+  if (read && !exact.has(read.ordinal)) {
+    const more = await vectors.exact(v, [read.ordinal]).catch(() => new Map<number, number>())
+    for (const [o, score] of more) exact.set(o, score)
   }
+  const meaning = meaningSignal(read ? [read] : [], denseOf)
+  return { mode: 'hybrid', degraded: false, gate: gate({ ...input.evidence, meaning }, config), hits }
 }

@@ -6,6 +6,8 @@
  */
 import { FORMAT_VERSION, isShardSet, shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../index-format.ts'
 import { contextText, withContext } from './conversation.ts'
+import { cooccurrenceSignal, vocabularySignal, type GateVerdict } from './gate.ts'
+import { openWordRanks, questionWords } from './rarity.ts'
 import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseChannel, type DenseOptions } from './hybrid.ts'
 import { queryTermsFor, termExpansion, type LexicalSettings } from './lexical.ts'
 import { openSplitLexicalIndex, shardOfTerm, type LexicalHead, type PostingsShard, type SplitLexicalIndex } from './lexical-split.ts'
@@ -30,7 +32,7 @@ export interface SearchResult {
   mode: 'hybrid' | 'lexical'
   degraded: boolean
   degradedReason?: string
-  gate: { pass: boolean; score: number }
+  gate: GateVerdict
   results: Passage[]
 }
 
@@ -150,6 +152,8 @@ export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Pro
   }
   if (opts.warm !== false) lexical().catch(() => {})
   const textShard = cachedShards<TextShard>(loader, texts)
+  // The gate's word ranks, fetched with the first question (null: an index written without them).
+  const ranks = openWordRanks(manifest, loader)
 
   async function chunks(ordinals: number[]): Promise<ChunkRecord[]> {
     const shards = await Promise.all(ordinals.map((o) => textShard(Math.floor(o / perShard!))))
@@ -179,12 +183,20 @@ export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Pro
       const index = await lexical()
       // Windows of one long section share page and anchor: one result row per section.
       const sectionOf = (ordinal: number) => String(index.sectionOf(ordinal))
-      const [own, previous] = await Promise.all([index.search(question, candidates), context ? index.search(context, candidates) : undefined])
+      const [own, previous, asked] = await Promise.all([
+        index.search(question, candidates),
+        context ? index.search(context, candidates) : undefined,
+        questionWords(question, index.queryTerms, ranks),
+      ])
       const lexicalHits = previous ? withContext(own, previous).slice(0, candidates) : own
+      const evidence = {
+        vocabulary: vocabularySignal(asked.words, asked.rankedWords, index.hasTerm),
+        cooccurrence: cooccurrenceSignal(asked.words, asked.rankedWords, lexicalHits),
+      }
       // The best lexical hits are usually among the results: their texts load while the dense side finishes.
       for (const h of lexicalHits.slice(0, k)) textShard(Math.floor(h.ordinal / perShard)).catch(() => {})
       const ranked = await rankHybrid({
-        question, k, lexical: lexicalHits, dense: both, manifest, lexicalOnly: opts.lexicalOnly, queryVector: opts.queryVector, sectionOf,
+        question, k, lexical: lexicalHits, evidence, dense: both, manifest, lexicalOnly: opts.lexicalOnly, queryVector: opts.queryVector, sectionOf,
         ...(context ? { context } : {}),
       })
       const records = await chunks(ranked.hits.map((h) => h.ordinal))

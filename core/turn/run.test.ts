@@ -60,7 +60,7 @@ describe('runTurn: settling', () => {
 
   it('a gate refusal settles before any model is called', async () => {
     const t = setup(['openai'])
-    const r = await t.turn({ retrieve: async () => searchResult({ gate: { pass: false, score: 0.1 } }) })
+    const r = await t.turn({ retrieve: async () => searchResult({ gate: { pass: false, score: 0.1, signals: { vocabulary: 1, cooccurrence: 0.1, meaning: 0.1 }, refusedFor: 'evidence' } }) })
     expect(r.state).toBe('refused')
     expect(r.passages).toHaveLength(3)
     expect(r.receipt.attempts).toEqual([])

@@ -35,7 +35,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       version: 1,
       outcome: state,
       retrieval: search
-        ? { mode: search.mode, degraded: search.degraded, gate: { ...search.gate }, passages: search.results.length }
+        ? { mode: search.mode, degraded: search.degraded, gate: { pass: search.gate.pass, score: search.gate.score }, passages: search.results.length }
         : null,
       stages,
       attempts: walk?.attempts ?? [],

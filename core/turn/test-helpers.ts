@@ -33,7 +33,7 @@ export function searchResult(over: Partial<SearchResult> = {}): SearchResult {
   return {
     mode: 'hybrid',
     degraded: false,
-    gate: { pass: true, score: 0.7 },
+    gate: { pass: true, score: 0.7, signals: { vocabulary: 1, cooccurrence: 0.7, meaning: 0.7 } },
     results: [0, 1, 2].map(passage),
     ...over,
   }

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { refusals, tuneGate, type GateSample } from './tune-gate.ts'
+
+let n = 0
+const sample = (answerable: boolean, cooccurrence: number, meaning: number, vocabulary = 1): GateSample => ({
+  id: String(n++),
+  answerable,
+  signals: { vocabulary, cooccurrence, meaning },
+})
+
+// 40 answerable questions whose meaning spreads from 0.40 to 0.79, cooccurrence from 1.0 down to 0.61;
+// off-topic ones: low meaning; one with words the docs never use; one that looks answerable.
+const answerable = Array.from({ length: 40 }, (_, i) => sample(true, 1 - i / 100, 0.4 + i / 100))
+const offTopic = [sample(false, 0.9, 0.2), sample(false, 0.3, 0.35), sample(false, 0.8, 0.3), sample(false, 1, 1, 0.2), sample(false, 1, 0.9)]
+
+describe('tuneGate', () => {
+  it('refuses at most 2.5% of answerable questions and, within that, the most off-topic ones', () => {
+    const tuned = tuneGate([...answerable, ...offTopic], { vocabularyFloor: 0.6, meaningFrom: 'lexical' })
+    expect(tuned.train.answerableRefused).toBeLessThanOrEqual(1)
+    // All but the one that looks answerable: three on evidence, one on the vocabulary floor.
+    expect(tuned.train.offTopicRefused).toBe(4)
+    expect(tuned.gate.vocabularyFloor).toBe(0.6)
+    expect(tuned.gate.weights.cooccurrence + tuned.gate.weights.meaning).toBeCloseTo(1, 10)
+  })
+
+  it('puts the threshold halfway between the last answerable score it refuses and the next, not on a measured score', () => {
+    const tuned = tuneGate([sample(true, 0, 0.5), sample(true, 0, 0.7), sample(false, 0, 0.1)], { vocabularyFloor: 0, maxAnswerableRefused: 0.5, meaningFrom: 'lexical' })
+    // One answerable may go: meaning alone, between 0.5 and 0.7.
+    expect(tuned.gate.weights.meaning).toBe(1)
+    expect(tuned.gate.threshold).toBeCloseTo(0.6, 10)
+  })
+
+  it('refusals() counts a setting on questions it was not chosen on, hybrid or lexical-only', () => {
+    const config = { vocabularyFloor: 0.6, threshold: 0.5, weights: { cooccurrence: 0.5, meaning: 0.5 }, lexicalThreshold: 0.85, meaningFrom: 'lexical' as const }
+    const checked = [sample(true, 0.9, 0.2), sample(true, 0.2, 0.9), sample(false, 0.1, 0.1), sample(false, 0.9, 0.9, 0.1)]
+    expect(refusals(checked, config)).toEqual({ answerable: 2, answerableRefused: 0, offTopic: 2, offTopicRefused: 2 })
+    expect(refusals(checked, config, 'lexical')).toEqual({ answerable: 2, answerableRefused: 1, offTopic: 2, offTopicRefused: 2 })
+  })
+})

@@ -1,0 +1,76 @@
+/**
+ * How rare a question's word is in general English, for the gate: a word's
+ * weight is log(1 + its rank) in a frequency-ordered English word list, so
+ * "how", "make" and "use" weigh little and "sourdough" or "autovacuum" weigh
+ * a lot. A question whose heavy words the docs never use is about something
+ * else; one whose heavy words the docs use is worth looking up.
+ *
+ * The list travels with the index (`parts.ranks`, the first `words` lines):
+ * when the index's embedder is a static model with a frequency-ordered
+ * vocabulary it is that model's own vocabulary file (nothing extra to
+ * fetch), otherwise the indexer writes the shipped default model's list.
+ */
+import type { Manifest } from '../index-format.ts'
+import type { QuestionWord } from './gate.ts'
+import { tokenize } from './terms.ts'
+import type { PartLoader } from './parts.ts'
+
+export interface WordRanks {
+  /** How many words the list ranks; a word not in it counts as rank size + 1. */
+  readonly size: number
+  /** Ranks (1 = most common) of lower-cased words; undefined for a word the list does not hold. */
+  ranksOf(words: readonly string[]): Promise<Array<number | undefined>>
+}
+
+/** The weight of a word of this rank; a word the list does not hold weighs as the rarest. */
+export function rarityWeight(rank: number | undefined, size: number): number {
+  return Math.log(1 + (rank ?? size + 1))
+}
+
+/** A list held whole: one word per line, most common first; the first `size` lines are ranked. */
+export function wordRanksFromList(text: string, size: number): WordRanks {
+  const rank = new Map<string, number>()
+  let line = 0
+  for (const word of text.split('\n')) {
+    if (++line > size) break
+    if (word && !rank.has(word)) rank.set(word, line)
+  }
+  return { size, ranksOf: async (words) => words.map((w) => rank.get(w)) }
+}
+
+/** The index's word ranks, read once on first use; null for an index written without them. */
+export function openWordRanks(manifest: Manifest, loader: PartLoader): WordRanks | null {
+  const part = manifest.parts.ranks
+  const size = manifest.retrieval.ranks?.words
+  if (typeof part !== 'string' || !size) return null
+  let list: Promise<WordRanks> | null = null
+  const load = () => {
+    if (!list) {
+      list = loader.bytes(part).then((bytes) => wordRanksFromList(new TextDecoder().decode(bytes), size))
+      // A failed fetch is not remembered: the next question tries again.
+      list.catch(() => (list = null))
+    }
+    return list
+  }
+  return { size, ranksOf: async (words) => (await load()).ranksOf(words) }
+}
+
+/**
+ * The question's content words as the gate sees them: each distinct written
+ * word (case kept, so an identifier still splits into its parts) with its
+ * index terms and its rank. Words the lexical index drops (stop words, single
+ * letters) carry no terms and are left out. A follow-up is judged on its own
+ * words (measured: adding the earlier question's words at half weight refused
+ * more follow-ups the docs answer, 5 of 30 instead of 2).
+ */
+export async function questionWords(
+  question: string,
+  termsOf: (word: string) => string[],
+  ranks: WordRanks | null,
+): Promise<{ words: QuestionWord[]; rankedWords: number }> {
+  const written = [...new Set(tokenize(question))]
+  const withTerms = written.map((w) => ({ word: w.toLowerCase(), terms: termsOf(w) })).filter((w) => w.terms.length > 0)
+  // Ranks that cannot be fetched right now (the model files of a degraded search) leave every word the same weight.
+  const found = ranks ? await ranks.ranksOf(withTerms.map((w) => w.word)).catch(() => null) : null
+  return { words: withTerms.map((w, i) => ({ terms: w.terms, rank: found?.[i] })), rankedWords: found ? ranks!.size : 0 }
+}

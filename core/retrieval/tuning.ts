@@ -1,0 +1,53 @@
+/**
+ * Fusion and gate settings per kind of embedder, written into the manifest at
+ * index time. Each was chosen on the four dev files, tuned on one corpus and
+ * checked on the other, both ways (`npm run bench -- --only gate`; the numbers
+ * are in docs/gate.md). The meaning signal depends on the embedder (a static
+ * word-vector model gives every docs-like question a high cosine; a
+ * transformer spreads them out), so each kind has its own passage to read it
+ * from, weights and threshold; the vocabulary floor and the lexical-only
+ * threshold do not depend on the embedder.
+ */
+import type { EmbedderIdentity } from '../index-format.ts'
+import type { FusionConfig } from './fusion.ts'
+import type { GateConfig } from './gate.ts'
+
+export interface RetrievalTuning {
+  fusion: FusionConfig
+  gate: GateConfig
+}
+
+/** From DESIGN.md's measured hint: below 0.6 the docs do not use the question's words (0 of 180 answerable refused on four sites). */
+export const VOCABULARY_FLOOR = 0.6
+
+/** Lexical-only threshold on cooccurrence alone (chosen on both corpora: 4/160 answerable, 19/32 off-topic refused). */
+export const LEXICAL_THRESHOLD = 0.37
+
+/** A static (word-vector lookup) model: docpilot's offline default. */
+export const STATIC_TUNING: RetrievalTuning = {
+  fusion: { method: 'linear', lexicalWeight: 0.3, denseWeight: 0.7 },
+  gate: {
+    vocabularyFloor: VOCABULARY_FLOOR,
+    threshold: 0.538,
+    weights: { cooccurrence: 0.3, meaning: 0.7 },
+    lexicalThreshold: LEXICAL_THRESHOLD,
+    meaningFrom: 'lexical',
+  },
+}
+
+/** A transformer sentence encoder (ONNX in the browser, or a provider's embeddings). */
+export const ENCODER_TUNING: RetrievalTuning = {
+  fusion: { method: 'linear', lexicalWeight: 0.3, denseWeight: 0.7 },
+  gate: {
+    vocabularyFloor: VOCABULARY_FLOOR,
+    threshold: 0.331,
+    weights: { cooccurrence: 0.1, meaning: 0.9 },
+    lexicalThreshold: LEXICAL_THRESHOLD,
+    meaningFrom: 'results',
+  },
+}
+
+export function tuningFor(embedder: EmbedderIdentity): RetrievalTuning {
+  if (embedder.kind === 'none') return { fusion: STATIC_TUNING.fusion, gate: STATIC_TUNING.gate }
+  return embedder.model.startsWith('static:') ? STATIC_TUNING : ENCODER_TUNING
+}
