@@ -10,7 +10,7 @@
 import type { Page } from '@playwright/test'
 import { HYBRID_NOTICE } from '../core/turn/copy.ts'
 import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
-import { COVERED } from './paths.ts'
+import { COVERED, HOSTILE } from './paths.ts'
 import { XSS_CORPUS } from './xss-corpus.ts'
 
 const HOSTILE_ANSWER = [
@@ -19,9 +19,6 @@ const HOSTILE_ANSWER = [
   '<a href="javascript:window.__pwned=5">raw link</a> <svg onload="window.__pwned=6"></svg> <iframe src="javascript:window.__pwned=7"></iframe>',
   '![x](javascript:window.__pwned=8) <details open ontoggle="window.__pwned=9">x</details>',
 ].join('\n\n')
-
-/** A question the hostile page answers (fixtures/site/guide/security.md). */
-const HOSTILE_QUESTION = 'How do I stop script injection when rendering untrusted user input?'
 
 const site = useSite({ members: ['openai'], csp: false }, [])
 
@@ -63,7 +60,7 @@ test('the hostile fixture page shows its attack strings as text, on the page and
   // Every member down: the hybrid answer quotes the page's passages verbatim in the panel.
   await site.fakes.control({ member: 'openai', fault: 'server-error', status: 503 })
   await openPanel(page)
-  const body = await settled(await ask(page, HOSTILE_QUESTION), 'hybrid')
+  const body = await settled(await ask(page, HOSTILE), 'hybrid')
   await expect(body.locator('.dp-lead')).toHaveText(HYBRID_NOTICE)
   const quoted = body.locator('.dp-row', { has: page.locator('a[href^="/guide/security#"]') })
   expect(await quoted.count()).toBeGreaterThan(0)

@@ -24,3 +24,5 @@ export const E2E_WIDGET = join(E2E_RUN_DIR, 'widget/')
 /** A question the fixture docs answer, and one they do not cover at all. */
 export const COVERED = process.env.DOCPILOT_E2E_COVERED ?? 'How do I set and get values on the context?'
 export const UNCOVERED = 'zebra migration patterns across the savanna'
+/** A question guide/security.md answers, in a reader's words; its passages carry attack strings. */
+export const HOSTILE = 'How do I stop script injection when rendering untrusted user input?'

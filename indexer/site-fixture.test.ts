@@ -3,7 +3,8 @@
  * hold the promises the browser tests rely on (e2e/paths.ts): the covered
  * question lands on the Context page's set() / get() section and passes the
  * gate, the uncovered one is refused, and the hostile page reaches the index
- * as text. Lexical-only, so no model is loaded.
+ * as text. Lexical-only, so no model is loaded, except for the gate's
+ * verdicts under the offline default model, which the browser tests meet.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -12,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigSchema } from '../core/config/schema.ts'
 import type { ChunkRecord } from '../core/index-format.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
-import { COVERED, UNCOVERED } from '../e2e/paths.ts'
+import { validateConfig } from '../core/config/validate.ts'
+import { COVERED, HOSTILE, UNCOVERED } from '../e2e/paths.ts'
+import { buildIndex } from './build.ts'
 import { collectChunks, type CollectResult } from './collect.ts'
 import { fsPartLoader } from './fs-parts.ts'
 import { writeIndex } from './write.ts'
@@ -69,5 +72,39 @@ describe('fixtures/site', () => {
     expect(trails).toContain('The payload in headings')
     expect(trails.join(' ')).not.toMatch(/[<>]|onerror/)
     for (const c of page) expect(c.url).not.toMatch(/javascript:/i)
+  })
+})
+
+describe('fixtures/site with the offline default model', { timeout: 180_000 }, () => {
+  let hybrid: DocIndex
+  let work: string
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'docpilot-site-hybrid-'))
+    const out = join(work, 'index')
+    await buildIndex({
+      root: SITE,
+      mode: 'source',
+      out,
+      config: validateConfig({ embed: 'default' }, '(test)'),
+      docpilotVersion: 'test',
+      embed: { env: {}, configDir: tmpdir(), cacheDir: join(work, 'cache') },
+    })
+    hybrid = await openIndex(fsPartLoader(out))
+  })
+  afterAll(() => rm(work, { recursive: true, force: true }))
+
+  // The e2e panel tests ask these: an answerable question refused there is a reader turned away.
+  it.each([
+    ['the covered question', COVERED, 'api/context.md'],
+    ['the hostile question, in a reader\'s words', HOSTILE, 'guide/security.md'],
+  ])('passes the gate on %s, with its page first', async (_, question, path) => {
+    const r = await hybrid.search(question)
+    expect(r.mode).toBe('hybrid')
+    expect(r.gate.pass).toBe(true)
+    expect(r.results[0]?.path).toBe(path)
+  })
+
+  it('refuses the uncovered question', async () => {
+    expect((await hybrid.search(UNCOVERED)).gate.pass).toBe(false)
   })
 })
