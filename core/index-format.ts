@@ -119,8 +119,13 @@ export interface Manifest {
     fusion: Record<string, unknown>
     /** The refusal gate's floor, weights and thresholds (core/retrieval/gate.ts GateConfig), chosen for this embedder. */
     gate: Record<string, unknown>
-    /** How many lines of `parts.ranks` (a frequency-ordered English word list) are ranked; the gate weighs words by it. */
-    ranks?: { words: number }
+    /**
+     * Where the gate finds each question word's rank in general English, and
+     * how many words are ranked: the first `words` lines of `parts.ranks` (a
+     * frequency-ordered word list), or, with `source: 'model'`, the rows of
+     * the embedder's own frequency-ordered vocabulary (no part of its own).
+     */
+    ranks?: { words: number; source?: 'list' | 'model' }
   }
   chat: {
     chain: PublicChainMember[]

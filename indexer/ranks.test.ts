@@ -34,12 +34,17 @@ describe('the word ranks an index carries for the gate', () => {
     expect(rank('cookie')).toBeLessThan(rank('sourdough'))
   })
 
-  it('with the default model, points at its vocabulary (no extra part) and gives the ranked row count', async () => {
+  it('with the default model (served split by word), reads ranks from its rows: no part of their own', async () => {
     const out = await build('default')
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))
-    expect(manifest.parts.ranks).toBe(manifest.embedder.files['vocab.txt'])
+    expect(manifest.parts.ranks).toBeUndefined()
     const model = JSON.parse(readFileSync(join(out, manifest.embedder.files['model.json']), 'utf8'))
-    expect(manifest.retrieval.ranks.words).toBe(model.provenance.frequencyRanked)
+    expect(manifest.retrieval.ranks).toEqual({ words: model.provenance.frequencyRanked, source: 'model' })
+    // Ranked words weigh by their rank: "sourdough" (rare, absent) outweighs "cookie" (present), as with a list.
+    const r = await (await openIndex(fsPartLoader(out))).search('sourdough cookie')
+    expect(r.mode).toBe('hybrid')
+    expect(r.gate.signals.vocabulary).toBeLessThan(0.45)
+    expect(r.gate).toMatchObject({ pass: false, refusedFor: 'vocabulary' })
   }, 120_000)
 
   it('a lexical-only index gets the ranked words as a part of its own, and its gate weighs words by them', async () => {

@@ -4,8 +4,10 @@
  *
  * A static model whose vocabulary is frequency-ordered already is such a
  * list: its model.json says how many of its rows are ranked
- * (`provenance.frequencyRanked`), and the index points at its vocabulary file,
- * which readers fetch anyway. Any other index (an ONNX or hosted embedder, or
+ * (`provenance.frequencyRanked`). Served split by word, its rows carry their
+ * row number, so the gate reads a word's rank from the row the question's
+ * embedding fetches anyway (no part at all); served whole, the index points
+ * at its vocabulary file. Any other index (an ONNX or hosted embedder, or
  * lexical-only) gets the shipped default model's ranked words as a part of its
  * own. The shipped default is always frequency-ordered (its build script
  * keeps that order; a test checks it).
@@ -20,8 +22,8 @@ import type { DenseParts } from './embed.ts'
 export interface RanksPart {
   /** How many lines of the part are ranked. */
   words: number
-  /** The part's file name. */
-  name: string
+  /** The part's file name; absent when the ranks are the split static model's own rows. */
+  name?: string
   /** Its bytes, when the index does not already hold it as a model file. */
   bytes?: Uint8Array
 }
@@ -38,10 +40,10 @@ export async function ranksFor(dense: DenseParts | undefined): Promise<RanksPart
   const files = dense?.identity.files
   const descPart = files?.['model.json']
   const vocabPart = files?.['vocab.txt']
-  if (dense && descPart && vocabPart) {
+  if (dense && descPart && (vocabPart || dense.identity.rows)) {
     const desc = JSON.parse(decoder.decode(dense.files.find((f) => f.name === descPart)!.bytes)) as StaticModelDescriptor
     const words = frequencyRanked(desc)
-    if (words) return { words, name: vocabPart }
+    if (words) return dense.identity.rows ? { words } : { words, name: vocabPart! }
   }
   return shippedRanks()
 }

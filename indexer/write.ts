@@ -263,13 +263,13 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
       postings: postings.set,
       texts: texts.set,
       ...(input.dense ? { codes: input.dense.codesPart, vectors: input.dense.vectorsPart } : {}),
-      ...(input.ranks ? { ranks: input.ranks.name } : {}),
+      ...(input.ranks?.name ? { ranks: input.ranks.name } : {}),
     },
     lexical: settings as unknown as Record<string, unknown>,
     retrieval: {
       fusion: input.dense ? { ...tuned.fusion } : {},
       gate: { ...gate, weights: { ...gate.weights } },
-      ...(input.ranks ? { ranks: { words: input.ranks.words } } : {}),
+      ...(input.ranks ? { ranks: { words: input.ranks.words, source: input.ranks.name ? 'list' : 'model' } } : {}),
     },
     chat: input.chat ?? { chain: [] },
     ...(input.panel ? { panel: input.panel } : {}),
@@ -278,7 +278,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
   // Vectors and model files are binary and stored as they are (already compact, or served compressed).
   const denseFiles: PendingPart[] = (input.dense?.files ?? []).map((f) => ({ name: f.name, plain: f.bytes, gzipped: false }))
-  const rankFiles: PendingPart[] = input.ranks?.bytes ? [{ name: input.ranks.name, plain: input.ranks.bytes, gzipped: false }] : []
+  const rankFiles: PendingPart[] = input.ranks?.name && input.ranks.bytes ? [{ name: input.ranks.name, plain: input.ranks.bytes, gzipped: false }] : []
   const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles, ...rankFiles]
   const previous = await previousLocations(out)
   const stored = new Map<string, number>()

@@ -20,6 +20,13 @@ export interface Embedder {
   embed(texts: string[], opts?: EmbedOptions): Promise<Float32Array[]>
   /** Fetches what every question will need before the first one (a split static model's directory); failures surface later. */
   warm?(): Promise<unknown>
+  /**
+   * Ranks (1 = most common) of lower-cased words in the model's
+   * frequency-ordered vocabulary, counting its first `ranked` rows only;
+   * undefined for any other word. Only a split static model has it: it reads
+   * them from the rows the question's embedding reads.
+   */
+  ranksOf?(words: readonly string[], ranked: number): Promise<Array<number | undefined>>
 }
 
 /** A typed failure so search can tell "the embedder is unreachable" from a bug. */

@@ -72,6 +72,7 @@ describe('the offline model unreachable', { timeout: SLOW }, () => {
     expect(r.degradedReason).toMatch(/embedder "docpilot-minilm-tokenlearn-en-v1" unavailable, searching lexical-only: model rows embed-rows\.[0-9a-f]+\.dir\.gz unreachable/)
     expect(r.results.length).toBeGreaterThan(0)
     // Two attempts, each failing on the model rows' directory (the first read; the rows themselves come by word).
+    // The gate's word ranks come from the same rows: after a failed embedding they are not read at all.
     const perAttempt = loader.attempts / 2
     expect(perAttempt).toBe(1)
     expect(log).toHaveBeenCalledTimes(1)

@@ -55,6 +55,8 @@ export interface DenseChannel {
   readonly rows: ExactRows
   /** Where degradation reasons go (DenseOptions.log). */
   log(reason: string): void
+  /** Word ranks from the embedder's own vocabulary (Embedder.ranksOf); rejects when it has none or cannot load. */
+  ranksOf(words: readonly string[], ranked: number): Promise<Array<number | undefined>>
   /**
    * Starts loading the embedder and the vectors ahead of the first question
    * (the panel calls it when it opens). Failures are not reported here: the
@@ -114,26 +116,44 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
     }
   }
 
+  /** The question's vector: two attempts, then why there is none (logged). */
+  async function embedQuestion(question: string, signal?: AbortSignal): Promise<{ vector: Float32Array } | { reason: string }> {
+    let last: unknown
+    for (let i = 0; i < 2; i++) {
+      if (signal?.aborted) break
+      try {
+        return { vector: await attempt(question, signal) }
+      } catch (err) {
+        last = err
+      }
+    }
+    const reason = `embedder "${identity.id}" unavailable, searching lexical-only: ${message(last)}`
+    log(reason)
+    return { reason }
+  }
+  // The latest question's embedding, settled or not (ranksOf waits for it).
+  let latest: Promise<{ vector: Float32Array } | { reason: string }> = Promise.resolve({ vector: new Float32Array(0) })
+
   const channel: DenseChannel = {
     async warm() {
       await Promise.all([getEmbedder().then((e) => e.warm?.()), channel.vectors()]).catch(() => {})
     },
-    async queryVector(question, signal) {
-      let last: unknown
-      for (let i = 0; i < 2; i++) {
-        if (signal?.aborted) break
-        try {
-          return { vector: await attempt(question, signal) }
-        } catch (err) {
-          last = err
-        }
-      }
-      const reason = `embedder "${identity.id}" unavailable, searching lexical-only: ${message(last)}`
-      log(reason)
-      return { reason }
+    queryVector(question, signal) {
+      latest = embedQuestion(question, signal)
+      return latest
     },
     log,
     rows,
+    async ranksOf(words, ranked) {
+      // After the latest question's embedding: its rows are then read, so the ranks cost no read of their own,
+      // and an embedder that just failed is not asked again.
+      if ('reason' in (await latest)) throw new EmbedError('the embedder is unavailable; no word ranks', 'unreachable')
+      // Bounded like a question's embedding: the search waits for the ranks, and never forever.
+      const ctrl = new AbortController()
+      const e = await within(getEmbedder(), loadTimeoutMs, 'loading the embedder', ctrl)
+      if (!e.ranksOf) throw new EmbedError(`embedder "${identity.id}" has no word ranks`, 'bad_model')
+      return within(e.ranksOf(words, ranked), timeoutMs, 'reading word ranks', ctrl)
+    },
     async vectors() {
       for (let i = 0; ; i++) {
         if (!vectors) {

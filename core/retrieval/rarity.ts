@@ -5,15 +5,21 @@
  * a lot. A question whose heavy words the docs never use is about something
  * else; one whose heavy words the docs use is worth looking up.
  *
- * The list travels with the index (`parts.ranks`, the first `words` lines):
- * when the index's embedder is a static model with a frequency-ordered
- * vocabulary it is that model's own vocabulary file (nothing extra to
- * fetch), otherwise the indexer writes the shipped default model's list.
+ * The ranks travel with the index (`retrieval.ranks`): when its embedder is
+ * a static model with a frequency-ordered vocabulary served split by word,
+ * a word's rank is its row number, read from the row the question's
+ * embedding fetches anyway (nothing extra); otherwise `parts.ranks` is a
+ * word list (the shipped default model's), read whole on the first question.
  */
 import type { Manifest } from '../index-format.ts'
 import type { QuestionWord } from './gate.ts'
 import { tokenize } from './terms.ts'
 import type { PartLoader } from './parts.ts'
+
+/** What reads ranks from a model's vocabulary (the dense channel, through its embedder). */
+export interface ModelRanks {
+  ranksOf(words: readonly string[], ranked: number): Promise<Array<number | undefined>>
+}
 
 export interface WordRanks {
   /** How many words the list ranks; a word not in it counts as rank size + 1. */
@@ -38,11 +44,19 @@ export function wordRanksFromList(text: string, size: number): WordRanks {
   return { size, ranksOf: async (words) => words.map((w) => rank.get(w)) }
 }
 
-/** The index's word ranks, read once on first use; null for an index written without them. */
-export function openWordRanks(manifest: Manifest, loader: PartLoader): WordRanks | null {
+/**
+ * The index's word ranks; null for an index written without them. From the
+ * embedder's own vocabulary when the manifest says so (a split static model
+ * reads them from the rows the question's embedding fetches), otherwise from
+ * the list part, read whole on first use.
+ */
+export function openWordRanks(manifest: Manifest, loader: PartLoader, model?: ModelRanks | null): WordRanks | null {
+  const source = manifest.retrieval.ranks
+  const size = source?.words
+  if (!size) return null
+  if (source.source === 'model') return model ? { size, ranksOf: (words) => model.ranksOf(words, size) } : null
   const part = manifest.parts.ranks
-  const size = manifest.retrieval.ranks?.words
-  if (typeof part !== 'string' || !size) return null
+  if (typeof part !== 'string') return null
   let list: Promise<WordRanks> | null = null
   const load = () => {
     if (!list) {

@@ -153,7 +153,7 @@ export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Pro
   if (opts.warm !== false) lexical().catch(() => {})
   const textShard = cachedShards<TextShard>(loader, texts)
   // The gate's word ranks, fetched with the first question (null: an index written without them).
-  const ranks = openWordRanks(manifest, loader)
+  const ranks = openWordRanks(manifest, loader, dense)
 
   async function chunks(ordinals: number[]): Promise<ChunkRecord[]> {
     const shards = await Promise.all(ordinals.map((o) => textShard(Math.floor(o / perShard!))))
