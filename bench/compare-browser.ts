@@ -152,7 +152,17 @@ export async function runBrowser(opts: Pick<CompareOptions, 'corpora' | 'workDir
             for (const p of site.pages) {
               const full = fullCoverage(p.engine, primary)
               if (!full && (profile.throttle || n >= opts.loads)) continue
-              const r = await coldVisit(browser, site.url(p), queryFor(p.engine, q.q), profile, p.needsVectors ? vectors?.[i] : undefined)
+              const visit = () => coldVisit(browser, site.url(p), queryFor(p.engine, q.q), profile, p.needsVectors ? vectors?.[i] : undefined)
+              const what = `${engineLabel(p.engine)} cold visit at ${profile.name} for "${q.q}"`
+              // One visit stalling on a loaded machine is retried once, in the log; twice is a failure.
+              const r = await visit()
+                .catch((err: unknown) => {
+                  console.warn(`  ${what} failed (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); retrying once`)
+                  return visit()
+                })
+                .catch((err: unknown) => {
+                  throw new Error(`${what} failed twice: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+                })
               const s = sampleOf(p.engine, profile.name)
               if (!r.hits) {
                 s.empty++
