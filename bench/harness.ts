@@ -40,7 +40,7 @@ export const BENCHES: Record<string, BenchEntry> = {
   ladder: { file: 'ladder.ts', what: 'ladder overhead per attempt; requests sent to a cooling member' },
   proxy: { file: 'proxy.ts', what: 'proxied vs direct time to first byte' },
   widget: { file: 'widget.ts', what: 'widget bundle and panel figures' },
-  pagemem: { file: 'page-memory.ts', what: 'peak memory indexing one 3 MB and one 30 MB page' },
+  pagemem: { file: 'page-memory.ts', what: 'peak memory indexing one 3 MB and one 30 MB page, against Pagefind' },
 }
 
 /** What `--questions` alone runs: the benchmarks that read a question set and are quick. */

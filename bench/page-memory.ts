@@ -10,13 +10,18 @@
  * Reported, never asserted: docs.maxFileBytes (2 MiB by default) is what
  * keeps a hostile page from costing this.
  *
- * `npm run bench -- --only pagemem`, or `npx tsx bench/page-memory.ts`.
+ * `npm run bench -- --only pagemem`, or `npx tsx bench/page-memory.ts`;
+ * `npx tsx bench/page-memory.ts --cli OTHER/dist/cli/main.js` measures
+ * another build of docpilot (an earlier commit's `npm run build:node`) on
+ * the same pages, for a before/after.
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
 import { marked } from 'marked'
 import { sharedPath } from '../fixtures/shared-data.ts'
 import { compiledCli } from './compiled-cli.ts'
@@ -56,17 +61,32 @@ function measured(label: string, args: string[], env: NodeJS.ProcessEnv = proces
   })
 }
 
-async function docpilotRun(dir: string, source: string): Promise<Run & { chunks: number }> {
+/** A launcher for a compiled docpilot CLI other than this checkout's (`--cli DIST/cli/main.js`). */
+async function launcherFor(main: string): Promise<string> {
+  const launcher = join(await mkdtemp(join(tmpdir(), 'docpilot-bench-cli-')), 'docpilot.mjs')
+  await writeFile(launcher, `import { main } from ${JSON.stringify(pathToFileURL(resolve(main)).href)}\nprocess.exitCode = await main(process.argv.slice(2))\n`)
+  return launcher
+}
+
+/** The docpilot CLI measured: `current` when it is this checkout's. */
+interface Cli {
+  launcher: string
+  current: boolean
+}
+
+async function docpilotRun(dir: string, source: string, cli: Cli): Promise<Run & { chunks: number }> {
   const docs = join(dir, 'docs')
   await mkdir(docs)
   await writeFile(join(docs, 'huge.md'), source)
   const config = join(dir, 'docpilot.config.json')
-  await writeFile(config, JSON.stringify({ docs: { maxFileBytes: 64 * 1024 * 1024, parseTimeoutMs: 3_600_000 } }))
+  // A build from before the parse time backstop refuses its setting (and has no clock to raise).
+  const backstop = cli.current ? { parseTimeoutMs: 3_600_000 } : {}
+  await writeFile(config, JSON.stringify({ docs: { maxFileBytes: 64 * 1024 * 1024, ...backstop } }))
   const out = join(dir, 'index')
   // No provider keys: the offline default embedder, as on a machine without any; an empty cache.
   const env: NodeJS.ProcessEnv = { ...process.env, DOCPILOT_CACHE_DIR: join(dir, 'cache') }
   for (const name of Object.keys(env)) if (/_API_KEY$|_BASE_URL$/.test(name)) delete env[name]
-  const run = await measured('docpilot index', [await compiledCli(), 'index', docs, '--out', out, '--config', config], env)
+  const run = await measured('docpilot index', [cli.launcher, 'index', docs, '--out', out, '--config', config], env)
   const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as { corpus: { chunks: number } }
   const chunks = manifest.corpus.chunks
   // A page skipped (over a limit) would measure nothing: say so rather than print a small number.
@@ -81,26 +101,27 @@ async function pagefindRun(dir: string, source: string): Promise<Run> {
   return measured('pagefind', [pagefindBin(), '--site', site, '--output-path', join(dir, 'pagefind'), '--quiet'])
 }
 
-export async function run(opts: BenchOptions): Promise<unknown> {
+export async function run(opts: BenchOptions, otherCli?: string): Promise<unknown> {
   if (!existsSync(GNU_TIME)) {
     opts.log(`pagemem: not available (needs GNU time at ${GNU_TIME} to read a child process's peak memory)`)
     return { rows: [] }
   }
+  const cli: Cli = otherCli ? { launcher: await launcherFor(otherCli), current: false } : { launcher: await compiledCli(), current: true }
+  if (otherCli) opts.log(`docpilot: the CLI at ${otherCli}`)
   const rows: { mb: number; docpilot: Run & { chunks: number }; pagefind: Run }[] = []
+  // Each row is printed as it is measured: the 30 MB build takes minutes.
+  opts.log('page    docpilot peak (time, chunks)     Pagefind peak (time)   docpilot / Pagefind')
   for (const mb of SIZES_MB) {
     const dir = await mkdtemp(join(tmpdir(), 'docpilot-pagemem-'))
     try {
       const source = await page(mb)
-      const docpilot = await docpilotRun(dir, source)
-      const pagefind = await pagefindRun(dir, source)
-      rows.push({ mb, docpilot, pagefind })
+      const d = await docpilotRun(dir, source, cli)
+      const p = await pagefindRun(dir, source)
+      rows.push({ mb, docpilot: d, pagefind: p })
+      opts.log(`${String(mb).padStart(3)} MB  ${String(d.peakMb).padStart(6)} MB (${d.seconds} s, ${d.chunks})  ${String(p.peakMb).padStart(10)} MB (${p.seconds} s)  ${(d.peakMb / p.peakMb).toFixed(2)}x`)
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
-  }
-  opts.log('page    docpilot peak (time, chunks)     Pagefind peak (time)   docpilot / Pagefind')
-  for (const { mb, docpilot: d, pagefind: p } of rows) {
-    opts.log(`${String(mb).padStart(3)} MB  ${String(d.peakMb).padStart(6)} MB (${d.seconds} s, ${d.chunks})  ${String(p.peakMb).padStart(10)} MB (${p.seconds} s)  ${(d.peakMb / p.peakMb).toFixed(2)}x`)
   }
   const [small, large] = rows
   if (small && large) {
@@ -110,5 +131,6 @@ export async function run(opts: BenchOptions): Promise<unknown> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await run({ rounds: 1, log: (line) => console.log(line) })
+  const { values } = parseArgs({ options: { cli: { type: 'string' } } })
+  await run({ rounds: 1, log: (line) => console.log(line) }, values.cli)
 }

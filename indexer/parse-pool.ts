@@ -10,7 +10,7 @@
  *
  * One thread by default, and every page goes through it: the parse code then
  * warms up once, as it would on the main thread, while the main thread chunks
- * the pages already parsed (astro, 420 pages: CPU 6.1 s against 6.5 s
+ * the pages already parsed (astro, 420 pages: CPU 5.9 s against 6.5 s
  * in-process, dist build, medians of 2). Each further thread warms the
  * parser up again (two threads: 7.7 s), which a site pays in CPU for little
  * wall time on a small machine.
