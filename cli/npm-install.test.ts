@@ -18,7 +18,10 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, relative } from 'node:path'
 import { promisify } from 'node:util'
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SearchDocsOutput } from '../core/mcp/docs-server.ts'
 import { CHAIN } from '../core/providers/table.ts'
 import { COMMANDS } from './main.ts'
 import { PACKAGE_ROOT } from './package-root.ts'
@@ -83,6 +86,16 @@ function readmeBlocks(): { lang: string; body: string }[] {
   expect(start, 'README.md has an "Add it to your site" section').toBeGreaterThan(0)
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1))
   return [...section.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, body: m[2]! }))
+}
+
+/** The Claude Desktop snippet of docs/agents.md ("docpilot mcp for editors"): the command and arguments an editor runs. */
+function editorSnippet(): { command: string; args: string[] } {
+  const agents = readFileSync(join(PACKAGE_ROOT, 'docs/agents.md'), 'utf8')
+  const start = agents.indexOf('\n## `docpilot mcp` for editors\n')
+  expect(start, 'docs/agents.md has a "docpilot mcp for editors" section').toBeGreaterThan(0)
+  const json = /^```json\n([\s\S]*?)^```$/m.exec(agents.slice(start))![1]!
+  const servers = (JSON.parse(json) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers
+  return Object.values(servers)[0]!
 }
 
 /** The commands of a shell block: one per line, comments dropped. */
@@ -278,6 +291,28 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
     }
     expect(existsSync(join(project, 'public/docpilot/manifest.json'))).toBe(true)
   }, 10 * MINUTE)
+
+  it("writes the agent files by default, and serves them to an editor with the docs' docpilot mcp snippet", async () => {
+    // The README's `npx docpilot index` ran above, with no --site-out: the agent files are in the documented default folder.
+    const siteOut = join(project, '.docpilot/site')
+    expect(readFileSync(join(siteOut, 'llms.txt'), 'utf8')).toMatch(/\(\/guide\/cookies\.md\)/)
+    const { command, args } = editorSnippet()
+    expect([command, ...args.slice(0, 3)]).toEqual(['npx', '-y', 'docpilot', 'mcp'])
+    // The snippet's example project is this one. Run from it, npx finds the installed docpilot (an editor's npx fetches the same package).
+    const editorArgs = args.map((a) => a.replace('/home/me/site', project))
+    const client = new Client({ name: 'npm-install-test', version: '0' })
+    await client.connect(new StdioClientTransport({ command, args: editorArgs, cwd: project, env: ENV, stderr: 'pipe' }), { timeout: 2 * MINUTE })
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_page', 'search_docs'])
+      const found = await client.callTool({ name: 'search_docs', arguments: { query: 'how do I sign a cookie so nobody tampers with it' } })
+      const top = (found.structuredContent as unknown as SearchDocsOutput).results[0]!
+      expect([top.title, top.url]).toEqual(['Cookies', '/guide/cookies#signed-cookies'])
+      const page = await client.callTool({ name: 'get_page', arguments: { page: top.url } })
+      expect((page.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Cookies\n[\s\S]*## Signed cookies/)
+    } finally {
+      await client.close()
+    }
+  })
 
   it('queries the index it built with the config', async () => {
     const r = await sh('npx docpilot query "how do I sign a cookie so nobody tampers with it"', project)
