@@ -1,10 +1,4 @@
+import { FRAMEWORK_SITES } from './framework-build.ts'
 import { describeFrameworkSite } from './framework-sites.ts'
 
-describeFrameworkSite({
-  name: 'docusaurus',
-  contentDir: 'docs',
-  command: ['@docusaurus/core', 'build', '{root}', '--no-minify'],
-  outDir: 'build',
-  start: '/guide/routing',
-  rendered: '.theme-doc-markdown',
-})
+describeFrameworkSite({ ...FRAMEWORK_SITES.docusaurus, start: '/guide/routing', rendered: '.theme-doc-markdown' })

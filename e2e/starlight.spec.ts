@@ -1,15 +1,8 @@
 import { dialog, expect, test } from './harness.ts'
-import { describeFrameworkSite, titleInFrontmatter } from './framework-sites.ts'
+import { FRAMEWORK_SITES } from './framework-build.ts'
+import { describeFrameworkSite } from './framework-sites.ts'
 
-const site = describeFrameworkSite({
-  name: 'starlight',
-  contentDir: 'src/content/docs',
-  command: ['astro', 'build', '--root', '{root}'],
-  outDir: 'dist',
-  page: titleInFrontmatter,
-  start: '/guide/routing/',
-  rendered: '[data-pagefind-body]',
-})
+const site = describeFrameworkSite({ ...FRAMEWORK_SITES.starlight, start: '/guide/routing/', rendered: '[data-pagefind-body]' })
 
 test("starlight: Pagefind search still works beside the panel, and keeps Ctrl+K; '/' opens the panel", async ({ page }) => {
   await page.goto(`${site.url()}/guide/routing/`)

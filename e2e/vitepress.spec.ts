@@ -1,10 +1,4 @@
+import { FRAMEWORK_SITES } from './framework-build.ts'
 import { describeFrameworkSite } from './framework-sites.ts'
 
-describeFrameworkSite({
-  name: 'vitepress',
-  contentDir: '.',
-  command: ['vitepress', 'build', '{root}'],
-  outDir: '.vitepress/dist',
-  start: '/guide/routing.html',
-  rendered: '.vp-doc',
-})
+describeFrameworkSite({ ...FRAMEWORK_SITES.vitepress, start: '/guide/routing.html', rendered: '.vp-doc' })
