@@ -6,6 +6,8 @@ const site = describeFrameworkSite({ ...FRAMEWORK_SITES.starlight, start: '/guid
 
 test("starlight: Pagefind search still works beside the panel, and keeps Ctrl+K; '/' opens the panel", async ({ page }) => {
   await page.goto(`${site.url()}/guide/routing/`)
+  // Starlight mounts Pagefind's UI into its (closed) dialog once the browser is idle, after load.
+  await expect(page.locator('#starlight__search .pagefind-ui')).toBeAttached()
   const search = page.getByRole('dialog', { name: 'Search' })
   await page.keyboard.press('Control+k')
   await expect(search).toBeVisible()
