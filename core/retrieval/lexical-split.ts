@@ -151,14 +151,7 @@ export function splitLexicalIndex(
  * terms' postings before the head with the whole dictionary has arrived.
  */
 export function shardOfTerm(firsts: readonly string[], term: string): number {
-  let lo = 0
-  let hi = firsts.length - 1
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1
-    if (firsts[mid]! <= term) lo = mid
-    else hi = mid - 1
-  }
-  return lo
+  return lastAtOrBefore(firsts, term)
 }
 
 /** Fetches postings shard `i` (the reader's part loader decides from where). */
@@ -174,13 +167,13 @@ function decodeTerms(head: LexicalHead): string[] {
   return terms
 }
 
-/** Shard holding term `t`: the last start at or before it. */
-function shardOf(starts: readonly number[], t: number): number {
+/** Index of the last entry of an ascending list at or before `value` (0 when none is). */
+function lastAtOrBefore<T extends string | number>(sorted: readonly T[], value: T): number {
   let lo = 0
-  let hi = starts.length - 1
+  let hi = sorted.length - 1
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1
-    if (starts[mid]! <= t) lo = mid
+    if (sorted[mid]! <= value) lo = mid
     else hi = mid - 1
   }
   return lo
@@ -240,7 +233,7 @@ export function openSplitLexicalIndex(head: LexicalHead, settings: LexicalSettin
       const { prefix, fuzzy } = termExpansion(term, settings)
       if (prefix) for (const [, t] of dictionary.atPrefix(term)) needed.add(t)
       if (fuzzy) for (const [t] of dictionary.fuzzyGet(term, fuzzy).values()) needed.add(t)
-      shards = [...new Set([...needed].map((t) => shardOf(head.shardStarts, t)))]
+      shards = [...new Set([...needed].map((t) => lastAtOrBefore(head.shardStarts, t)))]
       shardsOfTerm.set(term, shards)
     }
     return shards
