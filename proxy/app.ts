@@ -41,6 +41,7 @@
  * in `X-Docpilot-Max-Tokens-Clamped`.
  */
 import { Hono, type Context } from 'hono'
+import type { z } from 'zod'
 import { Redactor } from '../core/key-scan.ts'
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
 import { CHAIN, isMemberId, providerSpec, type ProviderSpec } from '../core/providers/table.ts'
@@ -175,6 +176,26 @@ function withCors(res: Response, cors: string | undefined): Response {
   res.headers.append('vary', 'Origin')
   res.headers.set('access-control-expose-headers', EXPOSE)
   return res
+}
+
+type Read<T> = { ok: true; value: T } | { ok: false; res: Response }
+
+/** A request's JSON object body, or the refusal that answers it (413 beyond `cap` bytes, 400 when it is not one JSON object). */
+async function readJsonBody(req: Request, cap: number, tooLarge: string): Promise<Read<Record<string, unknown>>> {
+  const bytes = await readCapped(req, cap)
+  if (bytes === 'too_large') return { ok: false, res: refuse(413, 'body_too_large', tooLarge) }
+  const json = parseJsonObject(bytes)
+  return json.ok ? json : { ok: false, res: refuse(400, 'invalid_body', json.message) }
+}
+
+/** A body read as above and checked by `schema`, or the 400 naming the first field that fails (`noun` says what was sent). */
+async function readInput<T>(req: Request, cap: number, schema: z.ZodType<T>, noun: string, tooLarge: string): Promise<Read<T>> {
+  const json = await readJsonBody(req, cap, tooLarge)
+  if (!json.ok) return json
+  const parsed = schema.safeParse(json.value)
+  if (parsed.success) return { ok: true, value: parsed.data }
+  const issue = parsed.error.issues[0]
+  return { ok: false, res: refuse(400, 'invalid_body', `Invalid ${noun} at ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'expected a JSON object'}.`) }
 }
 
 /** Read a body, refusing beyond `cap` bytes without reading further. */
@@ -429,16 +450,9 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     const gate = await admit(c, rt, ['POST'])
     if (gate.res) return gate.res
     const cap = rt.settings.feedback.maxBytes
-    const bytes = await readCapped(c.req.raw, cap)
-    if (bytes === 'too_large') return withCors(refuse(413, 'body_too_large', `Feedback is limited to ${cap} bytes.`), gate.cors)
-    const json = parseJsonObject(bytes)
-    if (!json.ok) return withCors(refuse(400, 'invalid_body', json.message), gate.cors)
-    const parsed = FeedbackInputSchema.safeParse(json.value)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      return withCors(refuse(400, 'invalid_body', `Invalid feedback at ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'expected a JSON object'}.`), gate.cors)
-    }
-    const row = feedbackRow(parsed.data, rt.settings.feedback.storeText, new Date(now()), newId())
+    const input = await readInput(c.req.raw, cap, FeedbackInputSchema, 'feedback', `Feedback is limited to ${cap} bytes.`)
+    if (!input.ok) return withCors(input.res, gate.cors)
+    const row = feedbackRow(input.value, rt.settings.feedback.storeText, new Date(now()), newId())
     await rt.feedback.save(row)
     return withCors(new Response(JSON.stringify({ ok: true, id: row.id }), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } }), gate.cors)
   })
@@ -450,16 +464,9 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     if (gate.res) return gate.res
     if (!rt.settings.insights.enabled) return withCors(refuse(404, 'insights_off', 'Insights are off on this proxy (insights.enabled in the docpilot config); nothing was stored.'), gate.cors)
     const cap = rt.settings.feedback.maxBytes
-    const bytes = await readCapped(c.req.raw, cap)
-    if (bytes === 'too_large') return withCors(refuse(413, 'body_too_large', `Events are limited to ${cap} bytes.`), gate.cors)
-    const json = parseJsonObject(bytes)
-    if (!json.ok) return withCors(refuse(400, 'invalid_body', json.message), gate.cors)
-    const parsed = EventInputSchema.safeParse(json.value)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      return withCors(refuse(400, 'invalid_body', `Invalid event at ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'expected a JSON object'}.`), gate.cors)
-    }
-    const event = parsed.data
+    const input = await readInput(c.req.raw, cap, EventInputSchema, 'event', `Events are limited to ${cap} bytes.`)
+    if (!input.ok) return withCors(input.res, gate.cors)
+    const event = input.value
     if (event.kind === 'rating') await rt.feedback.rateEvent({ id: event.turn, tab: event.tab, rating: event.rating })
     else await rt.feedback.saveEvent(eventRow(event, rt.settings.feedback.storeText, new Date(now())), retentionCutoff(now(), rt.settings.insights.retentionDays))
     return withCors(new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } }), gate.cors)
@@ -497,10 +504,8 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     }
 
     const cap = rt.settings.proxy.maxBodyBytes
-    const bytes = await readCapped(c.req.raw, cap)
-    if (bytes === 'too_large') return reply(refuse(413, 'body_too_large', `Request bodies are limited to ${cap} bytes (proxy.maxBodyBytes).`))
-    const json = parseJsonObject(bytes)
-    if (!json.ok) return reply(refuse(400, 'invalid_body', json.message))
+    const json = await readJsonBody(c.req.raw, cap, `Request bodies are limited to ${cap} bytes (proxy.maxBodyBytes).`)
+    if (!json.ok) return reply(json.res)
     const { body, clamped } = shapeBody(spec.protocol, matched.kind, json.value, rt.settings.proxy.maxTokens)
 
     const models = requestModels(matched, body)
