@@ -1,7 +1,8 @@
 /**
  * Sections -> chunk records. A section longer than `maxWords` becomes
  * overlapping windows that keep the section's trail and anchor, so every
- * window still cites the heading it came from.
+ * window still cites the heading it came from. Chunk ids are unique within
+ * the index.
  */
 import type { ChunkRecord } from '../core/index-format.ts'
 import type { DocpilotConfig } from '../core/config/schema.ts'
@@ -28,10 +29,15 @@ export function toChunks(
   chunking: DocpilotConfig['chunks'],
 ): ChunkRecord[] {
   const chunks: ChunkRecord[] = []
+  // On a built page, sections under a heading without an id share their parent's anchor; their ids stay unique.
+  const sharing = new Map<string, number>()
   for (const section of page.sections) {
     const windows = windowText(section.text, chunking)
+    if (!windows.length) continue
+    const shared = sharing.get(section.anchor) ?? 0
+    sharing.set(section.anchor, shared + 1)
     windows.forEach((text, w) => {
-      const base = `${where.path}#${section.anchor}`
+      const base = `${where.path}#${section.anchor}${shared ? `@${shared}` : ''}`
       chunks.push({
         id: windows.length > 1 ? `${base}~${w}` : base,
         path: where.path,

@@ -49,14 +49,18 @@ export function toSections(page: ParsedPage, slugger: SluggerName, fallbackTitle
     parts.length = 0
   }
 
+  // Anchors of the open headings by level, for built pages whose headings may lack an id.
+  const openAnchors: string[] = []
+
   page.nodes.forEach((node, i) => {
     if (node.type === 'text') {
       parts.push(node.text)
       return
     }
     // Every heading takes part in id de-duplication, split or not, as on the site.
-    const anchor = slugs.slug(node.text, node.id)
-    anchors.push(anchor)
+    // A built page's heading without an id links to the nearest enclosing heading that has one, else the page.
+    const own = page.ownIds ? node.id : slugs.slug(node.text, node.id)
+    if (own !== undefined) anchors.push(own)
     // An empty heading (an image-only banner) names nothing: it opens no section.
     if (i === titleAt || !node.text) return
     // A second h1 is treated as a top-level section of the page.
@@ -68,6 +72,9 @@ export function toSections(page: ParsedPage, slugger: SluggerName, fallbackTitle
     flush()
     open[depth] = node.text
     open.length = depth + 1
+    const anchor = own ?? openAnchors.slice(SPLIT_MIN, depth).findLast((a) => a !== undefined) ?? ''
+    openAnchors[depth] = anchor
+    openAnchors.length = depth + 1
     const trail = [title]
     for (let d = SPLIT_MIN; d <= depth; d++) if (open[d] !== undefined && !sameAsTitle(open[d]!)) trail.push(open[d]!)
     current = { anchor, trail, text: '' }

@@ -20,4 +20,23 @@ describe('built HTML headings', () => {
     const { sections } = toSections(parseHtmlPage(page('<h1>API</h1><h2 id="x"><code>render()</code> and <em>hydrate</em></h2><p>t</p>')), 'github', 'api')
     expect(sections[1]!.trail).toEqual(['API', 'render() and hydrate'])
   })
+
+  it('links a heading the site gave no id to its nearest enclosing heading that has one, never to a made-up anchor', () => {
+    const html = page(
+      '<h1>Guide</h1><p>intro</p>' +
+        '<h2 id="setup">Setup</h2><p>a</p>' +
+        '<h3>Without an id</h3><p>b</p>' +
+        '<h2>Also without</h2><p>c</p>' +
+        '<h3 id="deep">Deep</h3><p>d</p>',
+    )
+    const { sections, anchors } = toSections(parseHtmlPage(html), 'github', 'guide')
+    expect(sections.map((s) => [s.anchor, s.trail.at(-1)])).toEqual([
+      ['', 'Guide'],
+      ['setup', 'Setup'],
+      ['setup', 'Without an id'],
+      ['', 'Also without'],
+      ['deep', 'Deep'],
+    ])
+    expect(anchors).toEqual(['setup', 'deep'])
+  })
 })

@@ -24,7 +24,7 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
   if (depth > maxNesting) throw new NestingLimitError(depth, maxNesting)
   const tree = fromHtml(html)
   const titleEl = select('title', tree)
-  const page: ParsedPage & { region?: string } = { nodes: [] }
+  const page: ParsedPage & { region?: string } = { nodes: [], ownIds: true }
   const metaTitle = titleEl ? toText(titleEl).trim() : ''
   if (metaTitle) page.metaTitle = metaTitle
 

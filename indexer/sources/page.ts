@@ -14,6 +14,11 @@ export interface ParsedPage {
   /** The page as clean Markdown (llms.txt page copies), when the parser was asked for it. */
   markdown?: string
   nodes: PageNode[]
+  /**
+   * The heading ids are the page's own (built HTML): a heading without one has
+   * no anchor on the live page, so none is computed for it.
+   */
+  ownIds?: true
   /** Set when the strict parser failed and a lenient one was used instead. */
   fallback?: string
   /** Non-fatal problems worth a warning (bad frontmatter, ...). */
