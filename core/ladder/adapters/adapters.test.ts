@@ -154,7 +154,8 @@ describe('adapters against the fake providers, over HTTP', () => {
     expect(hung.outcome.afterDelta).toBe(false)
     await fake.reset()
     await fake.control({ member: 'gemini', fault: 'hang', afterDeltas: 2 })
-    const stalled = await ask('gemini', { timeouts: { firstByteMs: 2000, idleMs: 150 } })
+    // The idle limit only has to outlast the gap between the two deltas the fake sends, on a loaded machine too: the stall after them never ends.
+    const stalled = await ask('gemini', { timeouts: { firstByteMs: 2000, idleMs: 1000 } })
     expect(stalled.outcome.failure!.class).toBe('timeout')
     expect(stalled.deltas).toHaveLength(2)
     await fake.reset()
