@@ -1,0 +1,212 @@
+/**
+ * Every refusal the proxy sends, through the app in-process: its status, its
+ * body (`{error: {code, message}}` and nothing else), and every header it
+ * carries, CORS for a listed origin included. The wire values are written out
+ * here as the panel and docs/proxy.md expect them, not read from the code.
+ */
+import { describe, expect, it } from 'vitest'
+import { createProxyApp, type ProxyEnv } from './app.ts'
+import { MemoryState } from './node.ts'
+import { parseProxySettings, type ProxySettings } from './settings.ts'
+
+const SITE = 'https://docs.example.com'
+const PARTNER = 'https://partner.example.org'
+const KEY = 'sk-refusals-test-key-4b1d9c0e7a'
+const NOW = Date.UTC(2026, 0, 10, 12)
+const ERROR_ID = 'error-id-0001'
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+/** What a listed origin's responses carry. */
+const CORS = {
+  'access-control-allow-origin': PARTNER,
+  vary: 'Origin',
+  'access-control-expose-headers': 'Retry-After, X-RateLimit-Reset, X-Docpilot-Quota, X-Docpilot-Max-Tokens-Clamped',
+}
+
+const ROUTES = [
+  { member: 'openai' as const, chatModels: ['gpt-4o-mini'], embedModels: ['text-embedding-3-small'] },
+  { member: 'custom' as const, chatModels: ['default'] },
+]
+
+function settingsWith(over: { proxy?: object; budget?: object; timeouts?: { firstByteMs: number; idleMs: number } } = {}): ProxySettings {
+  return parseProxySettings({
+    routes: ROUTES,
+    proxy: { siteOrigins: [SITE], allowedOrigins: [PARTNER], maxBodyBytes: 1024, rateLimit: { perMinute: 1000, burst: 1000 }, ...over.proxy },
+    feedback: { maxBytes: 256 },
+    ...(over.budget ? { budget: over.budget } : {}),
+    ...(over.timeouts ? { timeouts: over.timeouts } : {}),
+  })
+}
+
+const answered = async () => new Response('{"choices":[]}', { headers: { 'content-type': 'application/json' } })
+
+interface Setup {
+  settings?: ProxySettings
+  env?: ProxyEnv
+  fetch?: typeof fetch
+  state?: MemoryState
+}
+
+function proxy(setup: Setup = {}) {
+  const env = setup.env ?? { OPENAI_API_KEY: KEY }
+  const state = setup.state ?? new MemoryState()
+  const logged: string[] = []
+  const app = createProxyApp({
+    env: () => env,
+    runtime: (_c, env) => ({ settings: setup.settings ?? settingsWith(), env, limits: state, feedback: state, clientIp: '192.0.2.1' }),
+    fetch: setup.fetch ?? answered,
+    now: () => NOW,
+    newId: () => ERROR_ID,
+    log: (line) => void logged.push(line),
+  })
+  return { app, state, logged }
+}
+
+const chat = (model = 'gpt-4o-mini') => JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] })
+const post = (body: string, origin: string | undefined = PARTNER): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
+  body,
+})
+
+interface Case {
+  name: string
+  /** Responses before the one checked (a spent bucket or ceiling). */
+  before?: number
+  setup?: () => Setup
+  path: string
+  init: RequestInit
+  status: number
+  code: string
+  message: RegExp
+  headers: Record<string, string>
+}
+
+const cases: Case[] = [
+  { name: 'a method the route does not serve', path: '/ai/openai/chat/completions', init: { method: 'GET', headers: { origin: PARTNER } }, status: 405, code: 'method_not_allowed', message: /^Method GET is not allowed here; use POST\.$/, headers: { ...CORS, allow: 'POST, OPTIONS' } },
+  { name: 'POST on the health route', path: '/ai/health', init: post('{}'), status: 405, code: 'method_not_allowed', message: /use GET\.$/, headers: { ...CORS, allow: 'GET, OPTIONS' } },
+  { name: 'a foreign origin', path: '/ai/openai/chat/completions', init: post(chat(), 'https://evil.example'), status: 403, code: 'origin_not_allowed', message: /^Requests from origin https:\/\/evil\.example are not allowed: this proxy serves https:\/\/docs\.example\.com\. Add another site to proxy\.allowedOrigins/, headers: {} },
+  {
+    name: 'a client over its bucket',
+    before: 1,
+    setup: () => ({ settings: settingsWith({ proxy: { rateLimit: { perMinute: 1, burst: 1 } } }) }),
+    path: '/ai/openai/chat/completions',
+    init: post(chat()),
+    status: 429,
+    code: 'rate_limited',
+    message: /^Too many requests from this client; try again in 60 s\.$/,
+    headers: { ...CORS, 'retry-after': '60' },
+  },
+  { name: 'an unknown member', path: '/ai/nobody/chat/completions', init: post(chat()), status: 404, code: 'unknown_member', message: /^No provider route "nobody" on this proxy; the configured members are: openai, custom\.$/, headers: CORS },
+  { name: 'no member at all', path: '/ai', init: post(chat()), status: 404, code: 'unknown_member', message: /^Name a provider route: \/ai\/<member>\/<path>\.$/, headers: {} },
+  { name: 'a path the protocol does not need', path: '/ai/openai/models', init: post('{}'), status: 404, code: 'path_not_allowed', message: /does not forward "models"; it serves only: chat\/completions, embeddings\.$/, headers: CORS },
+  { name: 'events while insights are off', path: '/ai/events', init: post('{}'), status: 404, code: 'insights_off', message: /insights\.enabled/, headers: CORS },
+  { name: 'a chat body over proxy.maxBodyBytes', path: '/ai/openai/chat/completions', init: post(chat().padEnd(1100)), status: 413, code: 'body_too_large', message: /^Request bodies are limited to 1024 bytes \(proxy\.maxBodyBytes\)\.$/, headers: CORS },
+  { name: 'feedback over feedback.maxBytes', path: '/ai/feedback', init: post(JSON.stringify({ rating: 'up', comment: 'x'.repeat(300) })), status: 413, code: 'body_too_large', message: /^Feedback is limited to 256 bytes\.$/, headers: CORS },
+  { name: 'a body that is not JSON', path: '/ai/openai/chat/completions', init: post('{nope'), status: 400, code: 'invalid_body', message: /^The request body must be a JSON object \(UTF-8\)\.$/, headers: CORS },
+  { name: 'feedback that is not a feedback record', path: '/ai/feedback', init: post(JSON.stringify({ rating: 'meh' })), status: 400, code: 'invalid_body', message: /^Invalid feedback at rating: /, headers: CORS },
+  { name: 'an undeclared model', path: '/ai/openai/chat/completions', init: post(chat('gpt-4o')), status: 403, code: 'model_not_allowed', message: /^Model "gpt-4o" is not declared for the openai chat route; declared: gpt-4o-mini\.$/, headers: CORS },
+  {
+    name: "the site's daily ceiling",
+    before: 1,
+    setup: () => ({ settings: settingsWith({ budget: { dailyLimit: 1 } }) }),
+    path: '/ai/openai/chat/completions',
+    init: post(chat()),
+    status: 429,
+    code: 'daily_quota',
+    message: /^This site's daily limit of 1 AI requests is used up; it resets at 2026-01-11T00:00:00\.000Z\.$/,
+    headers: { ...CORS, 'retry-after': String(12 * 3600), 'x-ratelimit-reset': String(Date.UTC(2026, 0, 11) / 1000), 'x-docpilot-quota': 'daily' },
+  },
+  { name: 'a hosted member without its key', setup: () => ({ env: {} }), path: '/ai/openai/chat/completions', init: post(chat()), status: 503, code: 'key_not_set', message: /^OPENAI_API_KEY is not set on the proxy\.$/, headers: CORS },
+  { name: 'an own server without its URL', path: '/ai/custom/chat/completions', init: post(chat('default')), status: 502, code: 'upstream_not_configured', message: /set DOCPILOT_CUSTOM_URL on the proxy\.$/, headers: CORS },
+  { name: 'MCP on a proxy that serves none', path: '/ai/mcp', init: post('{}'), status: 404, code: 'mcp_not_enabled', message: /^This proxy serves no MCP route/, headers: CORS },
+  {
+    name: 'an unreachable upstream (its error redacted)',
+    setup: () => ({
+      fetch: async () => {
+        throw new TypeError(`connect ECONNREFUSED while sending Bearer ${KEY}`)
+      },
+    }),
+    path: '/ai/openai/chat/completions',
+    init: post(chat()),
+    status: 502,
+    code: 'upstream_unreachable',
+    message: /^Could not reach the openai upstream: connect ECONNREFUSED while sending Bearer \[redacted\]$/,
+    headers: CORS,
+  },
+  {
+    name: 'an upstream redirect',
+    setup: () => ({ fetch: async () => new Response(null, { status: 302, headers: { location: 'https://elsewhere.example/' } }) }),
+    path: '/ai/openai/chat/completions',
+    init: post(chat()),
+    status: 502,
+    code: 'upstream_redirected',
+    message: /answered with a redirect \(302\)/,
+    headers: CORS,
+  },
+  {
+    name: 'an upstream silent past firstByteMs',
+    setup: () => ({
+      settings: settingsWith({ timeouts: { firstByteMs: 100, idleMs: 1000 } }),
+      fetch: (_url, init) => new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
+    }),
+    path: '/ai/openai/chat/completions',
+    init: post(chat()),
+    status: 504,
+    code: 'upstream_timeout',
+    message: /^The openai upstream sent no response within 100 ms\.$/,
+    headers: CORS,
+  },
+  { name: 'a proxy with no site origin', setup: () => ({ settings: { ...settingsWith(), proxy: { ...settingsWith().proxy, siteOrigins: [] } } }), path: '/ai/openai/chat/completions', init: post(chat()), status: 503, code: 'proxy_misconfigured', message: /^proxy\.siteOrigins is not set/, headers: {} },
+  { name: 'a key that is not a header value (never shown)', setup: () => ({ env: { OPENAI_API_KEY: `${KEY}\n` } }), path: '/ai/openai/chat/completions', init: post(chat()), status: 503, code: 'proxy_misconfigured', message: /^OPENAI_API_KEY cannot be sent as a header value/, headers: {} },
+]
+
+async function refusalOf(c: Case): Promise<{ res: Response; text: string }> {
+  const { app } = proxy(c.setup?.())
+  for (let i = 0; i < (c.before ?? 0); i++) await (await app.request(c.path, c.init)).arrayBuffer()
+  const res = await app.request(c.path, c.init)
+  return { res, text: await res.text() }
+}
+
+describe('proxy refusals', () => {
+  it.each(cases)('$name: $status $code, with exactly its headers', async (c) => {
+    const { res, text } = await refusalOf(c)
+    expect(res.status).toBe(c.status)
+    const body = JSON.parse(text) as { error: { code: string; message: string } }
+    expect(Object.keys(body)).toEqual(['error'])
+    expect(Object.keys(body.error)).toEqual(['code', 'message'])
+    expect(body.error.code).toBe(c.code)
+    expect(body.error.message).toMatch(c.message)
+    expect(text).not.toContain(KEY)
+    expect(Object.fromEntries(res.headers)).toEqual({ ...JSON_HEADERS, ...c.headers })
+  })
+
+  it('an unexpected failure answers proxy_error with a fixed message; the details, keys redacted, go only to the log', async () => {
+    const state = new MemoryState()
+    state.save = async () => {
+      throw new Error(`disk full while holding ${KEY}`)
+    }
+    const { app, logged } = proxy({ state })
+    const res = await app.request('/ai/feedback', post(JSON.stringify({ rating: 'up' }), undefined))
+    expect(res.status).toBe(500)
+    expect(await res.json()).toEqual({ error: { code: 'proxy_error', message: `The proxy could not handle this request; the site owner can find error ${ERROR_ID} in the proxy's log.` } })
+    expect(Object.fromEntries(res.headers)).toEqual({ ...JSON_HEADERS, 'x-docpilot-error-id': ERROR_ID })
+    expect(logged).toEqual([expect.stringMatching(new RegExp(`^docpilot proxy error ${ERROR_ID} on POST /ai/feedback: Error: disk full while holding \\[redacted\\]`))])
+    expect(logged.join('\n')).not.toContain(KEY)
+  })
+
+  it('a preflight from a listed origin gets CORS and the methods of its route; from the site itself, none', async () => {
+    const { app } = proxy()
+    const listed = await app.request('/ai/health', { method: 'OPTIONS', headers: { origin: PARTNER, 'access-control-request-method': 'GET' } })
+    expect(listed.status).toBe(204)
+    expect(Object.fromEntries(listed.headers)).toEqual({
+      ...CORS,
+      'access-control-allow-methods': 'GET',
+      'access-control-allow-headers': 'content-type, accept',
+      'access-control-max-age': '600',
+    })
+    const own = await app.request('/ai/health', { method: 'OPTIONS', headers: { origin: SITE } })
+    expect(own.status).toBe(204)
+    expect(Object.fromEntries(own.headers)).toEqual({})
+  })
+})
