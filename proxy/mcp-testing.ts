@@ -13,18 +13,17 @@ import { ConfigSchema, type DocpilotConfig, type DocpilotConfigInput } from '../
 import { parseQuestions, type EvalQuestion } from '../core/eval/score.ts'
 import { buildIndex } from '../indexer/build.ts'
 import { siteFile } from '../cli/site-server.ts'
+import { SHARED_DIR, sharedPath } from '../fixtures/shared-data.ts'
 import { listen, stopServer } from './node.ts'
-
-const SHARED = new URL('../../shared/', import.meta.url).pathname
 
 export type CorpusName = 'hono' | 'astro'
 
 /** How each shared corpus is indexed: its generator's slugger, and for astro the English pages with their site URLs. */
 export const CORPORA: Record<CorpusName, { root: string; include?: string[]; config: DocpilotConfigInput }> = {
   // proxy.siteOrigins: a proxy serves only with its site's origin named (any will do for agents, who send none).
-  hono: { root: `${SHARED}corpora/hono`, config: { anchors: { slugger: 'vitepress' }, proxy: { siteOrigins: ['http://127.0.0.1'] } } },
+  hono: { root: join(SHARED_DIR, 'corpora/hono'), config: { anchors: { slugger: 'vitepress' }, proxy: { siteOrigins: ['http://127.0.0.1'] } } },
   astro: {
-    root: `${SHARED}corpora/astro`,
+    root: join(SHARED_DIR, 'corpora/astro'),
     include: ['src/content/docs/en/**/*.{md,mdx}'],
     config: { anchors: { slugger: 'starlight' }, urls: { stripPrefix: 'src/content/docs/en/', trailingSlash: true }, proxy: { siteOrigins: ['http://127.0.0.1'] } },
   },
@@ -33,7 +32,7 @@ export const CORPORA: Record<CorpusName, { root: string; include?: string[]; con
 /** Every question of the corpus's dev files (shared/eval/<corpus>-dev{,-2}.jsonl). */
 export function devQuestions(corpus: CorpusName): EvalQuestion[] {
   return [`${corpus}-dev.jsonl`, `${corpus}-dev-2.jsonl`].flatMap((name) => {
-    const file = `${SHARED}eval/${name}`
+    const file = sharedPath(`eval/${name}`)
     return parseQuestions(readFileSync(file, 'utf8'), file)
   })
 }
