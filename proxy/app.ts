@@ -2,26 +2,10 @@
  * The docpilot proxy: one Hono app served by both entries (proxy/node.ts,
  * proxy/worker.ts). It is the one public surface with the owner's keys behind
  * it, so it forwards only what the panel needs and refuses everything else
- * with `{error: {code, message}}`:
- *
- *   405 method_not_allowed   anything but POST (and OPTIONS preflight); GET on /ai/health
- *   403 origin_not_allowed   a browser Origin that is neither one of proxy.siteOrigins nor in proxy.allowedOrigins
- *   429 rate_limited         this client's token bucket is empty (Retry-After)
- *   404 unknown_member       /ai/<member>/ names no member of the resolved chain
- *   404 path_not_allowed     a path the member's wire protocol does not need (chat, embeddings only)
- *   404 insights_off         /ai/events while insights.enabled is false (nothing is stored)
- *   413 body_too_large       body over proxy.maxBodyBytes (feedback and events: feedback.maxBytes)
- *   400 invalid_body         not a JSON object, or nested deeper than 32 levels (checked before anything is counted)
- *   403 model_not_allowed    a model the config never declared for that route
- *   429 daily_quota          budget.dailyLimit reached (Retry-After, X-RateLimit-Reset, X-Docpilot-Quota: daily)
- *   503 key_not_set          the member's key variable is missing on the proxy
- *   503 proxy_misconfigured  no proxy.siteOrigins, or a key that cannot be a header value (names the variable, never its value)
- *   502 upstream_not_configured an own-server member with no base URL (its URL variable is not set on the proxy)
- *   404 mcp_not_enabled      /ai/mcp on a proxy that serves no docs to agents (docs/agents.md)
- *   502 upstream_unreachable the upstream could not be reached
- *   502 upstream_redirected  the upstream answered with a redirect (never followed: the key would go along)
- *   504 upstream_timeout     no response headers within chat.timeouts.firstByteMs
- *   500 proxy_error          anything unexpected: a fixed message and an error id; details only in the proxy's log
+ * with `{error: {code, message}}`: route logic throws a `Refusal`, whose codes
+ * and statuses are listed in proxy/refusal.ts, and `onError` below answers it.
+ * CORS for a listed origin is added to every response in one place, refusals
+ * included (proxy/cors.ts).
  *
  * Only the body fields a protocol needs are forwarded (an allow-list per
  * protocol and route), answer multipliers (`n`, `candidateCount`) are forced
@@ -40,16 +24,17 @@
  * still gets answers, and nobody gets more than the cap. The response says so
  * in `X-Docpilot-Max-Tokens-Clamped`.
  */
-import { Hono, type Context } from 'hono'
-import type { z } from 'zod'
+import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import { Redactor } from '../core/key-scan.ts'
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
 import { CHAIN, isMemberId, providerSpec, type ProviderSpec } from '../core/providers/table.ts'
+import { CLAMPED_HEADER, checkOrigin, originOf, preflight, withCors } from './cors.ts'
 import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
-import { parseJsonObject } from './json-body.ts'
+import { readInput, readJsonBody } from './json-body.ts'
 import { clientKey, type LimitStore } from './limits.ts'
 import { attachCredential, filterQuery, listPath, matchPath, protocolPaths, requestModels, shapeBody } from './protocol.ts'
+import { Refusal } from './refusal.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
 
 export type ProxyEnv = Record<string, string | undefined>
@@ -95,12 +80,6 @@ export function keyValues(env: ProxyEnv): string[] {
   return CHAIN.flatMap((spec) => (spec.keyEnv && env[spec.keyEnv] ? [env[spec.keyEnv]!] : []))
 }
 
-/** The site's origin, with scheme: what a configured origin or an Origin header is compared as. */
-export function originOf(value: string): string | undefined {
-  const url = URL.parse(value)
-  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url.origin : undefined
-}
-
 /**
  * What makes a proxy unservable, checked before it serves (Node: at start;
  * Workers: before each request, which has no start): no site origin, or a
@@ -139,91 +118,9 @@ export function checkKeys(settings: ProxySettings, env: ProxyEnv): void {
 /** Upstream response headers a client may see; nothing else passes (no cookies, no encodings we undid). */
 const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after', 'request-id', 'x-request-id']
 const PASS_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
-const EXPOSE = 'Retry-After, X-RateLimit-Reset, X-Docpilot-Quota, X-Docpilot-Max-Tokens-Clamped'
 /** Error bodies are read whole (to redact) up to this size; larger ones are cut. */
 const ERROR_BODY_CAP = 64 * 1024
 const PROBE_TIMEOUT_MS = 5000
-
-function refuse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ error: { code, message } }), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-  })
-}
-
-type OriginVerdict = { allowed: false } | { allowed: true; cors?: string }
-
-/**
- * The site's own origins (proxy.siteOrigins, with scheme) and the listed
- * others; the request's Host header plays no part (a DNS-rebinding page sends
- * its own Host). A request without Origin is not from a page (curl,
- * `doctor`); the origin check exists to stop other sites' pages from spending
- * the owner's keys through readers' browsers, and the rate and daily limits
- * bound everything else.
- */
-function checkOrigin(header: string | undefined, site: string[], allowed: string[]): OriginVerdict {
-  if (header === undefined) return { allowed: true }
-  const origin = header === 'null' ? undefined : originOf(header)
-  if (!origin) return { allowed: false }
-  if (site.some((o) => originOf(o) === origin)) return { allowed: true }
-  if (allowed.some((o) => originOf(o) === origin)) return { allowed: true, cors: header }
-  return { allowed: false }
-}
-
-function withCors(res: Response, cors: string | undefined): Response {
-  if (!cors) return res
-  res.headers.set('access-control-allow-origin', cors)
-  res.headers.append('vary', 'Origin')
-  res.headers.set('access-control-expose-headers', EXPOSE)
-  return res
-}
-
-type Read<T> = { ok: true; value: T } | { ok: false; res: Response }
-
-/** A request's JSON object body, or the refusal that answers it (413 beyond `cap` bytes, 400 when it is not one JSON object). */
-async function readJsonBody(req: Request, cap: number, tooLarge: string): Promise<Read<Record<string, unknown>>> {
-  const bytes = await readCapped(req, cap)
-  if (bytes === 'too_large') return { ok: false, res: refuse(413, 'body_too_large', tooLarge) }
-  const json = parseJsonObject(bytes)
-  return json.ok ? json : { ok: false, res: refuse(400, 'invalid_body', json.message) }
-}
-
-/** A body read as above and checked by `schema`, or the 400 naming the first field that fails (`noun` says what was sent). */
-async function readInput<T>(req: Request, cap: number, schema: z.ZodType<T>, noun: string, tooLarge: string): Promise<Read<T>> {
-  const json = await readJsonBody(req, cap, tooLarge)
-  if (!json.ok) return json
-  const parsed = schema.safeParse(json.value)
-  if (parsed.success) return { ok: true, value: parsed.data }
-  const issue = parsed.error.issues[0]
-  return { ok: false, res: refuse(400, 'invalid_body', `Invalid ${noun} at ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'expected a JSON object'}.`) }
-}
-
-/** Read a body, refusing beyond `cap` bytes without reading further. */
-async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBuffer> | 'too_large'> {
-  const declared = Number(req.headers.get('content-length') ?? NaN)
-  if (Number.isFinite(declared) && declared > cap) return 'too_large'
-  if (!req.body) return new Uint8Array()
-  const reader = req.body.getReader()
-  const parts: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > cap) {
-      await reader.cancel().catch(() => {})
-      return 'too_large'
-    }
-    parts.push(value)
-  }
-  const out = new Uint8Array(size)
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.byteLength
-  }
-  return out
-}
 
 export function upstreamBase(spec: ProviderSpec, route: Pick<ProxyRoute, 'baseUrl'>, env: ProxyEnv): string | undefined {
   const base = env[spec.baseUrlEnv] || route.baseUrl || spec.defaultBaseUrl
@@ -332,69 +229,47 @@ class Cut extends Error {
   }
 }
 
-export function createProxyApp(options: ProxyAppOptions): Hono {
+/** What the middleware below hands the routes: the request's runtime, its redactor, and the CORS origin to answer. */
+type ProxyVars = { Variables: { rt: ProxyRuntime; redactor: Redactor; cors: string | undefined } }
+export type ProxyApp = Hono<ProxyVars>
+
+export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   const now = options.now ?? Date.now
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init))
   const newId = options.newId ?? (() => crypto.randomUUID())
   const log = options.log ?? ((line: string) => console.error(line))
-  const app = new Hono()
-  /** Each request's redactor, made from the environment before anything else can fail. */
-  const redactors = new WeakMap<Request, Redactor>()
-
-  /** The runtime for this request, after the checks that make a proxy unservable. */
-  async function runtimeOf(c: Context): Promise<ProxyRuntime> {
-    const env = options.env(c)
-    redactors.set(c.req.raw, new Redactor(keyValues(env)))
-    const rt = await options.runtime(c, env)
-    checkProxyConfig(rt.settings, rt.env)
-    return rt
-  }
+  const app = new Hono<ProxyVars>()
 
   /**
-   * Origin, method and rate limit: the checks every /ai route shares. `bucket`
-   * names a separate bucket with the same limits (insights events: a reader's
-   * own beacons must never cost them an answer).
+   * What every /ai route does first: the runtime, after the checks that make
+   * a proxy unservable (the redactor is made from the environment before
+   * anything else can fail); then origin, preflight, method and rate limit.
+   * `bucket` names a separate bucket with the same limits (insights events: a
+   * reader's own beacons must never cost them an answer).
    */
-  async function admit(c: Context, rt: ProxyRuntime, methods: string[], bucket = ''): Promise<{ res?: Response; cors?: string }> {
-    const origin = checkOrigin(c.req.header('origin'), rt.settings.proxy.siteOrigins, rt.settings.proxy.allowedOrigins)
+  const admit = (methods: string[], bucket = ''): MiddlewareHandler<ProxyVars> => async (c, next) => {
+    const env = options.env(c)
+    c.set('redactor', new Redactor(keyValues(env)))
+    const rt = await options.runtime(c, env)
+    checkProxyConfig(rt.settings, rt.env)
+    c.set('rt', rt)
+
+    const { siteOrigins, allowedOrigins, rateLimit } = rt.settings.proxy
+    const origin = checkOrigin(c.req.header('origin'), siteOrigins, allowedOrigins)
     if (!origin.allowed) {
-      return {
-        res: refuse(
-          403,
-          'origin_not_allowed',
-          `Requests from origin ${c.req.header('origin')} are not allowed: this proxy serves ${rt.settings.proxy.siteOrigins.join(', ')}. Add another site to proxy.allowedOrigins in the docpilot config to allow it.`,
-        ),
-      }
+      throw new Refusal(
+        'origin_not_allowed',
+        `Requests from origin ${c.req.header('origin')} are not allowed: this proxy serves ${siteOrigins.join(', ')}. Add another site to proxy.allowedOrigins in the docpilot config to allow it.`,
+      )
     }
-    const cors = origin.cors
-    if (c.req.method === 'OPTIONS') {
-      const res = new Response(null, { status: 204 })
-      if (cors) {
-        res.headers.set('access-control-allow-methods', methods.join(', '))
-        res.headers.set('access-control-allow-headers', 'content-type, accept')
-        res.headers.set('access-control-max-age', '600')
-      }
-      return { res: withCors(res, cors) }
-    }
+    c.set('cors', origin.cors)
+    if (c.req.method === 'OPTIONS') return preflight(methods, origin.cors)
     if (!methods.includes(c.req.method)) {
-      return {
-        res: withCors(
-          refuse(405, 'method_not_allowed', `Method ${c.req.method} is not allowed here; use ${methods.join(' or ')}.`, { allow: [...methods, 'OPTIONS'].join(', ') }),
-          cors,
-        ),
-      }
+      throw new Refusal('method_not_allowed', `Method ${c.req.method} is not allowed here; use ${methods.join(' or ')}.`, { allow: [...methods, 'OPTIONS'].join(', ') })
     }
-    const { perMinute, burst } = rt.settings.proxy.rateLimit
-    const take = await rt.limits.take(await clientKey(bucket ? `${rt.clientIp}#${bucket}` : rt.clientIp), { perMinute, burst }, now())
-    if (!take.ok) {
-      return {
-        res: withCors(
-          refuse(429, 'rate_limited', `Too many requests from this client; try again in ${take.retryAfterSec} s.`, { 'retry-after': String(take.retryAfterSec) }),
-          cors,
-        ),
-      }
-    }
-    return { cors }
+    const take = await rt.limits.take(await clientKey(bucket ? `${rt.clientIp}#${bucket}` : rt.clientIp), rateLimit, now())
+    if (!take.ok) throw new Refusal('rate_limited', `Too many requests from this client; try again in ${take.retryAfterSec} s.`, { 'retry-after': String(take.retryAfterSec) })
+    await next()
   }
 
   /** One GET of the upstream's model list with the proxy's key: reachability and auth, no tokens spent. */
@@ -412,10 +287,14 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     }
   }
 
-  app.all('/ai/health', async (c) => {
-    const rt = await runtimeOf(c)
-    const gate = await admit(c, rt, ['GET'])
-    if (gate.res) return gate.res
+  // The one place CORS is written: every answer to a listed origin, refusals (rendered by onError below) included.
+  app.use('/ai/*', async (c, next) => {
+    await next()
+    withCors(c.res, c.var.cors)
+  })
+
+  app.all('/ai/health', admit(['GET']), async (c) => {
+    const rt = c.var.rt
     const probing = c.req.query('probe') === '1'
     const routes = await Promise.all(rt.settings.routes.map(async (route) => {
       const spec = providerSpec(route.member)
@@ -442,57 +321,42 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       dailyLimit: rt.settings.budget.dailyLimit ?? null,
       feedback: true,
     }
-    return withCors(new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } }), gate.cors)
+    return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } })
   })
 
-  app.all('/ai/feedback', async (c) => {
-    const rt = await runtimeOf(c)
-    const gate = await admit(c, rt, ['POST'])
-    if (gate.res) return gate.res
+  app.all('/ai/feedback', admit(['POST']), async (c) => {
+    const rt = c.var.rt
     const cap = rt.settings.feedback.maxBytes
     const input = await readInput(c.req.raw, cap, FeedbackInputSchema, 'feedback', `Feedback is limited to ${cap} bytes.`)
-    if (!input.ok) return withCors(input.res, gate.cors)
-    const row = feedbackRow(input.value, rt.settings.feedback.storeText, new Date(now()), newId())
+    const row = feedbackRow(input, rt.settings.feedback.storeText, new Date(now()), newId())
     await rt.feedback.save(row)
-    return withCors(new Response(JSON.stringify({ ok: true, id: row.id }), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } }), gate.cors)
+    return new Response(JSON.stringify({ ok: true, id: row.id }), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } })
   })
 
   // Insights: one record per settled turn (or a rating of one), sent as a beacon; the reader never waits on it.
-  app.all('/ai/events', async (c) => {
-    const rt = await runtimeOf(c)
-    const gate = await admit(c, rt, ['POST'], 'events')
-    if (gate.res) return gate.res
-    if (!rt.settings.insights.enabled) return withCors(refuse(404, 'insights_off', 'Insights are off on this proxy (insights.enabled in the docpilot config); nothing was stored.'), gate.cors)
+  app.all('/ai/events', admit(['POST'], 'events'), async (c) => {
+    const rt = c.var.rt
+    if (!rt.settings.insights.enabled) throw new Refusal('insights_off', 'Insights are off on this proxy (insights.enabled in the docpilot config); nothing was stored.')
     const cap = rt.settings.feedback.maxBytes
-    const input = await readInput(c.req.raw, cap, EventInputSchema, 'event', `Events are limited to ${cap} bytes.`)
-    if (!input.ok) return withCors(input.res, gate.cors)
-    const event = input.value
+    const event = await readInput(c.req.raw, cap, EventInputSchema, 'event', `Events are limited to ${cap} bytes.`)
     if (event.kind === 'rating') await rt.feedback.rateEvent({ id: event.turn, tab: event.tab, rating: event.rating })
     else await rt.feedback.saveEvent(eventRow(event, rt.settings.feedback.storeText, new Date(now())), retentionCutoff(now(), rt.settings.insights.retentionDays))
-    return withCors(new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } }), gate.cors)
+    return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
   })
 
-  app.all('/ai/mcp', async (c) => {
-    const rt = await runtimeOf(c)
-    const gate = await admit(c, rt, ['POST'])
-    if (gate.res) return gate.res
-    if (!options.mcp || !rt.settings.mcp.enabled) {
-      return withCors(refuse(404, 'mcp_not_enabled', 'This proxy serves no MCP route: mcp.enabled is false, or (Node) it was started without an index folder.'), gate.cors)
+  app.all('/ai/mcp', admit(['POST']), async (c) => {
+    if (!options.mcp || !c.var.rt.settings.mcp.enabled) {
+      throw new Refusal('mcp_not_enabled', 'This proxy serves no MCP route: mcp.enabled is false, or (Node) it was started without an index folder.')
     }
-    return withCors(await options.mcp(c, rt, async (request) => app.fetch(request, c.env)), gate.cors)
+    return options.mcp(c, c.var.rt, async (request) => app.fetch(request, c.env))
   })
 
-  app.all('/ai/:member/*', async (c) => {
-    const rt = await runtimeOf(c)
-    const gate = await admit(c, rt, ['POST'])
-    if (gate.res) return gate.res
-    const cors = gate.cors
-    const reply = (res: Response) => withCors(res, cors)
-    const redactor = redactors.get(c.req.raw)!
+  app.all('/ai/:member/*', admit(['POST']), async (c) => {
+    const { rt, redactor } = c.var
 
     const memberName = c.req.param('member')
     const route = isMemberId(memberName) ? rt.settings.routes.find((r) => r.member === memberName) : undefined
-    if (!route) return reply(refuse(404, 'unknown_member', `No provider route "${memberName}" on this proxy; the configured members are: ${rt.settings.routes.map((r) => r.member).join(', ') || 'none'}.`))
+    if (!route) throw new Refusal('unknown_member', `No provider route "${memberName}" on this proxy; the configured members are: ${rt.settings.routes.map((r) => r.member).join(', ') || 'none'}.`)
     const spec = providerSpec(route.member)
 
     const url = new URL(c.req.url)
@@ -500,24 +364,23 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     const matched = matchPath(spec.protocol, rest)
     const declared = matched ? (matched.kind === 'chat' ? route.chatModels : route.embedModels) : []
     if (!matched || declared.length === 0) {
-      return reply(refuse(404, 'path_not_allowed', `The ${route.member} route does not forward "${rest}"; it serves only: ${protocolPaths(spec.protocol, [...(route.chatModels.length ? (['chat'] as const) : []), ...(route.embedModels.length ? (['embed'] as const) : [])]).join(', ')}.`))
+      throw new Refusal('path_not_allowed', `The ${route.member} route does not forward "${rest}"; it serves only: ${protocolPaths(spec.protocol, [...(route.chatModels.length ? (['chat'] as const) : []), ...(route.embedModels.length ? (['embed'] as const) : [])]).join(', ')}.`)
     }
 
     const cap = rt.settings.proxy.maxBodyBytes
     const json = await readJsonBody(c.req.raw, cap, `Request bodies are limited to ${cap} bytes (proxy.maxBodyBytes).`)
-    if (!json.ok) return reply(json.res)
-    const { body, clamped } = shapeBody(spec.protocol, matched.kind, json.value, rt.settings.proxy.maxTokens)
+    const { body, clamped } = shapeBody(spec.protocol, matched.kind, json, rt.settings.proxy.maxTokens)
 
     const models = requestModels(matched, body)
     const undeclared = models.find((m) => !declared.includes(m))
     if (undeclared !== undefined) {
-      return reply(refuse(403, 'model_not_allowed', `Model "${undeclared}" is not declared for the ${route.member} ${matched.kind === 'chat' ? 'chat' : 'embeddings'} route; declared: ${declared.join(', ')}.`))
+      throw new Refusal('model_not_allowed', `Model "${undeclared}" is not declared for the ${route.member} ${matched.kind === 'chat' ? 'chat' : 'embeddings'} route; declared: ${declared.join(', ')}.`)
     }
 
     const base = upstreamBase(spec, route, rt.env)
-    if (!base) return reply(refuse(502, 'upstream_not_configured', `The ${route.member} upstream is not configured; set ${spec.baseUrlEnv} on the proxy.`))
+    if (!base) throw new Refusal('upstream_not_configured', `The ${route.member} upstream is not configured; set ${spec.baseUrlEnv} on the proxy.`)
     const key = keyOf(spec, rt.env)
-    if (!key && keyRequired(spec)) return reply(refuse(503, 'key_not_set', `${spec.keyEnv} is not set on the proxy.`))
+    if (!key && keyRequired(spec)) throw new Refusal('key_not_set', `${spec.keyEnv} is not set on the proxy.`)
 
     const dailyLimit = rt.settings.budget.dailyLimit
     let reservedAt: number | undefined
@@ -527,13 +390,11 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       if (!daily.ok) {
         const retryAfter = Math.max(1, Math.ceil((daily.resetAt - now()) / 1000))
         const resetIso = new Date(daily.resetAt).toISOString()
-        return reply(
-          refuse(SITE_CEILING.status, SITE_CEILING.code, `This site's daily limit of ${dailyLimit} AI requests is used up; it resets at ${resetIso}.`, {
-            'retry-after': String(retryAfter),
-            'x-ratelimit-reset': String(Math.floor(daily.resetAt / 1000)),
-            [SITE_CEILING.header]: SITE_CEILING.value,
-          }),
-        )
+        throw new Refusal(SITE_CEILING.code, `This site's daily limit of ${dailyLimit} AI requests is used up; it resets at ${resetIso}.`, {
+          'retry-after': String(retryAfter),
+          'x-ratelimit-reset': String(Math.floor(daily.resetAt / 1000)),
+          [SITE_CEILING.header]: SITE_CEILING.value,
+        })
       }
     }
     // The unit is kept only when an upstream answers 2xx; every other way out gives it back, once.
@@ -574,26 +435,26 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       await refund()
       const why = upstreamCut.signal.reason instanceof Cut ? upstreamCut.signal.reason.why : undefined
       if (why === 'client_left') return new Response(null, { status: 499 })
-      if (why === 'first_byte') return reply(refuse(504, 'upstream_timeout', `The ${route.member} upstream sent no response within ${firstByteMs} ms.`))
-      return reply(refuse(502, 'upstream_unreachable', `Could not reach the ${route.member} upstream: ${redactor.redact(err instanceof Error ? err.message : String(err))}`))
+      if (why === 'first_byte') throw new Refusal('upstream_timeout', `The ${route.member} upstream sent no response within ${firstByteMs} ms.`)
+      throw new Refusal('upstream_unreachable', `Could not reach the ${route.member} upstream: ${redactor.redact(err instanceof Error ? err.message : String(err))}`)
     } finally {
       clearTimeout(firstByte)
     }
 
     const outHeaders = passHeaders(upstream.headers, redactor)
-    if (clamped) outHeaders.set('x-docpilot-max-tokens-clamped', String(rt.settings.proxy.maxTokens))
+    if (clamped) outHeaders.set(CLAMPED_HEADER, String(rt.settings.proxy.maxTokens))
     if (upstream.status >= 300 && upstream.status < 400) {
       client.removeEventListener('abort', onClientLeft)
       await upstream.body?.cancel().catch(() => {})
       await refund()
-      return reply(refuse(502, 'upstream_redirected', `The ${route.member} upstream answered with a redirect (${upstream.status}), which the proxy does not follow with the key attached; check its base URL (${spec.baseUrlEnv}).`))
+      throw new Refusal('upstream_redirected', `The ${route.member} upstream answered with a redirect (${upstream.status}), which the proxy does not follow with the key attached; check its base URL (${spec.baseUrlEnv}).`)
     }
     if (!upstream.ok) {
       client.removeEventListener('abort', onClientLeft)
       await refund()
       // Error bodies are small and some services quote the credential back; read, redact, return.
       const text = redactor.redact(await readTextCapped(upstream, ERROR_BODY_CAP))
-      return reply(new Response(text, { status: upstream.status, headers: outHeaders }))
+      return new Response(text, { status: upstream.status, headers: outHeaders })
     }
     // Streamed through as it arrives, never buffered: an idle watch that cuts a stalled upstream,
     // then redaction holding back at most a possible partial key. A client that goes away cancels
@@ -616,20 +477,22 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     const sse = /^text\/event-stream/i.test(outHeaders.get('content-type') ?? '')
     const stream = redacted && sse ? redacted.pipeThrough(sseHeartbeat(upstreamCut.signal)) : redacted
     if (!upstream.body) done()
-    return reply(new Response(stream, { status: upstream.status, headers: outHeaders }))
+    return new Response(stream, { status: upstream.status, headers: outHeaders })
+  })
+
+  app.all('/ai', () => {
+    throw new Refusal('unknown_member', 'Name a provider route: /ai/<member>/<path>.')
   })
 
   app.onError((err, c) => {
-    if (err instanceof ProxyConfigError) return refuse(503, 'proxy_misconfigured', err.message)
+    if (err instanceof Refusal) return err.getResponse()
+    if (err instanceof ProxyConfigError) return new Refusal('proxy_misconfigured', err.message).getResponse()
     // Never the internal message: it may quote a header value, a key, a path. The log gets it, redacted.
     const id = newId()
-    const redactor = redactors.get(c.req.raw) ?? new Redactor([])
+    const redactor = c.var.redactor ?? new Redactor([])
     log(`docpilot proxy error ${id} on ${c.req.method} ${new URL(c.req.url).pathname}: ${redactor.redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}`)
-    return refuse(500, 'proxy_error', `The proxy could not handle this request; the site owner can find error ${id} in the proxy's log.`, { 'x-docpilot-error-id': id })
+    return new Refusal('proxy_error', `The proxy could not handle this request; the site owner can find error ${id} in the proxy's log.`, { 'x-docpilot-error-id': id }).getResponse()
   })
-
-  app.all('/ai', (c) => refuse(404, 'unknown_member', 'Name a provider route: /ai/<member>/<path>.'))
-  app.all('/ai/:member', (c) => refuse(404, 'path_not_allowed', `Name a path under /ai/${c.req.param('member')}/.`))
 
   return app
 }

@@ -4,6 +4,8 @@
  * later step (counting, shaping, re-serialising, storing) can meet a
  * structure deep enough to exhaust the stack. Runtime-neutral.
  */
+import type { z } from 'zod'
+import { Refusal } from './refusal.ts'
 
 /** Nesting a panel's request never comes near (chat messages with tool schemas stay under 20). */
 export const MAX_JSON_DEPTH = 32
@@ -51,4 +53,48 @@ export function parseJsonObject(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): J
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: 'The request body must be a JSON object.' }
   return { ok: true, value: value as Record<string, unknown> }
+}
+
+/** A request's JSON object body; refused 413 beyond `cap` bytes (`tooLarge` says which limit), 400 when it is not one JSON object. */
+export async function readJsonBody(req: Request, cap: number, tooLarge: string): Promise<Record<string, unknown>> {
+  const bytes = await readCapped(req, cap)
+  if (bytes === 'too_large') throw new Refusal('body_too_large', tooLarge)
+  const json = parseJsonObject(bytes)
+  if (!json.ok) throw new Refusal('invalid_body', json.message)
+  return json.value
+}
+
+/** A body read as above and checked by `schema`; refused 400 naming the first field that fails (`noun` says what was sent). */
+export async function readInput<T>(req: Request, cap: number, schema: z.ZodType<T>, noun: string, tooLarge: string): Promise<T> {
+  const parsed = schema.safeParse(await readJsonBody(req, cap, tooLarge))
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]
+  throw new Refusal('invalid_body', `Invalid ${noun} at ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'expected a JSON object'}.`)
+}
+
+/** Read a body, stopping beyond `cap` bytes without reading further. */
+async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBuffer> | 'too_large'> {
+  const declared = Number(req.headers.get('content-length') ?? NaN)
+  if (Number.isFinite(declared) && declared > cap) return 'too_large'
+  if (!req.body) return new Uint8Array()
+  const reader = req.body.getReader()
+  const parts: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > cap) {
+      await reader.cancel().catch(() => {})
+      return 'too_large'
+    }
+    parts.push(value)
+  }
+  const out = new Uint8Array(size)
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.byteLength
+  }
+  return out
 }

@@ -16,8 +16,8 @@ import type { AddressInfo } from 'node:net'
 import type Database from 'better-sqlite3'
 import { serve, type ServerType } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
-import type { Context, Hono } from 'hono'
-import { checkKeys, checkOrigins, createProxyApp, type ProxyEnv } from './app.ts'
+import type { Context } from 'hono'
+import { checkKeys, checkOrigins, createProxyApp, type ProxyApp, type ProxyEnv } from './app.ts'
 import { EVENT_INSERT, EVENT_PRUNE, EVENT_RATE, EVENT_SELECT, EVENTS_DDL, eventParams, type EventRating, type EventRow } from './events.ts'
 import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
 import { MemoryBuckets, dayKey, forwardedClient, nextUtcMidnight, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
@@ -246,7 +246,7 @@ export interface NodeProxyOptions {
 }
 
 export interface NodeProxy {
-  app: Hono
+  app: ProxyApp
   state: ProxyState
   close(): void
 }

@@ -4,9 +4,12 @@
  * carries, CORS for a listed origin included. The wire values are written out
  * here as the panel and docs/proxy.md expect them, not read from the code.
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createProxyApp, type ProxyEnv } from './app.ts'
 import { MemoryState } from './node.ts'
+import { REFUSAL_STATUS, type RefusalCode } from './refusal.ts'
 import { parseProxySettings, type ProxySettings } from './settings.ts'
 
 const SITE = 'https://docs.example.com'
@@ -63,21 +66,17 @@ function proxy(setup: Setup = {}) {
 }
 
 const chat = (model = 'gpt-4o-mini') => JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] })
-const post = (body: string, origin: string | undefined = PARTNER): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
-  body,
-})
+const post = (body: string, origin = PARTNER): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json', origin }, body })
 
 interface Case {
   name: string
+  code: RefusalCode
   /** Responses before the one checked (a spent bucket or ceiling). */
   before?: number
   setup?: () => Setup
   path: string
   init: RequestInit
   status: number
-  code: string
   message: RegExp
   headers: Record<string, string>
 }
@@ -181,16 +180,16 @@ describe('proxy refusals', () => {
     expect(Object.fromEntries(res.headers)).toEqual({ ...JSON_HEADERS, ...c.headers })
   })
 
-  it('an unexpected failure answers proxy_error with a fixed message; the details, keys redacted, go only to the log', async () => {
+  it('an unexpected failure answers proxy_error with a fixed message (with CORS, like every refusal); the details, keys redacted, go only to the log', async () => {
     const state = new MemoryState()
     state.save = async () => {
       throw new Error(`disk full while holding ${KEY}`)
     }
     const { app, logged } = proxy({ state })
-    const res = await app.request('/ai/feedback', post(JSON.stringify({ rating: 'up' }), undefined))
+    const res = await app.request('/ai/feedback', post(JSON.stringify({ rating: 'up' })))
     expect(res.status).toBe(500)
     expect(await res.json()).toEqual({ error: { code: 'proxy_error', message: `The proxy could not handle this request; the site owner can find error ${ERROR_ID} in the proxy's log.` } })
-    expect(Object.fromEntries(res.headers)).toEqual({ ...JSON_HEADERS, 'x-docpilot-error-id': ERROR_ID })
+    expect(Object.fromEntries(res.headers)).toEqual({ ...JSON_HEADERS, ...CORS, 'x-docpilot-error-id': ERROR_ID })
     expect(logged).toEqual([expect.stringMatching(new RegExp(`^docpilot proxy error ${ERROR_ID} on POST /ai/feedback: Error: disk full while holding \\[redacted\\]`))])
     expect(logged.join('\n')).not.toContain(KEY)
   })
@@ -208,5 +207,38 @@ describe('proxy refusals', () => {
     const own = await app.request('/ai/health', { method: 'OPTIONS', headers: { origin: SITE } })
     expect(own.status).toBe(204)
     expect(Object.fromEntries(own.headers)).toEqual({})
+  })
+})
+
+const DOCS = join(import.meta.dirname, '..', 'docs')
+const isRefusalCode = (name: string): name is RefusalCode => name in REFUSAL_STATUS
+
+/** The table under "Refusals and their status codes" in docs/proxy.md, as code → status. */
+function documentedRefusals(): Record<string, number> {
+  const page = readFileSync(join(DOCS, 'proxy.md'), 'utf8')
+  const section = page.slice(page.indexOf('## Refusals and their status codes'))
+  const table = section.slice(0, section.indexOf('\n## '))
+  return Object.fromEntries([...table.matchAll(/^\| (\d{3}) \| `(\w+)` \|/gm)].map((m) => [m[2]!, Number(m[1])]))
+}
+
+describe('the list of refusals', () => {
+  it('is what the proxy sends: every code in REFUSAL_STATUS is sent by a case above', () => {
+    const sent = new Set<string>([...cases.map((c) => c.code), 'proxy_error'])
+    expect([...sent].sort()).toEqual(Object.keys(REFUSAL_STATUS).sort())
+  })
+
+  it("is docs/proxy.md's table, code for code and status for status", () => {
+    expect(documentedRefusals()).toEqual({ ...REFUSAL_STATUS })
+  })
+
+  it('gives every "<status> <code>" the docs mention the status the proxy sends', () => {
+    const pages = readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => join(DOCS, f))
+    const mentions = pages.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\b(\d{3})`? `?([a-z]+(?:_[a-z]+)+)\b/g)].flatMap(([, status, code]) =>
+        isRefusalCode(code!) ? [{ file, code, status: Number(status) }] : [],
+      ),
+    )
+    expect(mentions.length).toBeGreaterThan(0)
+    for (const m of mentions) expect(m.status, `${m.file} says ${m.status} ${m.code}`).toBe(REFUSAL_STATUS[m.code])
   })
 })

@@ -5,7 +5,7 @@
  * sends it; the classifier reads it. The message is for people and may
  * change; nothing reads it.
  */
-export const SITE_CEILING = { status: 429, code: 'daily_quota', header: 'x-docpilot-quota', value: 'daily' } as const
+export const SITE_CEILING = { status: 429, code: 'daily_quota', header: 'X-Docpilot-Quota', value: 'daily' } as const
 
 /** Whether a response is the proxy's refusal at the site's daily ceiling (by its header or its code). */
 export function isSiteCeiling(status: number, headers: { get(name: string): string | null }, code: string | undefined): boolean {

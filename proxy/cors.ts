@@ -1,0 +1,58 @@
+/**
+ * Which pages may call the proxy, and what a listed other site's page may
+ * read of its answers. The site's own origins (proxy.siteOrigins, with scheme)
+ * need no CORS; the origins in proxy.allowedOrigins are answered with it, on
+ * every response, refusals included, so the panel there can read why it was
+ * refused and when to retry.
+ */
+import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
+
+/** Set when the proxy clamped the request's output-token ceiling to proxy.maxTokens. */
+export const CLAMPED_HEADER = 'X-Docpilot-Max-Tokens-Clamped'
+
+/** Response headers a listed origin's page may read: the waits, the site's daily ceiling, the clamp. */
+const EXPOSE = ['Retry-After', 'X-RateLimit-Reset', SITE_CEILING.header, CLAMPED_HEADER].join(', ')
+
+/** The site's origin, with scheme: what a configured origin or an Origin header is compared as. */
+export function originOf(value: string): string | undefined {
+  const url = URL.parse(value)
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url.origin : undefined
+}
+
+/** Refused, or served: with `cors` (the Origin to answer) for a listed other site. */
+export type OriginVerdict = { allowed: false } | { allowed: true; cors?: string }
+
+/**
+ * The site's own origins and the listed others; the request's Host header
+ * plays no part (a DNS-rebinding page sends its own Host). A request without
+ * Origin is not from a page (curl, `doctor`); the origin check exists to stop
+ * other sites' pages from spending the owner's keys through readers'
+ * browsers, and the rate and daily limits bound everything else.
+ */
+export function checkOrigin(header: string | undefined, site: string[], allowed: string[]): OriginVerdict {
+  if (header === undefined) return { allowed: true }
+  const origin = header === 'null' ? undefined : originOf(header)
+  if (!origin) return { allowed: false }
+  if (site.some((o) => originOf(o) === origin)) return { allowed: true }
+  if (allowed.some((o) => originOf(o) === origin)) return { allowed: true, cors: header }
+  return { allowed: false }
+}
+
+/** A preflight's answer: the route's methods for a listed origin (withCors adds the rest), nothing for the site itself. */
+export function preflight(methods: string[], cors: string | undefined): Response {
+  const res = new Response(null, { status: 204 })
+  if (cors) {
+    res.headers.set('access-control-allow-methods', methods.join(', '))
+    res.headers.set('access-control-allow-headers', 'content-type, accept')
+    res.headers.set('access-control-max-age', '600')
+  }
+  return res
+}
+
+export function withCors(res: Response, cors: string | undefined): Response {
+  if (!cors) return res
+  res.headers.set('access-control-allow-origin', cors)
+  res.headers.append('vary', 'Origin')
+  res.headers.set('access-control-expose-headers', EXPOSE)
+  return res
+}
