@@ -1,5 +1,5 @@
 /**
- * The gate and fusion, tuned and checked across corpora (issue 12): for one
+ * The gate and fusion, tuned and checked across corpora (the tables in docs/gate.md): for one
  * embedder, index hono and astro, ask every question of the four dev files,
  * then
  * - gate: choose weights and thresholds on one corpus (at most 2.5% of its

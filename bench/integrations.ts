@@ -1,5 +1,5 @@
 /**
- * Built HTML or sources? (issue 18). Each framework builds a site with its
+ * Built HTML or sources? (the table in docs/integrations.md). Each framework builds a site with its
  * docpilot integration (the packed package, as the e2e specs do), which
  * indexes the built HTML; the same docs are also indexed from their Markdown
  * sources, with the framework's slugger and URL shape, as an owner running
