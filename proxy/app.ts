@@ -24,16 +24,16 @@
  * still gets answers, and nobody gets more than the cap. The response says so
  * in `X-Docpilot-Max-Tokens-Clamped`.
  */
-import { Hono, type Context, type MiddlewareHandler } from 'hono'
+import { Hono, type Context, type Handler, type MiddlewareHandler } from 'hono'
 import { Redactor } from '../core/key-scan.ts'
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
-import { CHAIN, isMemberId, providerSpec, type ProviderSpec } from '../core/providers/table.ts'
+import { CHAIN, isMemberId, providerSpec, type MemberId, type ProviderSpec } from '../core/providers/table.ts'
 import { CLAMPED_HEADER, checkOrigin, originOf, preflight, withCors } from './cors.ts'
 import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
 import { readInput, readJsonBody } from './json-body.ts'
 import { clientKey, type LimitStore } from './limits.ts'
-import { attachCredential, filterQuery, listPath, matchPath, protocolPaths, requestModels, shapeBody } from './protocol.ts'
+import { attachCredential, filterQuery, listPath, matchPath, protocolPaths, requestModels, shapeBody, type RouteKind } from './protocol.ts'
 import { Refusal } from './refusal.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
 
@@ -229,8 +229,21 @@ class Cut extends Error {
   }
 }
 
-/** What the middleware below hands the routes: the request's runtime, its redactor, and the CORS origin to answer. */
-type ProxyVars = { Variables: { rt: ProxyRuntime; redactor: Redactor; cors: string | undefined } }
+/** A member request that passed every check, as it goes upstream. */
+interface Accepted {
+  member: MemberId
+  spec: ProviderSpec
+  kind: RouteKind
+  /** The upstream URL, query filtered. */
+  url: string
+  /** The body, allow-listed and clamped. */
+  body: Record<string, unknown>
+  clamped: boolean
+  key: string | undefined
+}
+
+/** What the middleware below hands on: the request's runtime, its redactor, the CORS origin to answer, and an accepted member request. */
+type ProxyVars = { Variables: { rt: ProxyRuntime; redactor: Redactor; cors: string | undefined; accepted: Accepted } }
 export type ProxyApp = Hono<ProxyVars>
 
 export function createProxyApp(options: ProxyAppOptions): ProxyApp {
@@ -351,10 +364,10 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     return options.mcp(c, c.var.rt, async (request) => app.fetch(request, c.env))
   })
 
-  app.all('/ai/:member/*', admit(['POST']), async (c) => {
-    const { rt, redactor } = c.var
-
-    const memberName = c.req.param('member')
+  /** The member route's checks, in order; a request that passes is handed on as `accepted`. */
+  const memberRequest: MiddlewareHandler<ProxyVars> = async (c, next) => {
+    const rt = c.var.rt
+    const memberName = c.req.param('member') ?? ''
     const route = isMemberId(memberName) ? rt.settings.routes.find((r) => r.member === memberName) : undefined
     if (!route) throw new Refusal('unknown_member', `No provider route "${memberName}" on this proxy; the configured members are: ${rt.settings.routes.map((r) => r.member).join(', ') || 'none'}.`)
     const spec = providerSpec(route.member)
@@ -382,33 +395,43 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const key = keyOf(spec, rt.env)
     if (!key && keyRequired(spec)) throw new Refusal('key_not_set', `${spec.keyEnv} is not set on the proxy.`)
 
-    const dailyLimit = rt.settings.budget.dailyLimit
-    let reservedAt: number | undefined
-    if (matched.kind === 'chat' && dailyLimit !== undefined) {
-      reservedAt = now()
-      const daily = await rt.limits.spendDaily(dailyLimit, reservedAt)
-      if (!daily.ok) {
-        const retryAfter = Math.max(1, Math.ceil((daily.resetAt - now()) / 1000))
-        const resetIso = new Date(daily.resetAt).toISOString()
-        throw new Refusal(SITE_CEILING.code, `This site's daily limit of ${dailyLimit} AI requests is used up; it resets at ${resetIso}.`, {
-          'retry-after': String(retryAfter),
-          'x-ratelimit-reset': String(Math.floor(daily.resetAt / 1000)),
-          [SITE_CEILING.header]: SITE_CEILING.value,
-        })
-      }
-    }
-    // The unit is kept only when an upstream answers 2xx; every other way out gives it back, once.
-    let refunded = false
-    const refund = async () => {
-      if (reservedAt === undefined || refunded) return
-      refunded = true
-      await outliveClient(c, rt.limits.refundDaily(reservedAt))
-    }
+    c.set('accepted', { member: route.member, spec, kind: matched.kind, url: `${base}/${rest}${filterQuery(spec.protocol, url.searchParams)}`, body, clamped, key })
+    await next()
+  }
 
+  /**
+   * The site's daily ceiling (budget.dailyLimit), on chat requests only: a
+   * unit is reserved before the upstream is called, so concurrent requests
+   * never pass the ceiling, and kept only when the upstream answered 2xx;
+   * every other way out (a refusal, an upstream error, a reader who left)
+   * gives it back.
+   */
+  const dailyCeiling: MiddlewareHandler<ProxyVars> = async (c, next) => {
+    const rt = c.var.rt
+    const limit = rt.settings.budget.dailyLimit
+    if (c.var.accepted.kind !== 'chat' || limit === undefined) return next()
+    const reservedAt = now()
+    const daily = await rt.limits.spendDaily(limit, reservedAt)
+    if (!daily.ok) {
+      const retryAfter = Math.max(1, Math.ceil((daily.resetAt - now()) / 1000))
+      const resetIso = new Date(daily.resetAt).toISOString()
+      throw new Refusal(SITE_CEILING.code, `This site's daily limit of ${limit} AI requests is used up; it resets at ${resetIso}.`, {
+        'retry-after': String(retryAfter),
+        'x-ratelimit-reset': String(Math.floor(daily.resetAt / 1000)),
+        [SITE_CEILING.header]: SITE_CEILING.value,
+      })
+    }
+    await next()
+    if (!c.res.ok) await outliveClient(c, rt.limits.refundDaily(reservedAt))
+  }
+
+  /** The accepted request sent upstream, its answer streamed back with every key redacted. */
+  const forward: Handler<ProxyVars> = async (c) => {
+    const { rt, redactor, accepted } = c.var
     const headers = new Headers({ 'content-type': 'application/json', 'accept-encoding': 'identity' })
     const accept = c.req.header('accept')
     if (accept) headers.set('accept', accept)
-    attachCredential(headers, spec.protocol, key)
+    attachCredential(headers, accepted.spec.protocol, accepted.key)
 
     // One controller cuts the upstream for every reason: the client left, or a time limit passed.
     const upstreamCut = new AbortController()
@@ -422,36 +445,33 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
 
     let upstream: Response
     try {
-      upstream = await doFetch(`${base}/${rest}${filterQuery(spec.protocol, url.searchParams)}`, {
+      upstream = await doFetch(accepted.url, {
         method: 'POST',
         headers,
-        body: JSON.stringify(body),
+        body: JSON.stringify(accepted.body),
         signal: upstreamCut.signal,
         // Never followed: a redirect to another origin would receive the key again.
         redirect: 'manual',
       })
     } catch (err) {
       client.removeEventListener('abort', onClientLeft)
-      await refund()
       const why = upstreamCut.signal.reason instanceof Cut ? upstreamCut.signal.reason.why : undefined
       if (why === 'client_left') return new Response(null, { status: 499 })
-      if (why === 'first_byte') throw new Refusal('upstream_timeout', `The ${route.member} upstream sent no response within ${firstByteMs} ms.`)
-      throw new Refusal('upstream_unreachable', `Could not reach the ${route.member} upstream: ${redactor.redact(err instanceof Error ? err.message : String(err))}`)
+      if (why === 'first_byte') throw new Refusal('upstream_timeout', `The ${accepted.member} upstream sent no response within ${firstByteMs} ms.`)
+      throw new Refusal('upstream_unreachable', `Could not reach the ${accepted.member} upstream: ${redactor.redact(err instanceof Error ? err.message : String(err))}`)
     } finally {
       clearTimeout(firstByte)
     }
 
     const outHeaders = passHeaders(upstream.headers, redactor)
-    if (clamped) outHeaders.set(CLAMPED_HEADER, String(rt.settings.proxy.maxTokens))
+    if (accepted.clamped) outHeaders.set(CLAMPED_HEADER, String(rt.settings.proxy.maxTokens))
     if (upstream.status >= 300 && upstream.status < 400) {
       client.removeEventListener('abort', onClientLeft)
       await upstream.body?.cancel().catch(() => {})
-      await refund()
-      throw new Refusal('upstream_redirected', `The ${route.member} upstream answered with a redirect (${upstream.status}), which the proxy does not follow with the key attached; check its base URL (${spec.baseUrlEnv}).`)
+      throw new Refusal('upstream_redirected', `The ${accepted.member} upstream answered with a redirect (${upstream.status}), which the proxy does not follow with the key attached; check its base URL (${accepted.spec.baseUrlEnv}).`)
     }
     if (!upstream.ok) {
       client.removeEventListener('abort', onClientLeft)
-      await refund()
       // Error bodies are small and some services quote the credential back; read, redact, return.
       const text = redactor.redact(await readTextCapped(upstream, ERROR_BODY_CAP))
       return new Response(text, { status: upstream.status, headers: outHeaders })
@@ -478,7 +498,9 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const stream = redacted && sse ? redacted.pipeThrough(sseHeartbeat(upstreamCut.signal)) : redacted
     if (!upstream.body) done()
     return new Response(stream, { status: upstream.status, headers: outHeaders })
-  })
+  }
+
+  app.all('/ai/:member/*', admit(['POST']), memberRequest, dailyCeiling, forward)
 
   app.all('/ai', () => {
     throw new Refusal('unknown_member', 'Name a provider route: /ai/<member>/<path>.')

@@ -210,6 +210,31 @@ describe('proxy refusals', () => {
   })
 })
 
+describe("refusals and the site's daily ceiling", () => {
+  it("checks the request before it reserves a unit: a refused model spends nothing, and stays model_not_allowed once the ceiling is spent", async () => {
+    const { app } = proxy({ settings: settingsWith({ budget: { dailyLimit: 1 } }) })
+    expect((await app.request('/ai/openai/chat/completions', post(chat('gpt-4o')))).status).toBe(403)
+    expect((await app.request('/ai/openai/chat/completions', post(chat()))).status).toBe(200)
+    expect((await app.request('/ai/openai/chat/completions', post(chat('gpt-4o')))).status).toBe(403)
+    expect((await app.request('/ai/openai/chat/completions', post(chat()))).status).toBe(429)
+  })
+
+  it('gives the unit back after every refusal or upstream error that follows the reservation', async () => {
+    const answers: (() => Promise<Response>)[] = [
+      async () => {
+        throw new TypeError('connect ECONNREFUSED')
+      },
+      async () => new Response(null, { status: 302, headers: { location: 'https://elsewhere.example/' } }),
+      async () => new Response('{"error":{"message":"overloaded"}}', { status: 503 }),
+      answered,
+    ]
+    const { app } = proxy({ settings: settingsWith({ budget: { dailyLimit: 1 } }), fetch: () => answers.shift()!() })
+    const statuses: number[] = []
+    for (let i = 0; i < 5; i++) statuses.push((await app.request('/ai/openai/chat/completions', post(chat()))).status)
+    expect(statuses).toEqual([502, 502, 503, 200, 429])
+  })
+})
+
 const DOCS = join(import.meta.dirname, '..', 'docs')
 const isRefusalCode = (name: string): name is RefusalCode => name in REFUSAL_STATUS
 
