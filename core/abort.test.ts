@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest'
-import { untilAborted } from './abort.ts'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { untilAborted, withinMs } from './abort.ts'
 
 const never = () => new Promise<never>(() => {})
 
@@ -23,5 +23,22 @@ describe('untilAborted', () => {
     const reason = new Error('late')
     const work = Promise.reject(new Error('ignored'))
     await expect(untilAborted(work, AbortSignal.abort(reason))).rejects.toBe(reason)
+  })
+})
+
+describe('withinMs', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('settles as the promise does when it is in time', async () => {
+    await expect(withinMs(Promise.resolve(7), 50, () => new Error('late'))).resolves.toBe(7)
+    await expect(withinMs(Promise.reject(new Error('boom')), 50, () => new Error('late'))).rejects.toThrow('boom')
+  })
+
+  it('rejects with the reason once the time is up, however long the work would take', async () => {
+    vi.useFakeTimers()
+    const pending = withinMs(never(), 2000, () => new Error('cache lookup too slow'))
+    const failed = expect(pending).rejects.toThrow('cache lookup too slow')
+    await vi.advanceTimersByTimeAsync(2000)
+    await failed
   })
 })

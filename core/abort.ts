@@ -25,3 +25,14 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
     )
   })
 }
+
+/**
+ * `promise`, or a rejection with `reason()` once `ms` have passed without it
+ * settling (the work behind it is not stopped: use it where the work cannot
+ * be, such as an IndexedDB request).
+ */
+export function withinMs<T>(promise: Promise<T>, ms: number, reason: () => unknown): Promise<T> {
+  const ctrl = new AbortController()
+  const timer = setTimeout(() => ctrl.abort(reason()), ms)
+  return untilAborted(promise, ctrl.signal).finally(() => clearTimeout(timer))
+}

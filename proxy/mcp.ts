@@ -17,7 +17,8 @@ import type { Transport } from '../core/ladder/attempt.ts'
 import { createDocsMcpServer, type DocsSite } from '../core/mcp/docs-server.ts'
 import { reopeningIndex } from '../core/mcp/index-cache.ts'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
-import { PartMissingError, type PartLoader } from '../core/retrieval/parts.ts'
+import { fetchPart } from '../core/retrieval/fetch-part.ts'
+import type { PartLoader } from '../core/retrieval/parts.ts'
 import type { DocIndex } from '../core/retrieval/search.ts'
 import { siteRelativePath } from '../core/site-files.ts'
 import { pathToUrl } from '../indexer/urls.ts'
@@ -120,31 +121,9 @@ export function fetchPartLoader(indexUrl: string, doFetch: typeof fetch): Settli
     p.then(() => running.delete(p), () => running.delete(p))
     return p
   }
-  const bytes = tracked(async (name: string): Promise<Uint8Array> => {
-    const url = new URL(name, base).href
-    const res = await doFetch(url).catch((err: unknown) => {
-      throw new PartMissingError(url, err)
-    })
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => {})
-      throw new PartMissingError(url, new Error(`HTTP ${res.status}`))
-    }
-    return new Uint8Array(await res.arrayBuffer())
-  })
+  const bytes = tracked((name: string) => fetchPart(doFetch, new URL(name, base).href))
   /** One byte range through an HTTP range request: the model's rows and the exact vectors are read a few rows at a time. */
-  const range = tracked(async (name: string, start: number, end: number): Promise<Uint8Array> => {
-    const url = new URL(name, base).href
-    const res = await doFetch(url, { headers: { range: `bytes=${start}-${end - 1}` } }).catch((err: unknown) => {
-      throw new PartMissingError(url, err)
-    })
-    if (res.status !== 206) {
-      await res.body?.cancel().catch(() => {})
-      // A host that ignores ranges would send the whole part (megabytes) for every few rows read.
-      const why = res.status === 200 ? 'the host sent the whole file for a byte range request; serve the index from a host that answers range requests (static hosts do)' : `HTTP ${res.status}`
-      throw new PartMissingError(url, new Error(why))
-    }
-    return new Uint8Array(await res.arrayBuffer())
-  })
+  const range = tracked((name: string, start: number, end: number) => fetchPart(doFetch, new URL(name, base).href, { range: { start, end } }))
   return {
     bytes,
     range,

@@ -7,6 +7,7 @@
  * turns are the search view, never a walk over an empty ladder.
  */
 import type { Manifest } from '../../core/index-format.ts'
+import { fetchPart } from '../../core/retrieval/fetch-part.ts'
 import type { Passage, SearchResult } from '../../core/retrieval/search.ts'
 import { systemClock } from '../../core/ladder/cooldown.ts'
 import { routeTransport } from '../../core/ladder/transport.ts'
@@ -141,9 +142,9 @@ export class Engine {
   /** manifest.json read directly, for when the worker cannot open the index; undefined if it cannot be read either. */
   private async manifestAlone(): Promise<Manifest | undefined> {
     try {
-      const response = await fetch(`${this.options.indexUrl}manifest.json`, { credentials: 'same-origin' })
-      const manifest = (await response.json()) as Manifest
-      return response.ok && Array.isArray(manifest?.chat?.chain) ? manifest : undefined
+      const bytes = await fetchPart(fetch, `${this.options.indexUrl}manifest.json`, { init: { credentials: 'same-origin' } }, 'manifest.json')
+      const manifest = JSON.parse(new TextDecoder().decode(bytes)) as Manifest
+      return Array.isArray(manifest?.chat?.chain) ? manifest : undefined
     } catch {
       return undefined
     }

@@ -3,8 +3,18 @@
  * in IndexedDB. Part names carry their digest, so a cached part never goes
  * stale; what changes is the set of names. When the manifest names a new
  * corpus digest, the previous index's parts are dropped from the cache.
+ *
+ * Nothing here waits forever: every network read gives up after a silence
+ * (fetchPart), and the cache is a shortcut, never a wait: a lookup that does
+ * not answer in CACHE_WAIT_MS counts as a miss (an IndexedDB open can hang,
+ * as in Safari 14.1), and writes go on behind the reader's back.
  */
 import { createStore, del, get, set, type UseStore } from 'idb-keyval'
+import { withinMs } from '../../core/abort.ts'
+import { fetchPart } from '../../core/retrieval/fetch-part.ts'
+
+/** How long a cache lookup may take before the part is fetched instead. */
+export const CACHE_WAIT_MS = 2_000
 
 export interface PartLoaderLike {
   json<T>(name: string): Promise<T>
@@ -33,14 +43,33 @@ function openStore(): UseStore | undefined {
 
 export class BrowserPartLoader implements PartLoaderLike {
   readonly stats: BrowserLoaderStats = { fetchedBytes: 0, cachedHits: 0 }
-  private readonly store = openStore()
   private readonly decoder = new TextDecoder()
   private book: CacheBook | undefined
 
+  private readonly fetchImpl: typeof fetch
+  private readonly store: UseStore | undefined
+  private readonly stallMs: number | undefined
+
+  /** `deps`: the fetch, the cache store (undefined: no cache) and the silence limit of a read, for tests; the browser's own by default. */
   constructor(
     private readonly indexUrl: string,
-    private readonly fetchImpl: typeof fetch = fetch.bind(globalThis),
-  ) {}
+    deps: { fetch?: typeof fetch; store?: UseStore | undefined; stallMs?: number } = {},
+  ) {
+    this.fetchImpl = deps.fetch ?? fetch.bind(globalThis)
+    this.store = 'store' in deps ? deps.store : openStore()
+    this.stallMs = deps.stallMs
+  }
+
+  /** A cache lookup, or undefined when it fails or keeps the reader waiting. */
+  private lookup<T>(key: string): Promise<T | undefined> {
+    if (!this.store) return Promise.resolve(undefined)
+    return withinMs(get<T>(key, this.store), CACHE_WAIT_MS, () => new Error('cache lookup too slow')).catch(() => undefined)
+  }
+
+  /** A cache write nobody waits for (a failed one only costs a later fetch). */
+  private keep(key: string, value: unknown): void {
+    if (this.store) set(key, value, this.store).catch(() => {})
+  }
 
   /**
    * Records which index the cached parts belong to. A different digest drops
@@ -50,29 +79,25 @@ export class BrowserPartLoader implements PartLoaderLike {
   async bind(digest: string, keep: (name: string) => boolean = () => false): Promise<void> {
     if (!this.store) return
     const key = `book:${this.indexUrl}`
-    const previous = await get<CacheBook>(key, this.store).catch(() => undefined)
+    const previous = await this.lookup<CacheBook>(key)
     let kept: string[] = []
     if (previous && previous.digest !== digest) {
       // A range of a part is kept with its part (`name#start-end`).
       const keeps = (n: string) => keep(n.split('#')[0]!)
       kept = previous.names.filter(keeps)
-      await Promise.all(previous.names.filter((n) => !keeps(n)).map((n) => del(`part:${this.indexUrl}${n}`, this.store).catch(() => {})))
+      for (const n of previous.names.filter((n) => !keeps(n))) del(`part:${this.indexUrl}${n}`, this.store).catch(() => {})
     }
     this.book = previous?.digest === digest ? previous : { digest, names: kept }
-    await set(key, this.book, this.store).catch(() => {})
+    this.keep(key, this.book)
   }
 
   async json<T>(name: string): Promise<T> {
     return JSON.parse(this.decoder.decode(await this.bytes(name))) as T
   }
 
-  async bytes(name: string): Promise<Uint8Array> {
+  bytes(name: string): Promise<Uint8Array> {
     // The manifest is the one mutable file: always ask the network first.
-    return this.cached(name, name !== 'manifest.json', async () => {
-      const response = await this.fetchImpl(new URL(name, this.indexUrl).href)
-      if (!response.ok) throw new Error(`docpilot: index part ${name} answered HTTP ${response.status}`)
-      return new Uint8Array(await response.arrayBuffer())
-    })
+    return this.cached(name, name !== 'manifest.json', () => fetchPart(this.fetchImpl, new URL(name, this.indexUrl).href, { stallMs: this.stallMs }, name))
   }
 
   /**
@@ -80,24 +105,23 @@ export class BrowserPartLoader implements PartLoaderLike {
    * answer them with 206). A host that ignores the range would send the
    * whole file: its body is cancelled unread and the read fails, naming why.
    */
-  async range(name: string, start: number, end: number): Promise<Uint8Array> {
-    return this.cached(`${name}#${start}-${end}`, true, async () => {
-      // no-store: the browser's HTTP cache would queue range requests to one file behind each other; IndexedDB keeps them instead.
-      const response = await this.fetchImpl(new URL(name, this.indexUrl).href, { headers: { range: `bytes=${start}-${end - 1}` }, cache: 'no-store' })
-      if (response.status === 200) {
-        await response.body?.cancel().catch(() => {})
-        throw new Error(`docpilot: the server sent all of ${name} for a byte range request; serve the index from a host that answers HTTP range requests (static hosts do)`)
-      }
-      if (response.status !== 206) throw new Error(`docpilot: index part ${name} (bytes ${start}-${end - 1}) answered HTTP ${response.status}`)
-      return new Uint8Array(await response.arrayBuffer())
-    })
+  range(name: string, start: number, end: number): Promise<Uint8Array> {
+    return this.cached(`${name}#${start}-${end}`, true, () =>
+      fetchPart(
+        this.fetchImpl,
+        new URL(name, this.indexUrl).href,
+        // no-store: the browser's HTTP cache would queue range requests to one file behind each other; IndexedDB keeps them instead.
+        { range: { start, end }, init: { cache: 'no-store' }, stallMs: this.stallMs },
+        `${name} (bytes ${start}-${end - 1})`,
+      ),
+    )
   }
 
   /** Reads `key` from IndexedDB when immutable and cached there, else fetches it (and caches it). */
   private async cached(key: string, immutable: boolean, fetchIt: () => Promise<Uint8Array>): Promise<Uint8Array> {
     const storeKey = `part:${this.indexUrl}${key}`
-    if (immutable && this.store) {
-      const hit = await get<Uint8Array>(storeKey, this.store).catch(() => undefined)
+    if (immutable) {
+      const hit = await this.lookup<Uint8Array>(storeKey)
       if (hit) {
         this.stats.cachedHits++
         return hit
@@ -105,9 +129,10 @@ export class BrowserPartLoader implements PartLoaderLike {
     }
     const data = await fetchIt()
     this.stats.fetchedBytes += data.byteLength
-    if (immutable && this.store && this.book) {
+    if (immutable && this.book) {
       this.book.names.push(key)
-      await Promise.all([set(storeKey, data, this.store), set(`book:${this.indexUrl}`, this.book, this.store)]).catch(() => {})
+      this.keep(storeKey, data)
+      this.keep(`book:${this.indexUrl}`, this.book)
     }
     return data
   }
