@@ -197,11 +197,6 @@ async function pageOf(
   return { page: { chunks, warnings: notes, ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}) }, lasting: true }
 }
 
-/** Stats of the last collect that callers may print (parser fallbacks). */
-export function fallbackWarnings(result: CollectResult): CollectWarning[] {
-  return result.warnings.filter((w) => w.message.includes('parsed as plain Markdown'))
-}
-
 function titleFromFileName(file: string): string {
   const name = basename(file).replace(/\.[^.]+$/, '')
   const dir = file.split('/').slice(-2, -1)[0]

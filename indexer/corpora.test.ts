@@ -2,14 +2,14 @@
  * The indexer against the real corpora in shared/corpora:
  * - every gold section of the dev sets has a chunk with exactly its trail
  *   (after the eval's normalisation): without that, retrieval eval cannot succeed;
- * - every file produces chunks (MDX that strict parsing rejects falls back);
+ * - every file produces chunks, with no warning;
  * - the anchors the docs' own links point at are the ids our slugger produces.
  */
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { SluggerName } from '../core/config/schema.ts'
 import { sharedPath } from '../fixtures/shared-data.ts'
-import { collectChunks, fallbackWarnings, type CollectOptions, type CollectResult } from './collect.ts'
+import { collectChunks, type CollectOptions, type CollectResult } from './collect.ts'
 import { parseMarkdown } from './sources/markdown.ts'
 import { toSections } from './sections.ts'
 
@@ -58,10 +58,10 @@ for (const corpus of corpora) {
       expect(missing).toEqual([])
     })
 
-    it(`all ${corpus.files} files produce chunks, with no warning other than MDX fallbacks`, () => {
+    it(`all ${corpus.files} files produce chunks, with no warning`, () => {
       expect(result.files).toHaveLength(corpus.files)
       expect(new Set(result.chunks.map((c) => c.path)).size).toBe(corpus.files)
-      expect(result.warnings).toEqual(fallbackWarnings(result))
+      expect(result.warnings).toEqual([])
       expect(new Set(result.chunks.map((c) => c.id)).size).toBe(result.chunks.length)
       for (const c of result.chunks) {
         expect(c.text.trim()).not.toBe('')

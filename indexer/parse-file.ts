@@ -32,10 +32,8 @@ export function parseFile(job: ParseJob): ParseOutcome {
 
 function parse({ file, source, mode, contentSelector, maxNesting, copy }: ParseJob): ParsedPage {
   if (mode === 'site') return parseHtmlPage(source, contentSelector, maxNesting)
-  // Before the parse: remark's time grows faster than linearly with nesting.
+  // Before the parse: the tokenizer recurses once per level of nesting.
   const depth = markdownNesting(source)
   if (depth > maxNesting) throw new NestingLimitError(depth, maxNesting)
-  const page = parseMarkdown(source, { mdx: /\.mdx$/i.test(file), copy })
-  if (page.fallback) (page.notes ??= []).push(page.fallback)
-  return page
+  return parseMarkdown(source, { mdx: /\.mdx$/i.test(file), copy })
 }

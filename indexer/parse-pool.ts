@@ -1,12 +1,12 @@
 /**
  * Pages are parsed in a worker thread, under a time backstop. The per-file
  * byte and nesting limits bound what they are meant to bound, the same on
- * every machine, but not every super-linear path of the Markdown parser:
- * micromark's time grows with the square of the number of separate lists or
- * quotes on a page (64 KB of them take about 13 s, 2 MB would take hours). A
- * parse still running after its time limit has its thread terminated, which
- * is the only way to stop a synchronous parse, and the page is skipped with a
- * warning naming the limit.
+ * every machine, but not every slow path of a Markdown tokenizer (a page of
+ * thousands of one-item lists costs marked's lexer far more than its bytes;
+ * micromark, used before it, took time growing with the square of their
+ * number). A parse still running after its time limit has its thread
+ * terminated, which is the only way to stop a synchronous parse, and the
+ * page is skipped with a warning naming the limit.
  *
  * One thread by default, and every page goes through it: the parse code then
  * warms up once, as it would on the main thread, while the main thread chunks

@@ -39,8 +39,7 @@ describe('Markdown (hono, VitePress)', () => {
 
 describe('MDX (astro, Starlight)', () => {
   it('takes the frontmatter title, drops imports and frontmatter, keeps JSX text without tags', () => {
-    const { title, sections, page } = sectionsOf('astro/build-with-ai-excerpt.mdx', 'starlight')
-    expect(page.fallback).toBeUndefined()
+    const { title, sections } = sectionsOf('astro/build-with-ai-excerpt.mdx', 'starlight')
     expect(title).toBe('Building Astro sites with AI tools')
     const all = sections.map((s) => s.text).join('\n')
     expect(all).not.toMatch(/import |i18nReady|<\/?(Tabs|TabItem|Steps)|tableOfContents/)
@@ -64,9 +63,8 @@ describe('MDX (astro, Starlight)', () => {
     expect(root.text).not.toContain('Since')
   })
 
-  it('falls back to plain Markdown when strict MDX rejects the file, still cleaning it', () => {
-    const { page, title, sections } = sectionsOf('broken/stray-brace.mdx', 'starlight')
-    expect(page.fallback).toMatch(/not valid MDX/)
+  it('reads MDX that strict MDX would reject (a stray brace, a bare <) as text, still cleaning it', () => {
+    const { title, sections } = sectionsOf('broken/stray-brace.mdx', 'starlight')
     expect(title).toBe('Stray braces')
     const all = sections.map((s) => s.text).join('\n')
     expect(all).toContain('Set the option to {true to enable it.')
@@ -77,7 +75,6 @@ describe('MDX (astro, Starlight)', () => {
 
   it('reads `{#custom-id}` in MDX headings (escaped the way Docusaurus does) and removes it from the text', () => {
     const page = parseMarkdown('---\ntitle: T\n---\n\n## Hello *there* {#hi}\n\nBody {1 + 1}.\n', { mdx: true })
-    expect(page.fallback).toBeUndefined()
     expect(page.nodes[0]).toEqual({ type: 'heading', depth: 2, text: 'Hello there', id: 'hi' })
   })
 })
@@ -108,8 +105,7 @@ describe('titles and trails as readers see them (several generators)', () => {
   })
 
   it('Docusaurus: the H1 is the title, `{/* #id */}` comments and <APITable> wrappers stay out of trails', () => {
-    const { title, sections, page } = sectionsOf('docusaurus/plugin-svgr.mdx', 'docusaurus')
-    expect(page.fallback).toBeUndefined()
+    const { title, sections } = sectionsOf('docusaurus/plugin-svgr.mdx', 'docusaurus')
     expect(title).toBe('📦 plugin-svgr')
     expect(sections.map((s) => s.trail)).toEqual([
       ['📦 plugin-svgr'],
@@ -142,6 +138,31 @@ describe('titles and trails as readers see them (several generators)', () => {
     const { title, sections } = toSections(parseMarkdown('Just a paragraph.\n', { mdx: false }), 'github', 'notes')
     expect(title).toBe('notes')
     expect(sections[0]!.trail).toEqual(['notes'])
+  })
+})
+
+describe('text as readers read it', () => {
+  it('keeps words joined by a colon (`JSON:API`, `:date`), which are not directives', () => {
+    const page = parseMarkdown('## Drupal JSON:API URL structure\n\nThe URL "/entry/:date/:id" on localhost:4321.\n', { mdx: true })
+    expect(page.nodes).toEqual([
+      { type: 'heading', depth: 2, text: 'Drupal JSON:API URL structure' },
+      { type: 'text', text: 'The URL "/entry/:date/:id" on localhost:4321.' },
+    ])
+  })
+
+  it('reads Markdown inside a component that opens a line in MDX (it is JSX, not an HTML block)', () => {
+    const page = parseMarkdown('<details>\n<summary>**Why use `.get()`?**</summary>\n\nBecause.\n</details>\n', { mdx: true })
+    expect(page.nodes.map((n) => n.text)).toEqual(['Why use .get()?', 'Because.'])
+  })
+
+  it('keeps a Starlight aside title (`:::tip[Title]`) without its brackets', () => {
+    const page = parseMarkdown(':::tip[What is MCP?]\nA protocol.\n:::\n', { mdx: true })
+    expect(page.nodes).toEqual([{ type: 'text', text: 'What is MCP?\nA protocol.' }])
+  })
+
+  it('decodes character references in text, not in code', () => {
+    const page = parseMarkdown('a &lt;b&gt; &amp; &middot; `&lt;`\n', { mdx: false })
+    expect(page.nodes).toEqual([{ type: 'text', text: 'a <b> & · &lt;' }])
   })
 })
 

@@ -1,89 +1,58 @@
 /**
- * Markdown and MDX sources -> ParsedPage, with remark. MDX is parsed strictly
- * first; a file that strict MDX rejects (a stray `{` or `<` in prose) is
- * re-parsed as plain Markdown, and the JSX/ESM it then sees as HTML or
- * paragraphs is removed by the same text rules, so no page is dropped.
+ * Markdown and MDX sources -> ParsedPage, with marked's lexer: one linear
+ * pass per page (micromark, which this replaced, was 15-20 times slower on
+ * the astro docs and super-linear on some inputs). MDX is first rewritten as
+ * Markdown (mdx-source.ts: ESM and component tags out, expressions resolved),
+ * so both kinds of page go through the same tokenizer and the same walk.
  */
-import { unified, type Processor } from 'unified'
-import remarkParse from 'remark-parse'
-import remarkGfm from 'remark-gfm'
-import remarkFrontmatter from 'remark-frontmatter'
-import remarkMdx from 'remark-mdx'
-import remarkDirective from 'remark-directive'
+import { Lexer, Tokenizer, type MarkedOptions, type Token, type Tokens } from 'marked'
+import { decodeHTML } from 'entities/decode'
 import { parseDocument as parseYaml } from 'yaml'
-import type { Root } from 'mdast'
 import { parseExplicitId } from '../anchors/slugger.ts'
 import { markdownCopy } from '../page-copy.ts'
 import { htmlFragmentText } from './html-text.ts'
-import { dropEsmLines, dropMdxExpressions, stringLiteral } from './mdx-text.ts'
+import { mdxToMarkdown } from './mdx-source.ts'
 import type { PageNode, ParsedPage } from './page.ts'
 
-/** Loose view of any mdast/mdx node: the walkers read only these fields. */
-interface AnyNode {
-  type: string
-  value?: string
-  depth?: number
-  alt?: string | null
-  name?: string | null
-  children?: AnyNode[]
-}
-
 /**
- * Only `:::name` containers are wanted from remark-directive: text and leaf
- * directives would turn prose like `client:load` into directive nodes.
+ * MDX has no indented code (a line indented four spaces is text, often a
+ * component's child) and no HTML blocks: a tag opening a line is JSX, whose
+ * children are Markdown (`<summary>**Why?**</summary>`).
  */
-function containersOnly(this: Processor) {
-  const data = this.data() as { micromarkExtensions?: unknown[] }
-  ;(data.micromarkExtensions ??= []).push({ disable: { null: ['directiveText', 'directiveLeaf'] } })
-}
-
-function makeProcessor(mdx: boolean) {
-  const p = unified().use(remarkParse).use(remarkFrontmatter, ['yaml', 'toml']).use(remarkGfm)
-  if (mdx) p.use(remarkMdx)
-  return p.use(remarkDirective).use(containersOnly)
-}
-const strictMdx = makeProcessor(true)
-const plainMarkdown = makeProcessor(false)
-
-/** `copy`: also cut the page's clean Markdown copy from the same tree (page-copy.ts). */
-export function parseMarkdown(source: string, opts: { mdx: boolean; copy?: boolean }): ParsedPage {
-  let tree: Root
-  let parsed = source
-  let fallback: string | undefined
-  if (opts.mdx) {
-    try {
-      tree = strictMdx.parse(source)
-    } catch (error) {
-      try {
-        // `## Title {#id}` is an invalid expression to MDX; Docusaurus escapes it before compiling, so do we.
-        const escaped = escapeHeadingIds(source)
-        if (escaped === source) throw error
-        tree = strictMdx.parse(escaped)
-        parsed = escaped
-      } catch {
-        fallback = `not valid MDX (${firstLine(error)}); parsed as plain Markdown`
-        tree = plainMarkdown.parse(source)
-      }
-    }
-  } else {
-    tree = plainMarkdown.parse(source)
+class MdxTokenizer extends Tokenizer {
+  override code(): undefined {
+    return undefined
   }
+
+  override html(): undefined {
+    return undefined
+  }
+}
+
+const MARKDOWN: MarkedOptions = { gfm: true }
+const MDX: MarkedOptions = { gfm: true, tokenizer: new MdxTokenizer() }
+
+/** `copy`: also make the page's clean Markdown copy (page-copy.ts). */
+export function parseMarkdown(source: string, opts: { mdx: boolean; copy?: boolean }): ParsedPage {
+  const { frontmatter, body } = splitFrontmatter(source.replace(/\r\n?/g, '\n'))
+  const markdown = opts.mdx ? mdxToMarkdown(body) : { index: body, copy: body }
   const page: PageDraft = { nodes: [] }
-  if (fallback) page.fallback = fallback
-  readFrontmatter(tree as AnyNode, page)
-  walkBlocks((tree as AnyNode).children ?? [], page.nodes, fallback !== undefined)
+  if (frontmatter !== undefined) readFrontmatter(frontmatter, page)
+  walkBlocks(new Lexer(opts.mdx ? MDX : MARKDOWN).lex(markdown.index), page.nodes)
   if (!page.nodes.some((n) => n.type === 'text') && page.frontmatterText) {
     page.nodes.push({ type: 'text', text: page.frontmatterText })
   }
   delete page.frontmatterText
-  if (opts.copy) page.markdown = markdownCopy(tree, parsed, { lenient: fallback !== undefined })
+  if (opts.copy) page.markdown = markdownCopy(markdown.copy)
   return page
 }
 
-const HEADING_ID_LINE = /^(\s{0,3}#{1,6}\s.*?)\{#([^{}\s]+)\}(\s*)$/gm
-
-function escapeHeadingIds(source: string): string {
-  return source.replace(HEADING_ID_LINE, '$1\\{#$2\\}$3')
+/** YAML frontmatter (`---` lines around it, first thing in the file) apart from the body; TOML (`+++`) is dropped unread. */
+function splitFrontmatter(source: string): { frontmatter?: string; body: string } {
+  const m = /^(---|\+\+\+)[ \t]*\n(?:([\s\S]*?)\n)?\1[ \t]*(?:\n|$)/.exec(source)
+  if (!m) return { body: source }
+  const body = source.slice(m[0].length)
+  return m[1] === '---' ? { frontmatter: m[2] ?? '', body } : { body }
 }
 
 function firstLine(error: unknown): string {
@@ -93,11 +62,10 @@ function firstLine(error: unknown): string {
 
 type PageDraft = ParsedPage & { frontmatterText?: string }
 
-function readFrontmatter(root: AnyNode, page: PageDraft): void {
-  const node = root.children?.find((c) => c.type === 'yaml')
-  if (!node?.value) return
+function readFrontmatter(yaml: string, page: PageDraft): void {
+  if (!yaml.trim()) return
   // Silent: the library's own warnings would reach the console without the file's name; they become notes.
-  const doc = parseYaml(node.value, { logLevel: 'silent' })
+  const doc = parseYaml(yaml, { logLevel: 'silent' })
   if (doc.errors.length) {
     ;(page.notes ??= []).push(`frontmatter is not valid YAML (${firstLine(doc.errors[0])}); ignored`)
     return
@@ -125,35 +93,36 @@ function readFrontmatter(root: AnyNode, page: PageDraft): void {
   if (parts.length) page.frontmatterText = parts.join('\n')
 }
 
-const SKIPPED_BLOCKS = new Set(['yaml', 'toml', 'mdxjsEsm', 'mdxFlowExpression', 'thematicBreak', 'definition'])
-const CONTAINERS = new Set(['containerDirective', 'mdxJsxFlowElement', 'blockquote', 'list', 'listItem', 'footnoteDefinition'])
-
-function walkBlocks(nodes: AnyNode[], out: PageNode[], lenient: boolean): void {
-  for (const node of nodes) {
-    if (SKIPPED_BLOCKS.has(node.type)) continue
-    if (node.type === 'heading') {
-      const { text, id } = parseExplicitId(cleanInline(headingText(node), lenient))
-      out.push(id ? { type: 'heading', depth: node.depth ?? 2, text, id } : { type: 'heading', depth: node.depth ?? 2, text })
-    } else if (CONTAINERS.has(node.type)) {
-      walkBlocks(node.children ?? [], out, lenient)
-    } else if (node.type === 'code') {
-      if (node.value?.trim()) out.push({ type: 'text', text: node.value })
-    } else if (node.type === 'html') {
-      pushText(out, htmlFragmentText(node.value ?? ''))
-    } else if (node.type === 'table') {
-      const rows = (node.children ?? []).map((row) =>
-        (row.children ?? []).map((cell) => cleanInline(inlineText(cell), lenient)).join(' | '),
-      )
-      pushText(out, rows.join('\n'))
-    } else if (node.type === 'paragraph') {
-      let text = cleanInline(inlineText(node), lenient)
-      text = dropContainerFences(text).replace(GFM_ALERT, '')
-      if (lenient) text = dropEsmLines(text)
-      pushText(out, text)
-    } else if (node.children) {
-      walkBlocks(node.children, out, lenient)
-    } else if (node.value) {
-      pushText(out, node.value)
+function walkBlocks(tokens: Token[], out: PageNode[]): void {
+  for (const token of tokens) {
+    switch (token.type) {
+      case 'heading': {
+        const { text, id } = parseExplicitId(cleanInline(headingText(token.tokens ?? [])))
+        out.push(id ? { type: 'heading', depth: token.depth, text, id } : { type: 'heading', depth: token.depth, text })
+        break
+      }
+      case 'code':
+        if (token.text.trim()) out.push({ type: 'text', text: token.text })
+        break
+      case 'html':
+        pushText(out, htmlFragmentText(token.text))
+        break
+      case 'table': {
+        const { header, rows } = token as Tokens.Table
+        pushText(out, [header, ...rows].map((row) => row.map((cell) => cleanInline(inlineText(cell.tokens))).join(' | ')).join('\n'))
+        break
+      }
+      case 'paragraph':
+      case 'text':
+        pushText(out, dropContainerFences(cleanInline(inlineText(token.tokens ?? [{ type: 'text', raw: token.raw, text: token.text }]))).replace(GFM_ALERT, ''))
+        break
+      case 'blockquote':
+        walkBlocks(token.tokens ?? [], out)
+        break
+      case 'list':
+        for (const item of (token as Tokens.List).items) walkBlocks(item.tokens, out)
+        break
+      // space, hr, def (link definitions), checkbox: nothing a reader reads.
     }
   }
 }
@@ -163,41 +132,46 @@ function pushText(out: PageNode[], text: string): void {
   if (t) out.push({ type: 'text', text: t })
 }
 
-/** Plain text of inline content: markup, HTML and JSX tags removed, their text kept. */
-function inlineText(node: AnyNode): string {
-  switch (node.type) {
+/** Plain text of inline tokens: markup and HTML tags removed, their text kept. */
+function inlineText(tokens: Token[]): string {
+  let out = ''
+  for (const token of tokens) out += tokenText(token)
+  return out
+}
+
+function tokenText(token: Token): string {
+  switch (token.type) {
     case 'text':
-    case 'inlineCode':
-      return node.value ?? ''
+      return token.tokens ? inlineText(token.tokens) : decodeHTML(token.text)
+    case 'escape':
+    case 'codespan':
+      return token.text
     case 'html':
-      return htmlFragmentText(node.value ?? '', { inline: true })
-    case 'break':
+      return htmlFragmentText(token.text, { inline: true })
+    case 'br':
       return '\n'
     case 'image':
-      return node.alt ?? ''
-    case 'mdxTextExpression':
-    case 'mdxFlowExpression':
-      return stringLiteral(node.value ?? '')
-    case 'footnoteReference':
+      return decodeHTML(token.text)
+    case 'checkbox':
       return ''
     default:
-      return (node.children ?? []).map(inlineText).join('')
+      return 'tokens' in token && token.tokens ? inlineText(token.tokens) : ''
   }
 }
 
 /**
  * A heading as the page's outline shows it: components placed in a heading
  * (`<Badge>`, `<Version>4.0</Version>`, `<CRoot />`) are decorations, and
- * their text is not part of the title or trail. In plain Markdown a component
- * arrives as separate opening tag, text and closing tag nodes, so the text
- * between a decoration's tags is skipped here.
+ * their text is not part of the title or trail. A component arrives as
+ * separate opening tag, text and closing tag tokens, so the text between a
+ * decoration's tags is skipped here.
  */
-function headingText(node: AnyNode): string {
+function headingText(tokens: Token[]): string {
   let out = ''
   const open: string[] = []
-  for (const child of node.children ?? []) {
-    if (child.type === 'html') {
-      const tag = HTML_TAG.exec(child.value ?? '')
+  for (const token of tokens) {
+    if (token.type === 'html') {
+      const tag = HTML_TAG.exec(token.text.trim())
       if (tag) {
         const [, closing, name, attrs, selfClosing] = tag
         if (closing && open.includes(name!)) open.length = open.lastIndexOf(name!)
@@ -206,8 +180,7 @@ function headingText(node: AnyNode): string {
       }
     }
     if (open.length) continue
-    if (child.type === 'mdxJsxTextElement' && isDecoration(child.name ?? '', jsxClass(child))) continue
-    out += child.children ? headingText(child) : inlineText(child)
+    out += token.type !== 'text' && 'tokens' in token && token.tokens ? headingText(token.tokens) : tokenText(token)
   }
   return out
 }
@@ -219,15 +192,8 @@ function isDecoration(name: string, attrs: string): boolean {
   return /^[A-Z]/.test(name) || name.includes('-') || /class(?:Name)?\s*=\s*["'][^"']*badge/i.test(attrs)
 }
 
-function jsxClass(node: AnyNode): string {
-  const attrs = (node as { attributes?: { name?: string; value?: unknown }[] }).attributes ?? []
-  return attrs.map((a) => (typeof a.value === 'string' ? `${a.name}="${a.value}"` : '')).join(' ')
-}
-
-function cleanInline(text: string, lenient: boolean): string {
-  let t = text
-  if (lenient) t = dropMdxExpressions(t)
-  return t.replace(/[ \t]+/g, ' ').replace(/ *\n */g, '\n').trim()
+function cleanInline(text: string): string {
+  return text.replace(/[ \t]+/g, ' ').replace(/ *\n */g, '\n').trim()
 }
 
 /** VitePress writes `::: tip Title` (with a space), which Markdown sees as prose. */
@@ -236,8 +202,9 @@ function dropContainerFences(text: string): string {
   return text
     .split('\n')
     .map((line) => {
-      const m = /^:{3,}\s*(?:[\w-]+)?\s*(.*)$/.exec(line)
-      return m ? m[1]! : line
+      // `:::tip[Label]` (a Starlight aside's title) keeps its label, `::: tip Title` its title.
+      const m = /^:{3,}\s*(?:[\w-]+)?\s*(?:\[(.*)\](?:\{[^{}]*\})?\s*$)?(.*)$/.exec(line)
+      return m ? (m[1] ?? m[2]!) : line
     })
     .filter((line) => line.trim() !== '')
     .join('\n')

@@ -1,8 +1,8 @@
 /**
  * How deeply a page nests, measured the same way on every machine, so a
- * page over the limit is skipped before its parse can run away (remark's
- * time grows faster than linearly with list and quote nesting: 1,000
- * indentation-nested list levels took 31 s, 2,000 did not finish).
+ * page over the limit is skipped before its parse can run away (a
+ * tokenizer recurses into each nested list and quote: with remark, 1,000
+ * indentation-nested list levels took 31 s and 2,000 did not finish).
  */
 
 /** Leading container markers of a Markdown line: block quotes, list bullets and numbers. */

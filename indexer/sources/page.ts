@@ -19,8 +19,6 @@ export interface ParsedPage {
    * no anchor on the live page, so none is computed for it.
    */
   ownIds?: true
-  /** Set when the strict parser failed and a lenient one was used instead. */
-  fallback?: string
   /** Non-fatal problems worth a warning (bad frontmatter, ...). */
   notes?: string[]
 }
