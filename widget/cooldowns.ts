@@ -4,8 +4,9 @@
  * core/ladder reads the store synchronously; this keeps a Map in memory,
  * loaded once, and writes every change through.
  */
-import { createStore, get, set, type UseStore } from 'idb-keyval'
+import { createStore, set, type UseStore } from 'idb-keyval'
 import type { Cooldown, CooldownStore } from '../core/ladder/cooldown.ts'
+import { lookup } from './store-wait.ts'
 
 type Snapshot = [string, Cooldown][]
 
@@ -53,11 +54,13 @@ function stateStore(): UseStore | undefined {
   }
 }
 
-/** The cooldowns of one site (IndexedDB is already per origin; the key names the index too). */
-export async function loadCooldowns(site: string): Promise<PersistentCooldowns> {
-  const store = stateStore()
+/**
+ * The cooldowns of one site (IndexedDB is already per origin; the key names the index too). Every turn
+ * waits for them: an IndexedDB that does not answer starts with none rather than holding the turn.
+ */
+export async function loadCooldowns(site: string, store: UseStore | undefined = stateStore()): Promise<PersistentCooldowns> {
   const key = `cooldowns:${site}`
-  const snapshot = store ? ((await get<Snapshot>(key, store).catch(() => undefined)) ?? []) : []
+  const snapshot = (await lookup<Snapshot>(key, store)) ?? []
   return new PersistentCooldowns(snapshot, async (entries) => {
     if (store) await set(key, entries, store)
   })

@@ -1,7 +1,8 @@
 import type { UseStore } from 'idb-keyval'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { PART_ATTEMPTS, PART_STALL_MS } from '../../core/retrieval/fetch-part.ts'
-import { BrowserPartLoader, CACHE_WAIT_MS } from './parts.ts'
+import { STORE_WAIT_MS } from '../store-wait.ts'
+import { BrowserPartLoader } from './parts.ts'
 
 const INDEX = 'https://docs.example/docpilot/'
 const never = () => new Promise<never>(() => {})
@@ -62,10 +63,10 @@ describe('BrowserPartLoader', () => {
     const { doFetch } = site(files)
     const loader = new BrowserPartLoader(INDEX, { fetch: doFetch, store: hung })
     const bound = loader.bind('digest-1')
-    await vi.advanceTimersByTimeAsync(CACHE_WAIT_MS)
+    await vi.advanceTimersByTimeAsync(STORE_WAIT_MS)
     await bound
     const read = loader.range(PART, 0, 3)
-    await vi.advanceTimersByTimeAsync(CACHE_WAIT_MS)
+    await vi.advanceTimersByTimeAsync(STORE_WAIT_MS)
     await expect(read).resolves.toEqual(Uint8Array.of(0, 1, 2))
     expect(loader.stats).toEqual({ fetchedBytes: 3, cachedHits: 0 })
   })

@@ -5,16 +5,12 @@
  * corpus digest, the previous index's parts are dropped from the cache.
  *
  * Nothing here waits forever: every network read gives up after a silence
- * (fetchPart), and the cache is a shortcut, never a wait: a lookup that does
- * not answer in CACHE_WAIT_MS counts as a miss (an IndexedDB open can hang,
- * as in Safari 14.1), and writes go on behind the reader's back.
+ * (fetchPart), a cache lookup that keeps the reader waiting is a miss
+ * (store-wait.ts), and writes go on behind the reader's back.
  */
-import { createStore, del, get, set, type UseStore } from 'idb-keyval'
-import { withinMs } from '../../core/abort.ts'
+import { createStore, del, set, type UseStore } from 'idb-keyval'
 import { fetchPart } from '../../core/retrieval/fetch-part.ts'
-
-/** How long a cache lookup may take before the part is fetched instead. */
-export const CACHE_WAIT_MS = 2_000
+import { lookup } from '../store-wait.ts'
 
 export interface PartLoaderLike {
   json<T>(name: string): Promise<T>
@@ -60,12 +56,6 @@ export class BrowserPartLoader implements PartLoaderLike {
     this.stallMs = deps.stallMs
   }
 
-  /** A cache lookup, or undefined when it fails or keeps the reader waiting. */
-  private lookup<T>(key: string): Promise<T | undefined> {
-    if (!this.store) return Promise.resolve(undefined)
-    return withinMs(get<T>(key, this.store), CACHE_WAIT_MS, () => new Error('cache lookup too slow')).catch(() => undefined)
-  }
-
   /** A cache write nobody waits for (a failed one only costs a later fetch). */
   private keep(key: string, value: unknown): void {
     if (this.store) set(key, value, this.store).catch(() => {})
@@ -79,7 +69,7 @@ export class BrowserPartLoader implements PartLoaderLike {
   async bind(digest: string, keep: (name: string) => boolean = () => false): Promise<void> {
     if (!this.store) return
     const key = `book:${this.indexUrl}`
-    const previous = await this.lookup<CacheBook>(key)
+    const previous = await lookup<CacheBook>(key, this.store)
     let kept: string[] = []
     if (previous && previous.digest !== digest) {
       // A range of a part is kept with its part (`name#start-end`).
@@ -121,7 +111,7 @@ export class BrowserPartLoader implements PartLoaderLike {
   private async cached(key: string, immutable: boolean, fetchIt: () => Promise<Uint8Array>): Promise<Uint8Array> {
     const storeKey = `part:${this.indexUrl}${key}`
     if (immutable) {
-      const hit = await this.lookup<Uint8Array>(storeKey)
+      const hit = await lookup<Uint8Array>(storeKey, this.store)
       if (hit) {
         this.stats.cachedHits++
         return hit
