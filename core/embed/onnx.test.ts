@@ -20,6 +20,12 @@ describe('WordPiece tokenizer (tokenizer.json)', () => {
     // [CLS] hello , rout ##ing cookie ##s ! [UNK] [SEP]
     expect(tok.encode('Hello, Routing Cookies! zebra').ids).toEqual([2, 4, 13, 7, 8, 10, 11, 14, 1, 3])
   })
+  it("splits off ASCII symbols and Unicode punctuation, but keeps other Unicode symbols in the word, as BERT does", () => {
+    // [CLS] hello [UNK] world [SEP]: "├──" is one unknown word, not three; "$" and "…" split off as punctuation
+    expect(tok.encode('hello ├── world').ids).toEqual([2, 4, 1, 5, 3])
+    expect(tok.encode('hello$world').ids).toEqual([2, 4, 1, 5, 3])
+    expect(tok.encode('hello…world').ids).toEqual([2, 4, 1, 5, 3])
+  })
   it("takes sentence-transformers' max_seq_length over the tokenizer file's own truncation", () => {
     const json = { ...(tinyBert().tokenizer as object), truncation: { max_length: 4 } }
     expect(new Tokenizer(json).encode('hello world route cookie').ids).toEqual([2, 4, 5, 3])

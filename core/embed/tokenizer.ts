@@ -41,7 +41,13 @@ export class TokenizerError extends Error {
   override name = 'TokenizerError'
 }
 
-const isPunct = (ch: string) => /[\p{P}\p{S}]/u.test(ch) && !/\s/u.test(ch)
+/**
+ * BERT's punctuation: every ASCII non-alphanumeric printable character (so
+ * `$`, `+`, `<`, `|` split off) and any Unicode punctuation (P*), but not
+ * the other Unicode symbols: `├──` stays one word, as in Hugging Face's
+ * BertPreTokenizer, or the token ids differ from the model's own.
+ */
+const isPunct = (ch: string) => /[!-/:-@[-`{-~]/.test(ch) || /\p{P}/u.test(ch)
 const isCjk = (cp: number) =>
   (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x20000 && cp <= 0x2a6df) ||
   (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x2f800 && cp <= 0x2fa1f)
