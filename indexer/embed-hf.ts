@@ -6,6 +6,7 @@
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { ONNX_OPTIONAL_FILES } from '../core/embed/onnx-folder.ts'
 import { exists } from './stat.ts'
 
 export const HF_DEFAULT_ENDPOINT = 'https://huggingface.co'
@@ -13,7 +14,7 @@ export const HF_DEFAULT_ENDPOINT = 'https://huggingface.co'
 /** Tried in order; the first that exists is the model (transformers.js repos keep it under onnx/). */
 const MODEL_CANDIDATES = ['onnx/model.onnx', 'model.onnx']
 const REQUIRED = ['tokenizer.json']
-const OPTIONAL = ['tokenizer_config.json', '1_Pooling/config.json', 'sentence_bert_config.json', 'config.json']
+const OPTIONAL = [...ONNX_OPTIONAL_FILES, 'config.json']
 
 export class HubError extends Error {
   override name = 'HubError'

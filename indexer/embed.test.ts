@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { validateConfig } from '../core/config/validate.ts'
 import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
+import { loadOnnx } from '../core/embed/load-onnx.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { startFakeProviders, type FakeProviders } from '../fixtures/providers/index.ts'
 import { exportStaticOnnx } from '../scripts/onnx/export-static.ts'
@@ -101,6 +102,24 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     expect(result.manifest.embedder).toMatchObject({ model: expect.stringMatching(/^onnx:/), dims: 8 })
     const r = await (await openIndex(fsPartLoader(out))).search('set the cookie')
     expect(r).toMatchObject({ mode: 'hybrid', degraded: false })
+  })
+
+  it("onnx: the folder's prompts travel with the index, so the reader prefixes questions as the indexer prefixed passages", async () => {
+    const dir = tmp('dp-onnx-prompts-')
+    const model = tinyBert()
+    writeFileSync(join(dir, 'model.onnx'), model.onnx)
+    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(model.tokenizer))
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: TINY_MAX_POS }))
+    writeFileSync(join(dir, 'config_sentence_transformers.json'), JSON.stringify({ prompts: { query: 'world ', document: 'cookie ' } }))
+    const { out, result } = await build({ model: dir })
+    expect(result.manifest.embedder.files).toHaveProperty(['config_sentence_transformers.json'])
+    const got = await (await openIndex(fsPartLoader(out))).dense!.queryVector('set the cookie')
+    if (!('vector' in got)) throw new Error(got.reason)
+    const OnnxEmbedder = await loadOnnx()
+    const plain = await OnnxEmbedder.create({ model: model.onnx, tokenizer: model.tokenizer, tokenizerConfig: { model_max_length: TINY_MAX_POS } }, { id: 'plain', model: 'plain', dims: 8 })
+    const [prefixed, unprefixed] = await plain.embed(['world set the cookie', 'set the cookie'])
+    expect(maxDiff(got.vector, prefixed!)).toBeLessThan(1e-5)
+    expect(maxDiff(got.vector, unprefixed!)).toBeGreaterThan(1e-3)
   })
 
   describe('hosted, against the fake embeddings server', () => {

@@ -21,6 +21,7 @@ import { memberAvailable, resolveChain, type Env, type ResolvedChain } from '../
 import type { ChatConfig, EmbedConfig } from '../core/config/schema.ts'
 import { HostedEmbedder } from '../core/embed/hosted.ts'
 import { loadOnnx } from '../core/embed/load-onnx.ts'
+import { ONNX_OPTIONAL_FILES } from '../core/embed/onnx-folder.ts'
 import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
 import { StaticEmbedder } from '../core/embed/static.ts'
 import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from '../core/embed/static-model.ts'
@@ -120,7 +121,7 @@ async function loadOnnxFolder(dir: string, name: string, why: string): Promise<I
     { name: 'model.onnx', bytes: await readFile(modelPath) },
     { name: 'tokenizer.json', bytes: await readFile(join(dir, 'tokenizer.json')) },
   ]
-  for (const opt of ['tokenizer_config.json', '1_Pooling/config.json', 'sentence_bert_config.json']) {
+  for (const opt of ONNX_OPTIONAL_FILES) {
     if (await isFile(join(dir, opt))) files.push({ name: opt, bytes: await readFile(join(dir, opt)) })
   }
   const OnnxEmbedder = await loadOnnx()
@@ -140,6 +141,7 @@ async function loadOnnxFolder(dir: string, name: string, why: string): Promise<I
       ...(has('tokenizer_config.json') ? { tokenizerConfig: text('tokenizer_config.json') } : {}),
       ...(has('1_Pooling/config.json') ? { pooling: text('1_Pooling/config.json') } : {}),
       ...(has('sentence_bert_config.json') ? { sentenceBert: text('sentence_bert_config.json') } : {}),
+      ...(has('config_sentence_transformers.json') ? { sentenceTransformers: text('config_sentence_transformers.json') } : {}),
     },
     // dims are known after the first vector; 0 until then.
     { id: name, model: `onnx:${name}`, dims: 0 },

@@ -7,6 +7,7 @@ import { exportStaticOnnx } from '../../scripts/onnx/export-static.ts'
 import { reference, tinyBert } from '../../scripts/onnx/tiny-bert.ts'
 import { DEFAULT_MODEL_DIR } from './load-default.ts'
 import { OnnxEmbedder } from './onnx.ts'
+import { promptPrefixes } from './onnx-folder.ts'
 import { StaticEmbedder } from './static.ts'
 import { Tokenizer } from './tokenizer.ts'
 import { l2normalize } from './types.ts'
@@ -68,8 +69,28 @@ describe('onnx embedder on a tiny BERT-shaped model', () => {
     expect(maxDiff(v!, l2normalize(rows[0]!))).toBeLessThan(1e-5)
   })
 
+  it("prefixes questions and passages with the folder's prompts (sentence-transformers' config)", async () => {
+    const sentenceTransformers = { prompts: { query: 'world ', document: 'cookie ' } }
+    const prompted = await OnnxEmbedder.create({ model: model.onnx, tokenizer: model.tokenizer, sentenceTransformers }, identity)
+    const plain = await OnnxEmbedder.create({ model: model.onnx, tokenizer: model.tokenizer }, identity)
+    const [asQuestion] = await prompted.embed(['hello'], { purpose: 'query' })
+    const [asPassage] = await prompted.embed(['hello'], { purpose: 'document' })
+    const [worldHello, cookieHello, hello] = await plain.embed(['world hello', 'cookie hello', 'hello'])
+    expect(maxDiff(asQuestion!, worldHello!)).toBeLessThan(1e-6)
+    expect(maxDiff(asPassage!, cookieHello!)).toBeLessThan(1e-6)
+    expect(maxDiff(asQuestion!, hello!)).toBeGreaterThan(1e-3)
+  })
+
   it('rejects a file that is not an ONNX model', async () => {
     await expect(OnnxEmbedder.create({ model: new Uint8Array([1, 2, 3]), tokenizer: model.tokenizer }, identity)).rejects.toThrow(/model.onnx could not be loaded/)
+  })
+})
+
+describe("a folder's prompts", () => {
+  it("reads sentence-transformers' query and document prompts, 'passage' standing for 'document'", () => {
+    expect(promptPrefixes({ prompts: { query: 'query: ', passage: 'passage: ' } })).toEqual({ query: 'query: ', document: 'passage: ' })
+    expect(promptPrefixes({ prompts: { query: 'Represent this sentence: ', document: '' } })).toEqual({ query: 'Represent this sentence: ' })
+    expect(promptPrefixes(undefined)).toEqual({})
   })
 })
 

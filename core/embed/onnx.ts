@@ -7,30 +7,24 @@
  *
  * Pooling: attention-mask mean over the token vectors (or the [CLS] vector when
  * the folder's pooling config says so), then L2 normalization.
+ *
+ * Prompts: the folder's (see onnx-folder.ts), unless options name others.
  */
 import * as ort from 'onnxruntime-web'
 import type { EmbedderIdentity } from '../index-format.ts'
+import { promptPrefixes, type OnnxFolder, type Prefixes } from './onnx-folder.ts'
 import { Tokenizer } from './tokenizer.ts'
 import { EmbedError, l2normalize, type EmbedOptions, type Embedder } from './types.ts'
 
-export interface OnnxFolder {
-  model: Uint8Array
-  /** How errors name the model file (a path, or the index part it came from). */
-  modelName?: string
-  tokenizer: unknown
-  tokenizerConfig?: { model_max_length?: number; pad_token?: string }
-  pooling?: { pooling_mode_cls_token?: boolean; pooling_mode_mean_tokens?: boolean }
-  /** sentence-transformers' own settings: its max_seq_length is the limit the model was trained and published with. */
-  sentenceBert?: { max_seq_length?: number }
-}
+export type { OnnxFolder } from './onnx-folder.ts'
 
 export interface OnnxOptions {
   /** Texts per session run (default 16). */
   batchSize?: number
   /** Token limit below the model's own (default: sentence_bert_config.json's, else the tokenizer's, at most 512). */
   maxTokens?: number
-  /** Retrieval prefixes some models expect (e5: 'query: ' / 'passage: '). */
-  prefixes?: { query?: string; document?: string }
+  /** Retrieval prefixes, over the folder's prompts (e5: 'query: ' / 'passage: '). */
+  prefixes?: Prefixes
 }
 
 export class OnnxEmbedder implements Embedder {
@@ -56,7 +50,8 @@ export class OnnxEmbedder implements Embedder {
     }
     const tokenizer = new Tokenizer(folder.tokenizer, folder.tokenizerConfig, opts.maxTokens ?? 512, folder.sentenceBert?.max_seq_length)
     const pooling = folder.pooling?.pooling_mode_cls_token && !folder.pooling.pooling_mode_mean_tokens ? 'cls' : 'mean'
-    return new OnnxEmbedder({ quantization: 'int8', ...identity, kind: 'local' }, session, tokenizer, pooling, opts)
+    const prefixes = opts.prefixes ?? promptPrefixes(folder.sentenceTransformers)
+    return new OnnxEmbedder({ quantization: 'int8', ...identity, kind: 'local' }, session, tokenizer, pooling, { ...opts, prefixes })
   }
 
   async embed(texts: string[], opts: EmbedOptions = {}): Promise<Float32Array[]> {

@@ -13,6 +13,7 @@ import { isMemberId, providerSpec } from '../providers/table.ts'
 import type { PartLoader } from '../retrieval/parts.ts'
 import { HostedEmbedder } from './hosted.ts'
 import { loadOnnx } from './load-onnx.ts'
+import { ONNX_OPTIONAL_FILES } from './onnx-folder.ts'
 import { SplitStaticEmbedder } from './static-split.ts'
 import { EmbedError, type Embedder } from './types.ts'
 
@@ -75,12 +76,10 @@ export async function openEmbedder(identity: EmbedderIdentity, deps: OpenEmbedde
   }
   // Loaded only for onnx indexes: keeps onnxruntime out of static and hosted readers.
   const OnnxEmbedder = await loadOnnx()
-  const [model, tokenizer, tokenizerConfig, pooling, sentenceBert] = await Promise.all([
+  const [model, tokenizer, tokenizerConfig, pooling, sentenceBert, sentenceTransformers] = await Promise.all([
     read('model.onnx'),
     read('tokenizer.json'),
-    read('tokenizer_config.json', true),
-    read('1_Pooling/config.json', true),
-    read('sentence_bert_config.json', true),
+    ...ONNX_OPTIONAL_FILES.map((f) => read(f, true)),
   ])
   return OnnxEmbedder.create(
     {
@@ -90,6 +89,7 @@ export async function openEmbedder(identity: EmbedderIdentity, deps: OpenEmbedde
       ...(tokenizerConfig ? { tokenizerConfig: JSON.parse(text(tokenizerConfig)) } : {}),
       ...(pooling ? { pooling: JSON.parse(text(pooling)) } : {}),
       ...(sentenceBert ? { sentenceBert: JSON.parse(text(sentenceBert)) } : {}),
+      ...(sentenceTransformers ? { sentenceTransformers: JSON.parse(text(sentenceTransformers)) } : {}),
     },
     identity,
   )
