@@ -12,7 +12,7 @@
  * - question-embedding latency (Node; Chromium's worker in bench/dense.ts);
  * - index build time (hono, cold embedding cache).
  *
- *   npx tsx bench/dense-candidates.ts [--candidate NAME]... [--json FILE]
+ *   npx tsx bench/dense-candidates.ts [--candidate NAME]... [--corpus hono|astro] [--json FILE]
  *
  * ONNX candidates need the models fetched first: npx tsx scripts/models/fetch.ts
  */
@@ -229,7 +229,7 @@ export async function prefillOnnxCache(c: Candidate & { embed: { model: string }
   return { perChunkMs }
 }
 
-export async function measureCandidate(c: Candidate, log: (l: string) => void, work: string): Promise<CandidateResult> {
+export async function measureCandidate(c: Candidate, log: (l: string) => void, work: string, corpora: readonly (typeof CORPORA)[number][] = CORPORA): Promise<CandidateResult> {
   if (c.needs && !existsSync(c.needs.dir)) throw new Error(`${c.name}: ${c.needs.dir} is missing; run ${c.needs.how}`)
   const sets: Record<string, SetFigures> = {}
   const buildTimes: CandidateResult['build'] = {}
@@ -240,7 +240,7 @@ export async function measureCandidate(c: Candidate, log: (l: string) => void, w
   let latency: CandidateResult['latency'] = null
   const byWeight = new Map<number, EvalReport[]>()
   const perSetTuned = new Map<string, Map<number, EvalReport>>()
-  for (const corpus of CORPORA) {
+  for (const corpus of corpora) {
     const out = join(work, `${c.name}-${corpus.name}`)
     const cacheDir = join(work, `cache-${c.name}-${corpus.name}`)
     const folder = typeof c.embed === 'object' && !('provider' in c.embed) ? c.embed.model : undefined
@@ -295,6 +295,8 @@ export async function measureCandidate(c: Candidate, log: (l: string) => void, w
       }
       perSetTuned.set(set, tunedBy)
       sets[set] = { hybrid, tuned: hybrid, dense: index.dense ? await denseOnly(index, qs) : null, gateScores }
+      const all = (r: EvalReport | null) => (r ? `R@1 ${f2(r.byKind.all?.recall[1])} R@8 ${f2(r.byKind.all?.recall[8])} para R@8 ${f2(r.byKind.paraphrase?.recall[8])}` : '—')
+      log(`  ${c.name} ${set}: hybrid ${all(hybrid)}; dense alone ${all(sets[set]!.dense)}; ${[...tunedBy].map(([w, r]) => `w${w} ${all(r)}`).join('; ')}`)
     }
   }
   // One dense weight for all four files: the best mean of R@8 and R@1 (R@8 first).
@@ -356,14 +358,15 @@ export function costRows(results: CandidateResult[]): string[] {
   for (const r of results) {
     rows.push(
       `| ${r.name} | ${r.bytes.model ? `${kb(r.bytes.model)} (${kb(r.bytes.modelGzip)})` : '—'} | ${r.bytes.perQuestionRows === null ? '—' : `${(r.bytes.perQuestionRows / 1024).toFixed(1)} KB`} | ` +
-        `${r.bytes.vectors.hono ? `${kb(r.bytes.vectors.hono)} / ${kb(r.bytes.vectors.astro!)}` : '—'} | ${r.latency ? `${r.latency.nodeMedianMs.toFixed(2)} ms` : '—'} | ` +
-        `${(r.build.hono!.cpuMs / 1000).toFixed(1)} s | ${(r.build.astro!.cpuMs / 1000).toFixed(1)} s | ${r.gate!.offTopicRefusedAtBar}/${r.gate!.offTopic} | ${f2(r.gate!.answerableMin)} / ${f2(r.gate!.offTopicMax)} |`,
+        `${r.bytes.vectors.hono ? CORPORA.map((c) => (r.bytes.vectors[c.name] ? kb(r.bytes.vectors[c.name]!) : '—')).join(' / ') : '—'} | ${r.latency ? `${r.latency.nodeMedianMs.toFixed(2)} ms` : '—'} | ` +
+        `${CORPORA.map((c) => (r.build[c.name] ? `${(r.build[c.name]!.cpuMs / 1000).toFixed(1)} s` : '—')).join(' | ')} | ${r.gate!.offTopicRefusedAtBar}/${r.gate!.offTopic} | ${f2(r.gate!.answerableMin)} / ${f2(r.gate!.offTopicMax)} |`,
     )
   }
   return rows
 }
 
-export async function measureCandidates(names: string[] | undefined, log: (l: string) => void): Promise<CandidateResult[]> {
+export async function measureCandidates(names: string[] | undefined, log: (l: string) => void, corpusNames?: string[]): Promise<CandidateResult[]> {
+  const corpora = corpusNames?.length ? CORPORA.filter((c) => corpusNames.includes(c.name)) : CORPORA
   const chosen = names?.length ? CANDIDATES.filter((c) => names.includes(c.name)) : CANDIDATES
   const unknown = (names ?? []).filter((n) => !CANDIDATES.some((c) => c.name === n))
   if (unknown.length) throw new Error(`unknown candidate ${unknown.join(', ')}; known: ${CANDIDATES.map((c) => c.name).join(', ')}`)
@@ -375,7 +378,7 @@ export async function measureCandidates(names: string[] | undefined, log: (l: st
         log(`  ${c.name}: skipped (${c.needs.dir} is missing; run ${c.needs.how})`)
         continue
       }
-      results.push(await measureCandidate(c, log, work))
+      results.push(await measureCandidate(c, log, work, corpora))
     }
     return results
   } finally {
@@ -384,8 +387,8 @@ export async function measureCandidates(names: string[] | undefined, log: (l: st
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { candidate: { type: 'string', multiple: true }, json: { type: 'string' } } })
-  const results = await measureCandidates(values.candidate?.flatMap((s) => s.split(',')), console.log)
+  const { values } = parseArgs({ options: { candidate: { type: 'string', multiple: true }, corpus: { type: 'string', multiple: true }, json: { type: 'string' } } })
+  const results = await measureCandidates(values.candidate?.flatMap((s) => s.split(',')), console.log, values.corpus)
   console.log([...tableRows(results), '', ...costRows(results)].join('\n'))
   if (values.json) {
     mkdirSync(join(values.json, '..'), { recursive: true })
