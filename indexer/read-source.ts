@@ -39,12 +39,18 @@ export async function readSource(realRoot: string, file: string, maxBytes: numbe
     const info = await handle.stat()
     if (!info.isFile()) return { ok: false, reason: 'is not a regular file (a device, FIFO or socket); skipped' }
     if (info.size > maxBytes) return { ok: false, reason: tooLarge(`is ${info.size} bytes`, maxBytes) }
-    const buffer = new Uint8Array(maxBytes + 1)
+    // Sized by the file's own report (one byte more, to see it grow), doubled while it keeps giving bytes.
+    let buffer = new Uint8Array(Math.min(maxBytes + 1, Math.max(info.size + 1, 4096)))
     let size = 0
-    while (size < buffer.length) {
+    for (;;) {
       const { bytesRead } = await handle.read(buffer, size, buffer.length - size, null)
       if (bytesRead === 0) break
       size += bytesRead
+      if (size < buffer.length) continue
+      if (buffer.length > maxBytes) break
+      const grown = new Uint8Array(Math.min(maxBytes + 1, buffer.length * 2))
+      grown.set(buffer)
+      buffer = grown
     }
     if (size > maxBytes) return { ok: false, reason: tooLarge(`holds more than ${maxBytes} bytes`, maxBytes) }
     return { ok: true, bytes: buffer.subarray(0, size) }
