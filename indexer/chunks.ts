@@ -9,18 +9,50 @@ import type { DocpilotConfig } from '../core/config/schema.ts'
 import type { PageSections } from './sections.ts'
 
 export function windowText(text: string, { maxWords, overlapWords }: DocpilotConfig['chunks']): string[] {
-  const words = [...text.matchAll(/\S+/g)]
-  if (words.length <= maxWords) return text.trim() ? [text.trim()] : []
+  const words = wordSpans(text, maxWords)
+  if (!words) return text.trim() ? [text.trim()] : []
   const step = Math.max(1, maxWords - Math.min(overlapWords, maxWords - 1))
+  const count = words.length / 2
   const windows: string[] = []
   for (let start = 0; ; start += step) {
-    const end = Math.min(start + maxWords, words.length)
-    const from = words[start]!.index
-    const last = words[end - 1]!
-    windows.push(text.slice(from, last.index + last[0].length))
-    if (end === words.length) break
+    const end = Math.min(start + maxWords, count)
+    windows.push(text.slice(words[2 * start]!, words[2 * end - 1]!))
+    if (end === count) break
   }
   return windows
+}
+
+/**
+ * Start and end offsets of the text's words (runs of non-space, as `\S+`),
+ * flat in one array; undefined when there are no more than `atMost` words,
+ * which most sections are (no window to cut, nothing to allocate).
+ */
+function wordSpans(text: string, atMost: number): number[] | undefined {
+  let count = 0
+  let inWord = false
+  for (let i = 0; i < text.length; i++) {
+    const space = isSpace(text.charCodeAt(i))
+    if (!space && !inWord) count++
+    inWord = !space
+  }
+  if (count <= atMost) return undefined
+  const spans: number[] = []
+  inWord = false
+  for (let i = 0; i < text.length; i++) {
+    const space = isSpace(text.charCodeAt(i))
+    if (!space && !inWord) spans.push(i)
+    else if (space && inWord) spans.push(i)
+    inWord = !space
+  }
+  if (inWord) spans.push(text.length)
+  return spans
+}
+
+/** What `\s` matches in a JavaScript regular expression. */
+function isSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13)
+  if (c < 160) return false
+  return c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
 }
 
 export function toChunks(
