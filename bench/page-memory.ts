@@ -23,7 +23,9 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { marked } from 'marked'
+import { readManifest } from '../core/read-manifest.ts'
 import { sharedPath } from '../fixtures/shared-data.ts'
+import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { compiledCli } from './compiled-cli.ts'
 import type { BenchOptions } from './harness.ts'
 import { pagefindBin } from './peers/pagefind.ts'
@@ -87,7 +89,7 @@ async function docpilotRun(dir: string, source: string, cli: Cli): Promise<Run &
   const env: NodeJS.ProcessEnv = { ...process.env, DOCPILOT_CACHE_DIR: join(dir, 'cache') }
   for (const name of Object.keys(env)) if (/_API_KEY$|_BASE_URL$/.test(name)) delete env[name]
   const run = await measured('docpilot index', [cli.launcher, 'index', docs, '--out', out, '--config', config], env)
-  const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as { corpus: { chunks: number } }
+  const manifest = await readManifest(fsPartLoader(out))
   const chunks = manifest.corpus.chunks
   // A page skipped (over a limit) would measure nothing: say so rather than print a small number.
   if (!(chunks > 0)) throw new Error(`docpilot index wrote no chunks for the ${Math.round(source.length / 1048576)} MB page`)

@@ -2,7 +2,9 @@
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
-import { openIndex, IndexFormatError, type DocIndex } from '../core/retrieval/search.ts'
+import type { Manifest } from '../core/index-format.ts'
+import { IndexFormatError, readManifest } from '../core/read-manifest.ts'
+import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 
 /** `opts` reach the dense channel (e.g. how a hosted embedder reaches its provider). */
@@ -14,8 +16,18 @@ export async function openIndexDir(dir: string, opts: DenseOptions = {}): Promis
   if (!hasManifest) {
     throw new IndexFormatError(`No index at ${dir} (manifest.json is missing). Build one with \`docpilot index <docs-dir> --out ${dir}\`, or pass --index.`)
   }
+  return inFolder(dir, () => openIndex(fsPartLoader(dir), opts))
+}
+
+/** The checked manifest of the index folder `dir` (core/read-manifest.ts). */
+export function readIndexManifest(dir: string): Promise<Manifest> {
+  return inFolder(dir, () => readManifest(fsPartLoader(dir)))
+}
+
+/** A format error names the folder it is about. */
+async function inFolder<T>(dir: string, read: () => Promise<T>): Promise<T> {
   try {
-    return await openIndex(fsPartLoader(dir), opts)
+    return await read()
   } catch (err) {
     if (err instanceof IndexFormatError) throw new IndexFormatError(`${dir}: ${err.message}`)
     throw err

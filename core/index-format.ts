@@ -4,6 +4,9 @@
  * (the name carries a digest, so parts are cacheable forever).
  */
 import type { MemberId } from './providers/table.ts'
+import type { FusionConfig } from './retrieval/fusion.ts'
+import type { GateConfig } from './retrieval/gate.ts'
+import type { LexicalSettings } from './retrieval/lexical.ts'
 
 /** Bumped on any incompatible change; readers refuse other versions with a clear message. */
 export const FORMAT_VERSION = 2
@@ -105,20 +108,38 @@ export interface PublicChatSettings {
   timeouts: { firstByteMs: number; idleMs: number }
 }
 
+/** Content-addressed file names of the other parts, or shard sets. */
+export interface IndexParts {
+  /** The lexical index's head: its dictionary and document statistics (retrieval/lexical-split.ts). */
+  lexical: string
+  /** The lexical postings, split by term; `firsts` lets a reader find a term's shard from the manifest alone. */
+  postings: ShardSet
+  /** The chunks' full records (retrieval/parts.ts TextShard), `per` chunks to a shard. */
+  texts: ShardSet & { per: number }
+  /** The dense channel (an index with an embedder): the passage vectors' codes and their exact rows. */
+  codes?: string
+  vectors?: string
+  /** The gate's word list, when its ranks come from a list (`retrieval.ranks.source: 'list'`). */
+  ranks?: string
+}
+
+/** The fusion of a lexical-only index: none (it is written as `{}`). */
+export type NoFusion = Record<string, never>
+
 export interface Manifest {
   format: typeof FORMAT_VERSION
   docpilot: string
   createdAt: string
   corpus: { digest: string; files: number; chunks: number }
   embedder: EmbedderIdentity
-  /** Content-addressed file names of the other parts, or shard sets (lexical postings, text shards). */
-  parts: Record<string, string | ShardSet>
+  parts: IndexParts
   /** Settings that make browser and CLI search identically. */
-  lexical: Record<string, unknown>
+  lexical: LexicalSettings
   retrieval: {
-    fusion: Record<string, unknown>
-    /** The refusal gate's floor, weights and thresholds (core/retrieval/gate.ts GateConfig), chosen for this embedder. */
-    gate: Record<string, unknown>
+    /** How the two channels are combined, chosen for this embedder; `{}` in a lexical-only index. */
+    fusion: FusionConfig | NoFusion
+    /** The refusal gate's floor, weights and thresholds, chosen for this embedder. */
+    gate: GateConfig
     /**
      * Where the gate finds each question word's rank in general English, and
      * how many words are ranked: the first `words` lines of `parts.ranks` (a

@@ -100,11 +100,11 @@ function jsonPart(kind: string, value: unknown): PendingPart {
 }
 
 /** Numbered gzip JSON parts in one folder named by the digest of them all (see ShardSet). */
-function jsonShards(kind: string, values: readonly unknown[], extra: Pick<ShardSet, 'per' | 'firsts'> = {}): { set: ShardSet; parts: PendingPart[] } {
+function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(kind: string, values: readonly unknown[], extra: Extra): { set: ShardSet & Extra; parts: PendingPart[] } {
   const jsons = values.map((v) => JSON.stringify(v))
   const all = createHash('sha256')
   for (const json of jsons) all.update(digest(json))
-  const set: ShardSet = { dir: `${kind}.${all.digest('hex').slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...extra }
+  const set = { dir: `${kind}.${all.digest('hex').slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...extra }
   return { set, parts: jsons.map((json, i) => pendingJson(shardFile(set, i), json)) }
 }
 
@@ -265,7 +265,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
       ...(input.dense ? { codes: input.dense.codesPart, vectors: input.dense.vectorsPart } : {}),
       ...(input.ranks?.name ? { ranks: input.ranks.name } : {}),
     },
-    lexical: settings as unknown as Record<string, unknown>,
+    lexical: settings,
     retrieval: {
       fusion: input.dense ? { ...tuned.fusion } : {},
       gate: { ...gate, weights: { ...gate.weights } },

@@ -18,6 +18,7 @@ import { buildIndex } from '../../indexer/build.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
 import type { NodeProxy } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP, loadConfig } from '../config-file.ts'
+import { readIndexManifest } from '../index-dir.ts'
 import { loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, withoutProviderVars } from '../local-proxy.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../demo-pages.ts'
@@ -155,7 +156,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
 
     // The proxy serves exactly what `docpilot proxy` and `doctor --proxy` would for this config and
     // environment, and the manifest the panel reads names the same chain.
-    const stored = JSON.parse(await readFile(join(indexDir, 'manifest.json'), 'utf8')) as Manifest
+    const stored = await readIndexManifest(indexDir)
     // The page's own origin is known once the server listens (the port may be 0: any free one).
     let listening: { host: string; port: number } | undefined
     const origins = () => (listening ? localOrigins(listening.host, listening.port) : [])

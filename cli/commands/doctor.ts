@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
-import type { Manifest } from '../../core/index-format.ts'
+import { parseManifest } from '../../core/read-manifest.ts'
 import { providerSpec, type MemberId } from '../../core/providers/table.ts'
 import { keyRequired, upstreamBase } from '../../proxy/app.ts'
 import { proxySettingsFromConfig, type ConfigProxySettings, type HostedEmbedder } from '../../proxy/from-config.ts'
@@ -302,8 +302,7 @@ export function manifestEmbedder(indexDir: string): HostedEmbedder | undefined {
   const file = join(indexDir, 'manifest.json')
   if (!existsSync(file)) return undefined
   try {
-    const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest
-    const e = manifest.embedder
+    const e = parseManifest(readFileSync(file)).embedder
     return e?.kind === 'hosted' && e.provider ? { kind: 'hosted', provider: e.provider, model: e.model } : undefined
   } catch {
     return undefined

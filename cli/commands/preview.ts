@@ -21,6 +21,7 @@ import type { ProxySettings } from '../../proxy/settings.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { indexDirFor, loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { injectLoader } from '../demo-pages.ts'
+import { readIndexManifest } from '../index-dir.ts'
 import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv } from '../local-proxy.ts'
 import { isHtml, siteFile, startSiteServer, type Mount } from '../site-server.ts'
 import { shippedWidgetMounts } from '../widget-files.ts'
@@ -133,7 +134,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     manifestFile = fallback
     log(`${opts.siteDir} has no index at ${indexUrl}: serving ${relative(opts.cwd, opts.indexDir) || '.'} there.`)
   }
-  const stored = JSON.parse(await readFile(manifestFile, 'utf8')) as Manifest
+  const stored = await readIndexManifest(dirname(manifestFile))
 
   const { fakes, own: ownFakes } = await fakeProvidersFor(opts.fakeProviders)
   try {

@@ -5,6 +5,8 @@
  * different corpus digest or creation time opens the new index. Parts are
  * content-addressed, so nothing else can go stale.
  */
+import type { Manifest } from '../index-format.ts'
+import { readManifest } from '../read-manifest.ts'
 import type { DenseOptions } from '../retrieval/hybrid.ts'
 import type { PartLoader } from '../retrieval/parts.ts'
 import { openIndex, type DocIndex } from '../retrieval/search.ts'
@@ -17,7 +19,7 @@ interface Opened {
   checkedAt: number
 }
 
-const versionOf = (m: { corpus?: { digest?: string }; createdAt?: string } | null) => `${m?.corpus?.digest ?? ''}@${m?.createdAt ?? ''}`
+const versionOf = (m: Manifest) => `${m.corpus.digest}@${m.createdAt}`
 
 export function reopeningIndex(
   loader: PartLoader,
@@ -39,7 +41,7 @@ export function reopeningIndex(
 
   return async () => {
     if (opened && now() - opened.checkedAt < recheckMs) return opened.index
-    const version = versionOf(await loader.json<{ corpus?: { digest?: string }; createdAt?: string }>('manifest.json'))
+    const version = versionOf(await readManifest(loader))
     if (opened?.version === version) {
       opened.checkedAt = now()
       return opened.index

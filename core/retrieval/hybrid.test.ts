@@ -200,7 +200,8 @@ describe('a manifest naming an embedder this docpilot does not know', { timeout:
   const withEmbedder = (embedder: object): PartLoader => {
     const inner = fsPartLoader(dir)
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
-    return { bytes: inner.bytes, json: async <T,>(name: string) => (name === 'manifest.json' ? ({ ...manifest, embedder } as T) : inner.json<T>(name)) }
+    const replaced = new TextEncoder().encode(JSON.stringify({ ...manifest, embedder }))
+    return { ...inner, bytes: async (name) => (name === 'manifest.json' ? replaced : inner.bytes(name)) }
   }
 
   it('fails to open with the embedder named and the fix', async () => {

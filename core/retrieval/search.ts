@@ -4,7 +4,8 @@
  * the lists are combined, the gate scores the evidence, and only then are
  * the winning chunks' texts loaded (a shard at a time, cached).
  */
-import { FORMAT_VERSION, isShardSet, shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../index-format.ts'
+import { shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../index-format.ts'
+import { readManifest } from '../read-manifest.ts'
 import { contextText, withContext } from './conversation.ts'
 import { cooccurrenceSignal, vocabularySignal, type GateVerdict } from './gate.ts'
 import { openWordRanks, questionWords } from './rarity.ts'
@@ -49,42 +50,7 @@ export interface DocIndex {
   chunks(ordinals: number[]): Promise<ChunkRecord[]>
 }
 
-/** The index folder cannot be used by this version of docpilot (or is not an index at all). */
-export class IndexFormatError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'IndexFormatError'
-  }
-}
-
 export const DEFAULT_K = 8
-
-/** Checks the manifest before anything else is fetched. */
-export function checkManifest(value: unknown): Manifest {
-  const m = value as Partial<Manifest> | null
-  if (!m || typeof m !== 'object' || !('format' in m)) {
-    throw new IndexFormatError('manifest.json is not a docpilot index manifest. Run `docpilot index` to build one.')
-  }
-  if (m.format !== FORMAT_VERSION) {
-    throw new IndexFormatError(
-      `This index has format version ${String(m.format)} (written by docpilot ${m.docpilot ?? 'unknown'}); ` +
-        `this docpilot reads format version ${FORMAT_VERSION}. Rebuild it with \`docpilot index\`.`,
-    )
-  }
-  return m as Manifest
-}
-
-function partName(manifest: Manifest, key: string): string {
-  const name = manifest.parts[key]
-  if (typeof name !== 'string') throw new IndexFormatError(`manifest.json names no "${key}" part. Rebuild the index with \`docpilot index\`.`)
-  return name
-}
-
-function shardSet(manifest: Manifest, key: string): ShardSet {
-  const set = manifest.parts[key]
-  if (!isShardSet(set)) throw new IndexFormatError(`manifest.json names no "${key}" shards. Rebuild the index with \`docpilot index\`.`)
-  return set
-}
 
 /** A loader of numbered parts that fetches each once (a failed fetch is forgotten, so the next search retries). */
 function cachedShards<T>(loader: PartLoader, set: ShardSet): (i: number) => Promise<T> {
@@ -130,22 +96,20 @@ export interface OpenOptions extends DenseOptions {
 }
 
 export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Promise<DocIndex> {
-  const manifest = checkManifest(await loader.json<unknown>('manifest.json'))
-  const postings = shardSet(manifest, 'postings')
-  const texts = shardSet(manifest, 'texts')
+  const manifest = await readManifest(loader)
+  const { postings, texts } = manifest.parts
   const perShard = texts.per
-  if (!perShard) throw new IndexFormatError('manifest.json: the text shards do not say how many chunks each holds. Rebuild the index with `docpilot index`.')
   // The index's one embedder (null: declared lexical-only); an unknown one is an error here, not later.
   const dense = openDenseChannel(manifest, loader, opts)
   if (opts.warm !== false) void dense?.warm()
-  const settings = manifest.lexical as unknown as LexicalSettings
+  const settings = manifest.lexical
   const postingsShard = cachedShards<PostingsShard>(loader, postings)
   const queryTerms = queryTermsFor(settings)
   // The head is not waited for here: a first question starts its own fetches (postings, model rows) beside it.
   let head: Promise<SplitLexicalIndex> | undefined
   const lexical = (): Promise<SplitLexicalIndex> => {
     if (!head) {
-      head = readJsonPart<LexicalHead>(loader, partName(manifest, 'lexical')).then((h) => openSplitLexicalIndex(h, settings, postingsShard))
+      head = readJsonPart<LexicalHead>(loader, manifest.parts.lexical).then((h) => openSplitLexicalIndex(h, settings, postingsShard))
       head.catch(() => (head = undefined))
     }
     return head
@@ -156,7 +120,7 @@ export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Pro
   const ranks = openWordRanks(manifest, loader, dense)
 
   async function chunks(ordinals: number[]): Promise<ChunkRecord[]> {
-    const shards = await Promise.all(ordinals.map((o) => textShard(Math.floor(o / perShard!))))
+    const shards = await Promise.all(ordinals.map((o) => textShard(Math.floor(o / perShard))))
     return ordinals.map((o, i) => decodeTextShard(shards[i]!)[o % perShard!]!)
   }
 

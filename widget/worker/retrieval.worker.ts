@@ -12,6 +12,7 @@
  */
 import { partOfIndex, type Manifest } from '../../core/index-format.ts'
 import { routeTransport } from '../../core/ladder/transport.ts'
+import { readManifest } from '../../core/read-manifest.ts'
 import { openIndex, type DocIndex } from '../../core/retrieval/search.ts'
 import { BrowserPartLoader } from './parts.ts'
 import type { WorkerReply, WorkerRequest } from './protocol.ts'
@@ -23,7 +24,7 @@ let opened: Promise<{ manifest: Manifest; index: DocIndex }> | undefined
 
 async function open(indexUrl: string, proxyBase: string): Promise<{ manifest: Manifest; index: DocIndex }> {
   loader = new BrowserPartLoader(indexUrl)
-  const manifest = await loader.json<Manifest>('manifest.json')
+  const manifest = await readManifest(loader)
   await loader.bind(manifest.corpus.digest, partOfIndex(manifest))
   // A hosted embedder embeds questions through the proxy's same-origin /ai/<member> route.
   const transport = routeTransport({ origin: proxyBase || self.location.origin })
