@@ -19,6 +19,8 @@ import { EmbedError } from '../embed/types.ts'
 import type { Manifest } from '../index-format.ts'
 import type { PartLoader } from './parts.ts'
 import { openIndex } from './search.ts'
+import { rankHybrid, type DenseChannel } from './hybrid.ts'
+import type { PassageVectors } from './passage-vectors.ts'
 
 const SITE = fileURLToPath(new URL('../../fixtures/site/', import.meta.url))
 /** Index builds load real models; generous on a machine shared by several people. */
@@ -259,4 +261,50 @@ describe('one result row per section', { timeout: SLOW }, () => {
       expect(r.results.map((p) => p.score)).toEqual([...r.results.map((p) => p.score)].sort((a, b) => b - a))
     })
   }
+})
+
+describe('dense candidates scored exactly', () => {
+  // Ten chunks; the codes underrate chunk 7, which the words did not find.
+  const exactScores = new Map([...Array(10).keys()].map((o) => [o, o === 7 ? 0.9 : 0.3]))
+  const estimate = (o: number) => (o === 7 ? 0.25 : 0.3)
+  const exactAsked: number[][] = []
+  const vectors: PassageVectors = {
+    count: 10,
+    dims: 2,
+    approximate: () => estimate,
+    scan: (_q, k) => [...Array(10).keys()].map((index) => ({ index, score: estimate(index) })).sort((a, b) => b.score - a.score).slice(0, k),
+    prefetch: () => {},
+    exact: async (_q, ordinals) => {
+      exactAsked.push([...ordinals])
+      return new Map(ordinals.map((o) => [o, exactScores.get(o)!]))
+    },
+    exactTopK: async () => [],
+  }
+  const dense: DenseChannel = {
+    queryVector: async () => ({ vector: Float32Array.of(1, 0) }),
+    vectors: async () => vectors,
+    rows: vectors,
+    log: () => {},
+    ranksOf: async () => [],
+    warm: async () => {},
+  }
+  const manifest = {
+    embedder: { id: 'test', kind: 'local', model: 'onnx:test', dims: 2 },
+    retrieval: { fusion: { method: 'linear', lexicalWeight: 0.3, denseWeight: 0.7 }, gate: {} },
+  } as unknown as Manifest
+
+  it('ranks a candidate only the codes found by its exact score, not its code estimate', async () => {
+    const ranked = await rankHybrid({
+      question: 'q',
+      k: 3,
+      lexical: [0, 1, 2].map((ordinal, i) => ({ ordinal, score: 3 - i, coverage: 1 })),
+      evidence: { vocabulary: 1, cooccurrence: 1 },
+      dense,
+      manifest,
+    })
+    expect(ranked.hits[0]).toMatchObject({ ordinal: 7, channels: { dense: 0.9 } })
+    // One read of exact rows: the lexical candidates and the best by code together.
+    expect(exactAsked).toHaveLength(1)
+    expect(exactAsked[0]).toEqual(expect.arrayContaining([0, 1, 2, 7]))
+  })
 })
