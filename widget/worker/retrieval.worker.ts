@@ -14,6 +14,7 @@ import { partOfIndex, type Manifest } from '../../core/index-format.ts'
 import { routeTransport } from '../../core/ladder/transport.ts'
 import { readManifest } from '../../core/read-manifest.ts'
 import { openIndex, type DocIndex } from '../../core/retrieval/search.ts'
+import { answer } from './answer.ts'
 import { BrowserPartLoader } from './parts.ts'
 import type { WorkerReply, WorkerRequest } from './protocol.ts'
 
@@ -67,13 +68,5 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
 }
 
 self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
-  handle(event.data).then(
-    (reply) => self.postMessage(reply),
-    (error: unknown) =>
-      self.postMessage({
-        id: event.data.id,
-        ok: false,
-        error: error instanceof Error ? error.message : String(error),
-      } satisfies WorkerReply),
-  )
+  void answer(event.data, handle, (reply) => self.postMessage(reply))
 })
