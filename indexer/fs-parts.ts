@@ -27,8 +27,5 @@ export function fsPartLoader(dir: string): PartLoader {
         await file?.close()
       }
     },
-    async json<T>(name: string) {
-      return JSON.parse(new TextDecoder().decode(await read(name))) as T
-    },
   }
 }

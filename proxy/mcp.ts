@@ -127,7 +127,6 @@ export function fetchPartLoader(indexUrl: string, doFetch: typeof fetch): Settli
   return {
     bytes,
     range,
-    json: async <T>(name: string) => JSON.parse(new TextDecoder().decode(await bytes(name))) as T,
     async settled() {
       // A finished fetch may lead to the next one (a directory, then its rows): look again until none runs.
       while (running.size) {

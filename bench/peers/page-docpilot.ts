@@ -22,9 +22,6 @@ const loader: PartLoader = {
   bytes: (name) => fetchPart(fetch, url(name), {}, name),
   // Past the HTTP cache, which queues ranges of one file behind each other.
   range: (name, start, end) => fetchPart(fetch, url(name), { range: { start, end }, init: { cache: 'no-store' } }, name),
-  async json<T>(name: string) {
-    return JSON.parse(new TextDecoder().decode(await loader.bytes(name))) as T
-  },
 }
 
 let index: Promise<DocIndex> | undefined

@@ -24,7 +24,6 @@ function loader(files: Record<string, Uint8Array> = { [rows.pack]: packed.pack, 
   }
   const l: PartLoader & { reads: string[] } = {
     reads,
-    json: async () => ({}) as never,
     bytes: async (name) => (reads.push(name), get(name)),
     range: async (name, start, end) => (reads.push(`${name}#${start}`), get(name).subarray(start, end)),
   }

@@ -49,7 +49,6 @@ describe('a corrupt or missing model rows file, as a reader loads it from the in
   const rows = { pack: 'embed-rows.c.bin', directory: 'embed-rows.s.dir.gz', buckets: packed.counts.length }
   const identity = splitIdentity(desc, rows, { 'model.json': 'embed.a.model.json' })
   const loader = (parts: Record<string, Uint8Array>) => ({
-    json: async () => ({}) as never,
     bytes: async (name: string) => {
       const b = parts[name]
       if (!b) throw new Error(`HTTP 404 for ${name}`)

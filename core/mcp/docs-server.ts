@@ -89,7 +89,6 @@ const SearchOutputSchema = z.object({
 })
 
 const noParts: PartLoader = {
-  json: () => Promise.reject(new Error('a hosted embedder reads no model files')),
   bytes: () => Promise.reject(new Error('a hosted embedder reads no model files')),
 }
 

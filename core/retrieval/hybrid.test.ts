@@ -52,7 +52,6 @@ function failing(dir: string, match: RegExp): PartLoader & { attempts: number } 
       }
       return inner.bytes(name)
     },
-    json: inner.json.bind(inner),
   }
   return loader
 }
@@ -94,8 +93,7 @@ describe('the offline model unreachable', { timeout: SLOW }, () => {
     const inner = fsPartLoader(dir)
     const loader: PartLoader = {
       bytes: (name) => (down && name.startsWith('embed') ? Promise.reject(new Error('offline')) : inner.bytes(name)),
-      json: inner.json.bind(inner),
-    }
+      }
     const index = await openIndex(loader, { log: () => {} })
     expect((await index.search(QUESTION)).degraded).toBe(true)
     down = false
@@ -109,8 +107,7 @@ describe('the offline model unreachable', { timeout: SLOW }, () => {
         if (name.startsWith('embed')) await new Promise((r) => setTimeout(r, ms))
         return inner.bytes(name)
       },
-      json: inner.json.bind(inner),
-    })
+      })
     const log = vi.fn()
     // A static model has nothing to load before the first question: its rows come with the question.
     const loaded = await openIndex(slow(400), { log, embedTimeoutMs: 2_000, loadTimeoutMs: 100 })

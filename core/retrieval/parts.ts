@@ -7,9 +7,7 @@ import { gunzipSync } from 'fflate'
 import type { ChunkRecord } from '../index-format.ts'
 
 export interface PartLoader {
-  /** A part parsed as JSON (used for the uncompressed manifest.json). */
-  json<T>(name: string): Promise<T>
-  /** A part's bytes exactly as stored. */
+  /** A part's bytes exactly as stored (manifest.json is read from them by core/read-manifest.ts). */
   bytes(name: string): Promise<Uint8Array>
   /**
    * Bytes start..end (end exclusive) of a part: how fixed-size records are
@@ -110,10 +108,6 @@ export function countingLoader(inner: PartLoader): CountingLoader {
       const key = `${name}#${start}-${end}`
       if (!reads.has(key)) reads.set(key, b.byteLength)
       return b
-    },
-    async json<T>(name: string) {
-      const b = await this.bytes(name)
-      return JSON.parse(decoder.decode(isGzip(b) ? gunzipSync(b) : b)) as T
     },
   }
 }

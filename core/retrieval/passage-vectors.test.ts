@@ -17,7 +17,6 @@ function rowsLoader(file: Uint8Array): PartLoader & { reads: [number, number][] 
   const reads: [number, number][] = []
   return {
     reads,
-    json: async () => ({}) as never,
     bytes: async () => file,
     range: async (_name, start, end) => (reads.push([start, end]), file.subarray(start, end)),
   }

@@ -13,7 +13,7 @@ describe('word ranks', () => {
 
   it('reads the index part named in the manifest once, on first use; none named: null', async () => {
     let reads = 0
-    const loader = { bytes: async () => (reads++, new TextEncoder().encode(LIST)), json: async () => ({}) as never }
+    const loader = { bytes: async () => (reads++, new TextEncoder().encode(LIST)) }
     const manifest = { parts: { ranks: 'embed.x.vocab.txt' }, retrieval: { fusion: {}, gate: {}, ranks: { words: 6 } } } as unknown as Manifest
     const ranks = openWordRanks(manifest, loader)!
     expect(await ranks.ranksOf(['of'])).toEqual([2])

@@ -31,7 +31,7 @@ describe('BrowserPartLoader', () => {
   it('reads a part, and a range of one, from the index URL', async () => {
     const { doFetch, requested } = site(files)
     const loader = new BrowserPartLoader(INDEX, { fetch: doFetch, store: undefined })
-    await expect(loader.json('manifest.json')).resolves.toEqual({ format: 1 })
+    await expect(loader.bytes('manifest.json')).resolves.toEqual(files['manifest.json'])
     await expect(loader.range(PART, 2, 4)).resolves.toEqual(Uint8Array.of(2, 3))
     expect(requested).toEqual(['manifest.json', PART])
   })

@@ -9,14 +9,10 @@
  * (store-wait.ts), and writes go on behind the reader's back.
  */
 import { createStore, del, set, type UseStore } from 'idb-keyval'
+import { MANIFEST_FILE } from '../../core/read-manifest.ts'
 import { fetchPart } from '../../core/retrieval/fetch-part.ts'
+import type { PartLoader } from '../../core/retrieval/parts.ts'
 import { lookup } from '../store-wait.ts'
-
-export interface PartLoaderLike {
-  json<T>(name: string): Promise<T>
-  bytes(name: string): Promise<Uint8Array>
-  range(name: string, start: number, end: number): Promise<Uint8Array>
-}
 
 interface CacheBook {
   digest: string
@@ -37,9 +33,8 @@ function openStore(): UseStore | undefined {
   }
 }
 
-export class BrowserPartLoader implements PartLoaderLike {
+export class BrowserPartLoader implements PartLoader {
   readonly stats: BrowserLoaderStats = { fetchedBytes: 0, cachedHits: 0 }
-  private readonly decoder = new TextDecoder()
   private book: CacheBook | undefined
 
   private readonly fetchImpl: typeof fetch
@@ -81,13 +76,9 @@ export class BrowserPartLoader implements PartLoaderLike {
     this.keep(key, this.book)
   }
 
-  async json<T>(name: string): Promise<T> {
-    return JSON.parse(this.decoder.decode(await this.bytes(name))) as T
-  }
-
   bytes(name: string): Promise<Uint8Array> {
     // The manifest is the one mutable file: always ask the network first.
-    return this.cached(name, name !== 'manifest.json', () => fetchPart(this.fetchImpl, new URL(name, this.indexUrl).href, { stallMs: this.stallMs }, name))
+    return this.cached(name, name !== MANIFEST_FILE, () => fetchPart(this.fetchImpl, new URL(name, this.indexUrl).href, { stallMs: this.stallMs }, name))
   }
 
   /**
