@@ -160,6 +160,14 @@ describe('text as readers read it', () => {
     expect(page.nodes).toEqual([{ type: 'text', text: 'What is MCP?\nA protocol.' }])
   })
 
+  it('keeps a GFM footnote\'s text and drops its markers, not a `[^…]` in code', () => {
+    const page = parseMarkdown('A claim[^1] about `[^a-z]`.\n\n[^1]: The source.\n', { mdx: false })
+    expect(page.nodes).toEqual([
+      { type: 'text', text: 'A claim about [^a-z].' },
+      { type: 'text', text: 'The source.' },
+    ])
+  })
+
   it('decodes character references in text, not in code', () => {
     const page = parseMarkdown('a &lt;b&gt; &amp; &middot; `&lt;`\n', { mdx: false })
     expect(page.nodes).toEqual([{ type: 'text', text: 'a <b> & · &lt;' }])

@@ -142,7 +142,7 @@ function inlineText(tokens: Token[]): string {
 function tokenText(token: Token): string {
   switch (token.type) {
     case 'text':
-      return token.tokens ? inlineText(token.tokens) : decodeHTML(token.text)
+      return token.tokens ? inlineText(token.tokens) : decodeHTML(token.text).replace(FOOTNOTE_MARK, '')
     case 'escape':
     case 'codespan':
       return token.text
@@ -209,6 +209,9 @@ function dropContainerFences(text: string): string {
     .filter((line) => line.trim() !== '')
     .join('\n')
 }
+
+/** A GFM footnote reference (`[^1]`) or the label opening its definition (`[^1]: `): the note's text is what readers read. */
+const FOOTNOTE_MARK = /\[\^[^\]\s]+\](?::[ \t]*)?/g
 
 /** GitHub-style alert marker opening a blockquote (`> [!NOTE]`), which sites render as a styled box. */
 const GFM_ALERT = /^\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/i
