@@ -17,7 +17,7 @@ import type { Transport } from '../core/ladder/attempt.ts'
 import { createDocsMcpServer, type DocsSite } from '../core/mcp/docs-server.ts'
 import { reopeningIndex } from '../core/mcp/index-cache.ts'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
-import { fetchPart } from '../core/retrieval/fetch-part.ts'
+import { httpPartLoader } from '../core/retrieval/http-parts.ts'
 import type { PartLoader } from '../core/retrieval/parts.ts'
 import type { DocIndex } from '../core/retrieval/search.ts'
 import { siteRelativePath } from '../core/site-files.ts'
@@ -113,7 +113,7 @@ export interface SettlingLoader extends PartLoader {
  * `settled()` before it answers.
  */
 export function fetchPartLoader(indexUrl: string, doFetch: typeof fetch): SettlingLoader {
-  const base = indexUrl.endsWith('/') ? indexUrl : `${indexUrl}/`
+  const http = httpPartLoader(indexUrl, doFetch)
   const running = new Set<Promise<unknown>>()
   const tracked = <A extends unknown[], T>(read: (...args: A) => Promise<T>) => (...args: A): Promise<T> => {
     const p = read(...args)
@@ -121,12 +121,10 @@ export function fetchPartLoader(indexUrl: string, doFetch: typeof fetch): Settli
     p.then(() => running.delete(p), () => running.delete(p))
     return p
   }
-  const bytes = tracked((name: string) => fetchPart(doFetch, new URL(name, base).href))
-  /** One byte range through an HTTP range request: the model's rows and the exact vectors are read a few rows at a time. */
-  const range = tracked((name: string, start: number, end: number) => fetchPart(doFetch, new URL(name, base).href, { range: { start, end } }))
   return {
-    bytes,
-    range,
+    bytes: tracked(http.bytes),
+    // The model's rows and the exact vectors are read a few rows at a time, by byte range.
+    range: tracked(http.range),
     async settled() {
       // A finished fetch may lead to the next one (a directory, then its rows): look again until none runs.
       while (running.size) {

@@ -4,8 +4,7 @@
  * page downloads what the widget's retrieval would (the manifest, then parts
  * as search needs them). `?mode=lexical` searches lexical-only.
  */
-import { fetchPart } from '../../core/retrieval/fetch-part.ts'
-import type { PartLoader } from '../../core/retrieval/parts.ts'
+import { httpPartLoader } from '../../core/retrieval/http-parts.ts'
 import { openIndex, type DocIndex } from '../../core/retrieval/search.ts'
 import { startPage, type PageEngine } from './page-engine.ts'
 
@@ -15,14 +14,8 @@ const lexicalOnly = params.get('mode') === 'lexical'
 // A cold visit (`?q=`) that lost its dense channel, to a read given up say, is not the figure measured: it fails, and the bench retries it.
 const coldVisit = params.has('q')
 
-const url = (name: string) => new URL(name, base).href
-
 // The widget worker's reads (widget/worker/parts.ts), without its IndexedDB cache: a cold visit has nothing cached.
-const loader: PartLoader = {
-  bytes: (name) => fetchPart(fetch, url(name), {}, name),
-  // Past the HTTP cache, which queues ranges of one file behind each other.
-  range: (name, start, end) => fetchPart(fetch, url(name), { range: { start, end }, init: { cache: 'no-store' } }, name),
-}
+const loader = httpPartLoader(base.href, fetch, { rangeInit: { cache: 'no-store' } })
 
 let index: Promise<DocIndex> | undefined
 

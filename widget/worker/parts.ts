@@ -1,6 +1,6 @@
 /**
- * The browser's part loader: index parts come from the index URL and are kept
- * in IndexedDB. Part names carry their digest, so a cached part never goes
+ * The browser's part loader: index parts come from the index URL (core's
+ * httpPartLoader) and are kept in IndexedDB. Part names carry their digest, so a cached part never goes
  * stale; what changes is the set of names. When the manifest names a new
  * corpus digest, the previous index's parts are dropped from the cache.
  *
@@ -10,7 +10,7 @@
  */
 import { createStore, del, set, type UseStore } from 'idb-keyval'
 import { MANIFEST_FILE } from '../../core/read-manifest.ts'
-import { fetchPart } from '../../core/retrieval/fetch-part.ts'
+import { httpPartLoader } from '../../core/retrieval/http-parts.ts'
 import type { PartLoader } from '../../core/retrieval/parts.ts'
 import { lookup } from '../store-wait.ts'
 
@@ -37,18 +37,17 @@ export class BrowserPartLoader implements PartLoader {
   readonly stats: BrowserLoaderStats = { fetchedBytes: 0, cachedHits: 0 }
   private book: CacheBook | undefined
 
-  private readonly fetchImpl: typeof fetch
+  private readonly http: Required<PartLoader>
   private readonly store: UseStore | undefined
-  private readonly stallMs: number | undefined
 
   /** `deps`: the fetch, the cache store (undefined: no cache) and the silence limit of a read, for tests; the browser's own by default. */
   constructor(
     private readonly indexUrl: string,
     deps: { fetch?: typeof fetch; store?: UseStore | undefined; stallMs?: number } = {},
   ) {
-    this.fetchImpl = deps.fetch ?? fetch.bind(globalThis)
+    // no-store for ranges: IndexedDB keeps them instead of the HTTP cache.
+    this.http = httpPartLoader(indexUrl, deps.fetch ?? fetch.bind(globalThis), { stallMs: deps.stallMs, rangeInit: { cache: 'no-store' } })
     this.store = 'store' in deps ? deps.store : openStore()
-    this.stallMs = deps.stallMs
   }
 
   /** A cache write nobody waits for (a failed one only costs a later fetch). */
@@ -78,7 +77,7 @@ export class BrowserPartLoader implements PartLoader {
 
   bytes(name: string): Promise<Uint8Array> {
     // The manifest is the one mutable file: always ask the network first.
-    return this.cached(name, name !== MANIFEST_FILE, () => fetchPart(this.fetchImpl, new URL(name, this.indexUrl).href, { stallMs: this.stallMs }, name))
+    return this.cached(name, name !== MANIFEST_FILE, () => this.http.bytes(name))
   }
 
   /**
@@ -87,15 +86,7 @@ export class BrowserPartLoader implements PartLoader {
    * whole file: its body is cancelled unread and the read fails, naming why.
    */
   range(name: string, start: number, end: number): Promise<Uint8Array> {
-    return this.cached(`${name}#${start}-${end}`, true, () =>
-      fetchPart(
-        this.fetchImpl,
-        new URL(name, this.indexUrl).href,
-        // no-store: the browser's HTTP cache would queue range requests to one file behind each other; IndexedDB keeps them instead.
-        { range: { start, end }, init: { cache: 'no-store' }, stallMs: this.stallMs },
-        `${name} (bytes ${start}-${end - 1})`,
-      ),
-    )
+    return this.cached(`${name}#${start}-${end}`, true, () => this.http.range(name, start, end))
   }
 
   /** Reads `key` from IndexedDB when immutable and cached there, else fetches it (and caches it). */
