@@ -150,10 +150,10 @@ describe('docpilot index', { timeout: 120_000 }, () => {
   })
 
   it('warns about a malformed file by name and indexes the rest', async () => {
-    await writeDocs(join(dir, 'broken'), { ...PAGES, 'bad.mdx': '# Bad\n\n<div>\n\n{oops\n' })
+    await writeDocs(join(dir, 'broken'), { ...PAGES, 'bad.md': '---\ntitle: [unclosed\n---\n\n# Bad\n\nBody.\n' })
     const r = await run(['index', 'broken', '--out', 'broken-idx'])
     expect(r.code).toBe(0)
-    expect(r.stderr).toMatch(/warning: bad\.mdx: /)
+    expect(r.stderr).toMatch(/warning: bad\.md: frontmatter is not valid YAML/)
     expect(r.stdout).toMatch(/Indexed \d+ files/)
   })
 
