@@ -2,14 +2,14 @@
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
-import type { Manifest } from '../core/index-format.ts'
+import { MANIFEST_FILE, type Manifest } from '../core/index-format.ts'
 import { IndexFormatError, readManifest } from '../core/read-manifest.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 
 /** `opts` reach the dense channel (e.g. how a hosted embedder reaches its provider). */
 export async function openIndexDir(dir: string, opts: DenseOptions = {}): Promise<DocIndex> {
-  const hasManifest = await stat(join(dir, 'manifest.json')).then(
+  const hasManifest = await stat(join(dir, MANIFEST_FILE)).then(
     (s) => s.isFile(),
     () => false,
   )

@@ -8,6 +8,9 @@ import type { FusionConfig } from './retrieval/fusion.ts'
 import type { GateConfig } from './retrieval/gate.ts'
 import type { LexicalSettings } from './retrieval/lexical.ts'
 
+/** The one file of an index that is not content-addressed: written last, it names all the others. */
+export const MANIFEST_FILE = 'manifest.json'
+
 /** Bumped on any incompatible change; readers refuse other versions with a clear message. */
 export const FORMAT_VERSION = 2
 

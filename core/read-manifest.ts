@@ -5,12 +5,10 @@
  * here, so no reader trusts a field the index did not actually carry, and a
  * damaged or foreign manifest fails once, naming the field and the fix.
  */
-import { FORMAT_VERSION, isShardSet, type Manifest } from './index-format.ts'
+import { FORMAT_VERSION, isShardSet, MANIFEST_FILE, type Manifest } from './index-format.ts'
 import { isMemberId } from './providers/table.ts'
 import { LEXICAL_FIELDS } from './retrieval/lexical.ts'
 import type { PartLoader } from './retrieval/parts.ts'
-
-export const MANIFEST_FILE = 'manifest.json'
 
 /** The index folder cannot be used by this version of docpilot (or is not an index at all). */
 export class IndexFormatError extends Error {

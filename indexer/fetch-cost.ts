@@ -8,7 +8,7 @@
  * `docpilot index` prints this; bench/ measures the same in Chromium.
  */
 import { gzipSync } from 'node:zlib'
-import { partOfModel, type ChunkRecord } from '../core/index-format.ts'
+import { MANIFEST_FILE, partOfModel, type ChunkRecord } from '../core/index-format.ts'
 import { countingLoader } from '../core/retrieval/parts.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { median } from '../core/stats.ts'
@@ -33,7 +33,7 @@ export interface FetchCost {
 }
 
 function kindOf(name: string, modelParts: (name: string) => boolean): PartKind {
-  if (name === 'manifest.json') return 'manifest'
+  if (name === MANIFEST_FILE) return 'manifest'
   if (modelParts(name)) return 'model'
   if (name.startsWith('postings.')) return 'postings'
   if (name.startsWith('texts.')) return 'texts'
@@ -54,7 +54,7 @@ export async function coldFetchCost(dir: string, questions: readonly string[], k
     for (const [read, size] of loader.reads) {
       // A range read is named `part#start-end`: it belongs to its part.
       const name = read.split('#')[0]!
-      const served = name === 'manifest.json' ? gzipSync(await fsPartLoader(dir).bytes(name), { level: 9 }).length : size
+      const served = name === MANIFEST_FILE ? gzipSync(await fsPartLoader(dir).bytes(name), { level: 9 }).length : size
       const kind = kindOf(name, isModel)
       byKind[kind] = (byKind[kind] ?? 0) + served
       bytes += served

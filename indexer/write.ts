@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { link, mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
-import { FORMAT_VERSION, isShardSet, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index-format.ts'
+import { FORMAT_VERSION, isShardSet, MANIFEST_FILE, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index-format.ts'
 import { buildLexicalPlain, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { DEFAULT_POSTINGS_SHARD_BYTES, sectionRuns, splitLexicalIndex } from '../core/retrieval/lexical-split.ts'
 import { encodeTextShard } from '../core/retrieval/parts.ts'
@@ -119,7 +119,7 @@ async function checkReplaceable(out: string): Promise<void> {
   if (!info) return
   if (!info.isDirectory()) throw new OutDirError(`${out} exists and is not a folder. Choose another --out.`)
   const entries = await readdir(out)
-  if (entries.length && !entries.includes('manifest.json')) {
+  if (entries.length && !entries.includes(MANIFEST_FILE)) {
     throw new OutDirError(`${out} is not empty and holds no manifest.json, so it is not an index docpilot may replace. Choose an empty or new folder with --out.`)
   }
 }
@@ -144,16 +144,25 @@ export class ShrinkError extends Error {
 export async function assertNotShrinking(out: string, run: { pages: number; chunks: number; allowShrink?: boolean }): Promise<void> {
   if (run.allowShrink) return
   const how = 'Fix the warnings above, or pass --allow-shrink if this is deliberate.'
-  if (run.chunks === 0) throw new ShrinkError(`No page produced any text to index, so no index was written${(await exists(join(out, 'manifest.json'))) ? ` and the one in ${out} is left as it was` : ''}. ${how}`)
-  const previous = await readFile(join(out, 'manifest.json'), 'utf8').then(
-    (text) => (JSON.parse(text) as Partial<Manifest>).corpus?.files,
-    () => undefined,
-  )
+  if (run.chunks === 0) throw new ShrinkError(`No page produced any text to index, so no index was written${(await exists(join(out, MANIFEST_FILE))) ? ` and the one in ${out} is left as it was` : ''}. ${how}`)
+  const previous = (await previousManifest(out))?.corpus?.files
   if (typeof previous === 'number' && run.pages < previous * MIN_KEPT_SHARE) {
     throw new ShrinkError(
       `This run indexed ${run.pages} page${run.pages === 1 ? '' : 's'}, fewer than ${MIN_KEPT_SHARE * 100}% of the ${previous} in the index at ${out}, which is left as it was. ${how}`,
     )
   }
+}
+
+/**
+ * The manifest of the index a run is about to replace, read as far as it
+ * goes: not through readManifest, because an index of an older format must
+ * still be guarded against shrinking, and its parts reused where they match.
+ */
+async function previousManifest(out: string): Promise<Partial<Manifest> | undefined> {
+  return readFile(join(out, MANIFEST_FILE), 'utf8').then(
+    (text) => JSON.parse(text) as Partial<Manifest>,
+    () => undefined,
+  )
 }
 
 /** Temp folders (and swapped-out old indexes) of runs that were killed before they could remove them. */
@@ -185,10 +194,7 @@ function isRunning(pid: number): boolean {
  * page renames the folder while most shards stay as they were).
  */
 async function previousLocations(out: string): Promise<(name: string) => string | undefined> {
-  const previous = await readFile(join(out, 'manifest.json'), 'utf8').then(
-    (text) => JSON.parse(text) as Partial<Manifest>,
-    () => undefined,
-  )
+  const previous = await previousManifest(out)
   if (!previous?.parts) return () => undefined
   const sets = new Map<string, ShardSet>()
   for (const value of Object.values(previous.parts)) {
@@ -300,7 +306,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
       await input.onPart?.(part.name)
     }
     // Last: a folder with a manifest is a complete index.
-    await writeFile(join(tmp, 'manifest.json'), manifestJson)
+    await writeFile(join(tmp, MANIFEST_FILE), manifestJson)
     await swapInto(tmp, out)
   } catch (err) {
     await rm(tmp, { recursive: true, force: true })
@@ -308,7 +314,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   }
 
   const parts: PartSize[] = [
-    { name: 'manifest.json', raw: Buffer.byteLength(manifestJson), gzip: gzip(manifestJson).length },
+    { name: MANIFEST_FILE, raw: Buffer.byteLength(manifestJson), gzip: gzip(manifestJson).length },
     ...all.map((p) => ({ name: p.name, raw: p.plain.length, gzip: stored.get(p.name)! })),
   ]
   const bytes = parts.reduce((s, p) => ({ raw: s.raw + p.raw, gzip: s.gzip + p.gzip }), { raw: 0, gzip: 0 })

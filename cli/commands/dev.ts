@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
-import type { Manifest } from '../../core/index-format.ts'
+import { MANIFEST_FILE, type Manifest } from '../../core/index-format.ts'
 import { openIndex } from '../../core/retrieval/search.ts'
 import type { FakeProviders } from '../../fixtures/providers/index.ts'
 import { buildIndex } from '../../indexer/build.ts'
@@ -137,7 +137,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   env = proxyEnv(env, fakes)
 
   try {
-    if (opts.index !== 'reuse' || !existsSync(join(indexDir, 'manifest.json'))) {
+    if (opts.index !== 'reuse' || !existsSync(join(indexDir, MANIFEST_FILE))) {
       log(`indexing ${relative(cwd, docsDir) || '.'} …`)
       const built = await buildIndex({
         root: docsDir,

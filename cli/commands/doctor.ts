@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
+import { MANIFEST_FILE } from '../../core/index-format.ts'
 import { parseManifest } from '../../core/read-manifest.ts'
 import { providerSpec, type MemberId } from '../../core/providers/table.ts'
 import { keyRequired, upstreamBase } from '../../proxy/app.ts'
@@ -299,7 +300,7 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
 
 /** The hosted embedder the built index is bound to, when an index exists. */
 export function manifestEmbedder(indexDir: string): HostedEmbedder | undefined {
-  const file = join(indexDir, 'manifest.json')
+  const file = join(indexDir, MANIFEST_FILE)
   if (!existsSync(file)) return undefined
   try {
     const e = parseManifest(readFileSync(file)).embedder

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
+import { MANIFEST_FILE } from '../../core/index-format.ts'
 import { DEFAULT_DB_PATH } from '../../proxy/node.ts'
 import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
 import { openIndexDir } from '../index-dir.ts'
@@ -99,7 +100,7 @@ async function indexPages(ctx: CliContext, flags: InsightsFlags): Promise<{ path
     if (flags.index || flags.config) throw err
     dir = resolve(ctx.cwd, '.docpilot/index')
   }
-  if (!existsSync(join(dir, 'manifest.json'))) {
+  if (!existsSync(join(dir, MANIFEST_FILE))) {
     if (flags.index) throw new UsageError(`No index at ${flags.index} (manifest.json is missing).`)
     ctx.stderr(`No index at ${relative(ctx.cwd, dir) || dir}: the report leaves out pages never cited (pass --index).\n`)
     return undefined

@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
-import type { Manifest } from '../../core/index-format.ts'
+import { MANIFEST_FILE, type Manifest } from '../../core/index-format.ts'
 import { providerSpec, type MemberId } from '../../core/providers/table.ts'
 import type { FakeProviders } from '../../fixtures/providers/index.ts'
 import { keyRequired, upstreamBase } from '../../proxy/app.ts'
@@ -123,11 +123,11 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
   const siteManifest = siteFile(siteDir, `${indexUrl}manifest.json`)
   let manifestFile = siteManifest
   if (!manifestFile) {
-    const fallback = siteFile(opts.indexDir, '/manifest.json')
+    const fallback = siteFile(opts.indexDir, `/${MANIFEST_FILE}`)
     if (!fallback) {
       throw new Error(
-        `no index to serve: the pages look for it at ${indexUrl}, and neither ${join(opts.siteDir, indexUrl, 'manifest.json')} nor ` +
-          `${join(relative(opts.cwd, opts.indexDir) || '.', 'manifest.json')} exists. Build it into the site: \`docpilot index --out ${join(opts.siteDir, indexUrl)}\``,
+        `no index to serve: the pages look for it at ${indexUrl}, and neither ${join(opts.siteDir, indexUrl, MANIFEST_FILE)} nor ` +
+          `${join(relative(opts.cwd, opts.indexDir) || '.', MANIFEST_FILE)} exists. Build it into the site: \`docpilot index --out ${join(opts.siteDir, indexUrl)}\``,
       )
     }
     mounts.push({ url: indexUrl, dir: opts.indexDir, cache: 'immutable' })

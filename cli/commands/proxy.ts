@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
+import { MANIFEST_FILE } from '../../core/index-format.ts'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
 import { DEFAULT_DB_PATH, IN_MEMORY, resolveDbPath, serveProxy, sqliteInstalled } from '../../proxy/node.ts'
@@ -79,7 +80,7 @@ Examples:
       }
       const trustedHops = flags.trustProxy === true ? 1 : (flags.trustProxy ?? 0)
       // Agents get /ai/mcp when there is an index to search (docs/agents.md).
-      const mcp = existsSync(join(indexDir, 'manifest.json')) ? { indexDir, siteDir: siteOutFor(ctx, loaded, flags.siteOut) } : undefined
+      const mcp = existsSync(join(indexDir, MANIFEST_FILE)) ? { indexDir, siteDir: siteOutFor(ctx, loaded, flags.siteOut) } : undefined
       const served = await serveProxy({ settings, env: ctx.env, dbPath, trustedHops, port: flags.port, hostname: flags.host, ...(mcp ? { mcp } : {}) })
       ctx.stdout(`docpilot proxy on ${served.url}/ai/ (${settings.routes.map((r) => r.member).join(', ') || 'no routes: set a provider key'})\n`)
       ctx.stdout(mcp && settings.mcp.enabled ? `MCP for agents on ${served.url}/ai/mcp (index ${indexDir})\n` : 'No MCP route: no index at ' + indexDir + (settings.mcp.enabled ? '' : ' (and mcp.enabled is false)') + '\n')
