@@ -16,16 +16,13 @@
  *
  * ONNX candidates need the models fetched first: npx tsx scripts/models/fetch.ts
  */
-import { execFileSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import type { EmbedConfig } from '../core/config/schema.ts'
 import { validateConfig } from '../core/config/validate.ts'
-import { ONNX_OPTIONAL_FILES } from '../core/embed/onnx-folder.ts'
 import { staticTokens } from '../core/embed/static.ts'
 import { toContractLine } from '../core/eval/contract.ts'
 import { parseQuestions, scoreRun, type EvalQuestion, type EvalReport, type QueryOutput } from '../core/eval/score.ts'
@@ -36,13 +33,12 @@ import { chunkEmbedText, resolveIndexEmbedder } from '../indexer/embed.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { DEFAULT_MODELS_DIR } from '../scripts/models/fetch.ts'
 import { timeInProcess, type Timing } from './cpu-time.ts'
+import { nativeVectors } from './native-vectors.ts'
 import { median, quantile, timePasses } from './stats.ts'
 
 const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
 const MODELS = process.env.DOCPILOT_MODELS_DIR ?? DEFAULT_MODELS_DIR
 const DISTILLED = resolve(import.meta.dirname, '../.cache/distill')
-/** Chunk vectors computed by native onnxruntime, by digest of model and texts. */
-const NATIVE_VECTORS = resolve(import.meta.dirname, '../.cache/bench-vectors')
 
 export interface Candidate {
   name: string
@@ -187,8 +183,8 @@ export function gateAtBar(answerable: number[], offTopic: number[], maxAnswerabl
 /**
  * A transformer embeds thousands of chunks slowly in WebAssembly on a shared
  * machine, so for ONNX candidates the chunk vectors are computed once by
- * native onnxruntime (scripts/models/embed_texts.py, same model, same
- * tokenizer) and put in the embedding cache the build reads; the build then
+ * native onnxruntime (bench/native-vectors.ts, kept across runs) and put in
+ * the embedding cache the build reads; the build then
  * reuses them. The build time reported for these candidates is the lexical
  * build plus the WebAssembly embedder's per-chunk time measured on a sample.
  */
@@ -198,23 +194,11 @@ export async function prefillOnnxCache(c: Candidate & { embed: { model: string }
   const index = await openIndex(fsPartLoader(lexOut), { log: () => {} })
   const chunks = await index.chunks(Array.from({ length: lex.chunks }, (_, i) => i))
   const texts = chunks.map(chunkEmbedText)
-  const textsFile = join(work, `texts-${c.name}-${corpus.name}.jsonl`)
-  writeFileSync(textsFile, texts.map((t) => JSON.stringify(t)).join('\n') + '\n')
-  // Kept across runs, by digest of the model folder and the texts: a re-run (or one that failed later) embeds nothing twice.
-  const digest = createHash('sha256')
-  for (const f of ['model.onnx', 'tokenizer.json', ...ONNX_OPTIONAL_FILES]) if (existsSync(join(c.embed.model, f))) digest.update(f).update(readFileSync(join(c.embed.model, f)))
-  const vecFile = join(NATIVE_VECTORS, `${c.name}-${corpus.name}-${digest.update(readFileSync(textsFile)).digest('hex').slice(0, 16)}.f32`)
-  if (!existsSync(vecFile)) {
-    log(`  ${c.name} ${corpus.name}: embedding ${texts.length} chunks with native onnxruntime`)
-    mkdirSync(NATIVE_VECTORS, { recursive: true })
-    execFileSync(process.env.PYTHON ?? 'python3', [join(import.meta.dirname, '../scripts/models/embed_texts.py'), c.embed.model, textsFile, `${vecFile}.part`], { stdio: ['ignore', 'ignore', 'inherit'] })
-    renameSync(`${vecFile}.part`, vecFile)
-  }
-  const flat = new Float32Array(new Uint8Array(readFileSync(vecFile)).buffer)
-  const dims = flat.length / texts.length
+  const vectors = nativeVectors(c.embed.model, texts, work, log)
+  const dims = vectors[0]!.length
   const name = `local:${basename(c.embed.model)}`
   const cache = await EmbeddingCache.open(cacheDir, { id: name, model: `onnx:${name}`, dims }, resolve(out))
-  texts.forEach((t, i) => cache.set(textDigest(t), flat.slice(i * dims, (i + 1) * dims)))
+  texts.forEach((t, i) => cache.set(textDigest(t), vectors[i]!))
   await cache.save()
   // The product's own embedder (WebAssembly) on a sample, for the build-time estimate.
   const ie = await resolveIndexEmbedder(c.embed, { env: {}, chat: validateConfig({}, '(bench)').chat, configDir: process.cwd(), cacheDir })
@@ -222,7 +206,7 @@ export async function prefillOnnxCache(c: Candidate & { embed: { model: string }
   const t0 = performance.now()
   const wasm = await ie!.embedder.embed(sample, { purpose: 'document' })
   const perChunkMs = (performance.now() - t0) / sample.length
-  const worst = Math.min(...wasm.map((v, i) => v.reduce((s, x, d) => s + x * flat[i * dims + d]!, 0)))
+  const worst = Math.min(...wasm.map((v, i) => v.reduce((s, x, d) => s + x * vectors[i]![d]!, 0)))
   // int8 kernels round differently in WebAssembly and natively; a [CLS]-pooled model feels it most (bge: 0.996-0.998).
   if (worst < 0.99) throw new Error(`${c.name}: native and WebAssembly vectors disagree (cosine ${worst.toFixed(4)})`)
   log(`  ${c.name} ${corpus.name}: native and WebAssembly vectors agree (worst cosine of ${sample.length}: ${worst.toFixed(4)})`)
