@@ -141,7 +141,7 @@ async function build(c: Candidate, corpus: (typeof CORPORA)[number], out: string
 }
 
 function withFusion(index: DocIndex, denseWeight: number | null): () => void {
-  const m = index.manifest.retrieval as { fusion: unknown }
+  const m = index.manifest.retrieval
   const saved = m.fusion
   if (denseWeight !== null) m.fusion = { method: 'linear', lexicalWeight: 1 - denseWeight, denseWeight }
   return () => (m.fusion = saved)

@@ -127,7 +127,9 @@ export interface IndexParts {
 }
 
 /** The fusion of a lexical-only index: none (it is written as `{}`). */
-export type NoFusion = Record<string, never>
+export interface NoFusion {
+  method?: never
+}
 
 export interface Manifest {
   format: typeof FORMAT_VERSION

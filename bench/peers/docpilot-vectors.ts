@@ -18,7 +18,7 @@ function channel(dir: string, index: DocIndex) {
 export async function loadIndexVectors(dir: string, index: DocIndex): Promise<Float32Array[] | null> {
   if (!channel(dir, index)) return null
   const dims = index.manifest.embedder.dims
-  const file = await fsPartLoader(dir).bytes(index.manifest.parts.vectors as string)
+  const file = await fsPartLoader(dir).bytes(index.manifest.parts.vectors!)
   const view = new DataView(file.buffer, file.byteOffset, file.byteLength)
   const size = rowBytes(dims)
   return Array.from({ length: index.size }, (_, i) => {

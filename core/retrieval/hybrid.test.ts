@@ -21,6 +21,7 @@ import type { PartLoader } from './parts.ts'
 import { openIndex } from './search.ts'
 import { rankHybrid, type DenseChannel } from './hybrid.ts'
 import type { PassageVectors } from './passage-vectors.ts'
+import { ENCODER_TUNING } from './tuning.ts'
 
 const SITE = fileURLToPath(new URL('../../fixtures/site/', import.meta.url))
 /** Index builds load real models; generous on a machine shared by several people. */
@@ -287,7 +288,7 @@ describe('dense candidates scored exactly', () => {
   }
   const manifest = {
     embedder: { id: 'test', kind: 'local', model: 'onnx:test', dims: 2 },
-    retrieval: { fusion: { method: 'linear', lexicalWeight: 0.3, denseWeight: 0.7 }, gate: {} },
+    retrieval: { fusion: { method: 'linear', lexicalWeight: 0.3, denseWeight: 0.7 }, gate: ENCODER_TUNING.gate },
   } as unknown as Manifest
 
   it('ranks a candidate only the codes found by its exact score, not its code estimate', async () => {

@@ -210,24 +210,15 @@ export interface Ranked {
   hits: { ordinal: number; score: number; channels: { lexical?: number; dense?: number } }[]
 }
 
-/** The manifest's gate settings; a field it lacks comes from the tuning for its embedder. */
+/** The manifest's gate settings, as written (every field was checked when it was read: core/read-manifest.ts). */
 export function gateConfig(manifest: Manifest): GateConfig {
-  const g = manifest.retrieval.gate as Partial<GateConfig>
-  const tuned = tuningFor(manifest.embedder).gate
-  const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback)
-  const weights = g.weights && typeof g.weights.cooccurrence === 'number' && typeof g.weights.meaning === 'number' ? g.weights : tuned.weights
-  return {
-    vocabularyFloor: num(g.vocabularyFloor, tuned.vocabularyFloor),
-    threshold: num(g.threshold, tuned.threshold),
-    weights,
-    lexicalThreshold: num(g.lexicalThreshold, tuned.lexicalThreshold),
-    meaningFrom: g.meaningFrom === 'lexical' || g.meaningFrom === 'results' ? g.meaningFrom : tuned.meaningFrom,
-  }
+  return manifest.retrieval.gate
 }
 
+/** The manifest's fusion; a lexical-only index has none (`{}`) and gets its embedder's tuning. */
 export function fusionConfig(manifest: Manifest): FusionConfig {
-  const f = manifest.retrieval.fusion as Partial<FusionConfig>
-  return f && (f.method === 'linear' || f.method === 'rrf') ? (f as FusionConfig) : tuningFor(manifest.embedder).fusion
+  const f = manifest.retrieval.fusion
+  return f.method === undefined ? tuningFor(manifest.embedder).fusion : f
 }
 
 /** The first `k` hits, best first, skipping a hit whose section an earlier hit already holds. */

@@ -13,12 +13,12 @@ describe('settings per kind of embedder', () => {
     expect(tuningFor(identity('', 'none')).gate.lexicalThreshold).toBe(STATIC_TUNING.gate.lexicalThreshold)
   })
 
-  it("a manifest's own settings win; a field it lacks comes from its embedder's tuning", () => {
-    const manifest = {
-      embedder: identity('onnx:local:minilm'),
-      retrieval: { fusion: {}, gate: { threshold: 0.9, weights: { lexical: 0.4, dense: 0.6 } } },
-    } as unknown as Manifest
-    expect(gateConfig(manifest)).toEqual({ ...ENCODER_TUNING.gate, threshold: 0.9 })
-    expect(fusionConfig(manifest)).toEqual(ENCODER_TUNING.fusion)
+  it("a manifest's own gate and fusion are used as written; a lexical-only index's empty fusion is its embedder's tuning", () => {
+    const gate = { ...ENCODER_TUNING.gate, threshold: 0.9 }
+    const fusion = { method: 'rrf', k: 60, lexicalWeight: 1, denseWeight: 1 } as const
+    const manifest = (f: Manifest['retrieval']['fusion']) => ({ embedder: identity('onnx:local:minilm'), retrieval: { fusion: f, gate } }) as Manifest
+    expect(gateConfig(manifest(fusion))).toBe(gate)
+    expect(fusionConfig(manifest(fusion))).toBe(fusion)
+    expect(fusionConfig(manifest({}))).toEqual(ENCODER_TUNING.fusion)
   })
 })
