@@ -3,13 +3,14 @@
  * visit, measured rather than estimated: the reader's own search (the code
  * the worker runs) over the index folder, through a loader that records
  * every part it reads. One fresh reader per question, so nothing is shared
- * between questions, as on a first visit. Sizes are what a static host
+ * between questions, as on a first visit (only the files are read from disk
+ * once for all of them). Sizes are what a static host
  * sends: parts stored gzipped count as stored, manifest.json gzipped.
  * `docpilot index` prints this; bench/ measures the same in Chromium.
  */
 import { gzipSync } from 'node:zlib'
 import { MANIFEST_FILE, partOfModel, type ChunkRecord } from '../core/index-format.ts'
-import { countingLoader } from '../core/retrieval/parts.ts'
+import { countingLoader, sharedPartsLoader } from '../core/retrieval/parts.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { median } from '../core/stats.ts'
 import { fsPartLoader } from './fs-parts.ts'
@@ -44,17 +45,21 @@ function kindOf(name: string, modelParts: (name: string) => boolean): PartKind {
 /** Bytes and parts a fresh reader fetches for each question (k results, hybrid when the index has vectors). */
 export async function coldFetchCost(dir: string, questions: readonly string[], k = 8, opts: { lexicalOnly?: boolean } = {}): Promise<FetchCost> {
   const costs: QuestionCost[] = []
+  const files = sharedPartsLoader(fsPartLoader(dir))
+  let servedManifest: number | undefined
   for (const question of questions) {
-    const loader = countingLoader(fsPartLoader(dir))
+    const loader = countingLoader(files)
     const index = await openIndex(loader, { log: () => {}, warm: !opts.lexicalOnly })
     await index.search(question, { k, ...(opts.lexicalOnly ? { lexicalOnly: true } : {}) })
+    // Reads the search started without waiting (the texts of its best lexical hits) are downloaded too.
+    await loader.settled()
     const isModel = partOfModel(index.manifest.embedder)
     const byKind: QuestionCost['byKind'] = {}
     let bytes = 0
     for (const [read, size] of loader.reads) {
       // A range read is named `part#start-end`: it belongs to its part.
       const name = read.split('#')[0]!
-      const served = name === MANIFEST_FILE ? gzipSync(await fsPartLoader(dir).bytes(name), { level: 9 }).length : size
+      const served = name === MANIFEST_FILE ? (servedManifest ??= gzipSync(await files.bytes(name), { level: 9 }).length) : size
       const kind = kindOf(name, isModel)
       byKind[kind] = (byKind[kind] ?? 0) + served
       bytes += served

@@ -92,22 +92,64 @@ export function decodeTextShard(shard: TextShard): ChunkRecord[] {
 export interface CountingLoader extends PartLoader {
   /** Part name (with `#start-end` for a range) -> bytes, in the order first read (a read repeated counts once). */
   readonly reads: Map<string, number>
+  /**
+   * Resolves once no read is in flight: a reader starts some reads without
+   * waiting for them (texts it expects to show), and those are downloaded
+   * all the same, so a count taken when its answer returns must wait for them.
+   */
+  settled(): Promise<void>
 }
 
 export function countingLoader(inner: PartLoader): CountingLoader {
   const reads = new Map<string, number>()
-  return {
-    reads,
-    async bytes(name) {
-      const b = await inner.bytes(name)
-      if (!reads.has(name)) reads.set(name, b.byteLength)
-      return b
-    },
-    async range(name, start, end) {
-      const b = await readRange(inner, name, start, end)
-      const key = `${name}#${start}-${end}`
+  const inFlight = new Set<Promise<unknown>>()
+  const track = (key: string, read: Promise<Uint8Array>): Promise<Uint8Array> => {
+    const counted = read.then((b) => {
       if (!reads.has(key)) reads.set(key, b.byteLength)
       return b
+    })
+    inFlight.add(counted)
+    counted.then(
+      () => inFlight.delete(counted),
+      () => inFlight.delete(counted),
+    )
+    return counted
+  }
+  return {
+    reads,
+    bytes: (name) => track(name, inner.bytes(name)),
+    range: (name, start, end) => track(`${name}#${start}-${end}`, readRange(inner, name, start, end)),
+    async settled() {
+      // A finished read may lead to another (a directory, then its rows): a task later, with every
+      // promise chain run, nothing new may be in flight.
+      do {
+        await Promise.allSettled(inFlight)
+        await new Promise((next) => setTimeout(next, 0))
+      } while (inFlight.size)
     },
+  }
+}
+
+/**
+ * A loader that reads each part from `inner` once and serves every later
+ * read, and every range, from those bytes: for many readers over one local
+ * index (the indexer's fetch-cost sample), each behind its own counting
+ * loader, so what each reader asks for is still counted as it asks.
+ */
+export function sharedPartsLoader(inner: PartLoader): Required<PartLoader> {
+  const parts = new Map<string, Promise<Uint8Array>>()
+  const bytes = (name: string): Promise<Uint8Array> => {
+    let part = parts.get(name)
+    if (!part) {
+      parts.set(name, (part = inner.bytes(name)))
+      // A failed read is not kept: the next reader tries again and sees the same error.
+      part.catch(() => parts.delete(name))
+    }
+    return part
+  }
+  return {
+    bytes,
+    // Like a range read, a part shorter than `end` gives what it has.
+    range: async (name, start, end) => (await bytes(name)).subarray(start, end),
   }
 }
