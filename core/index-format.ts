@@ -14,6 +14,10 @@ export const MANIFEST_FILE = 'manifest.json'
 /** Bumped on any incompatible change; readers refuse other versions with a clear message. */
 export const FORMAT_VERSION = 2
 
+/** Fields the lexical index covers, in the order its postings number them. */
+export const LEXICAL_FIELDS = ['text', 'title', 'trail', 'path', 'anchor'] as const
+export type LexicalField = (typeof LEXICAL_FIELDS)[number]
+
 /**
  * A set of numbered files in one folder whose name carries the digest of
  * them all, so every file in it is cacheable forever and the manifest names
@@ -155,7 +159,7 @@ export interface Manifest {
   }
   chat: {
     chain: PublicChainMember[]
-    /** Set when a mixed chain turned per-day rationing off. */
+    /** Per-day rationing of the chain as the index was built (the index summary prints it). */
     rationing?: { enabled: boolean; dailyLimit?: number; note?: string }
     /** The owner's answer settings (chat.maxTokens, temperature, timeouts) the panel's turns use. */
     settings?: PublicChatSettings

@@ -5,12 +5,8 @@
  * even when this file's defaults change later.
  */
 import MiniSearch, { type AsPlainObject, type SearchResult as MiniResult } from 'minisearch'
-import type { ChunkRecord } from '../index-format.ts'
+import { LEXICAL_FIELDS, type ChunkRecord, type LexicalField } from '../index-format.ts'
 import { termProcessor, tokenize } from './terms.ts'
-
-/** Fields BM25 covers, in the order minisearch numbers them. */
-export const LEXICAL_FIELDS = ['text', 'title', 'trail', 'path', 'anchor'] as const
-export type LexicalField = (typeof LEXICAL_FIELDS)[number]
 
 /** Name of the tokenizer below; a reader refuses an index built with another. */
 export const TOKENIZER = 'docpilot-words-v1'

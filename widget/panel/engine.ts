@@ -7,6 +7,7 @@
  * turns are the search view, never a walk over an empty ladder.
  */
 import type { Manifest } from '../../core/index-format.ts'
+import { parseManifest } from '../../core/read-manifest.ts'
 import { fetchPart } from '../../core/retrieval/fetch-part.ts'
 import type { Passage, SearchResult } from '../../core/retrieval/search.ts'
 import { systemClock } from '../../core/ladder/cooldown.ts'
@@ -143,8 +144,7 @@ export class Engine {
   private async manifestAlone(): Promise<Manifest | undefined> {
     try {
       const bytes = await fetchPart(fetch, `${this.options.indexUrl}manifest.json`, { init: { credentials: 'same-origin' } }, 'manifest.json')
-      const manifest = JSON.parse(new TextDecoder().decode(bytes)) as Manifest
-      return Array.isArray(manifest?.chat?.chain) ? manifest : undefined
+      return parseManifest(bytes)
     } catch {
       return undefined
     }
