@@ -108,6 +108,45 @@ export function writeStaticModel(out: string, vocab: readonly string[], rows: Ar
   writeFileSync(join(out, 'PROVENANCE.md'), provenance)
 }
 
+export interface TeacherProvenance {
+  upstream: string
+  licence: string
+  package: string
+  files: Record<string, string>
+}
+
+/** The PROVENANCE.json scripts/models/fetch.ts wrote into the teacher's folder. */
+export function readTeacherProvenance(teacherDir: string): TeacherProvenance {
+  return JSON.parse(readFileSync(join(teacherDir, 'PROVENANCE.json'), 'utf8')) as TeacherProvenance
+}
+
+/** What every static model built from a teacher and the frequency-ranked word list records, whatever its training. */
+export function staticModelBase(
+  opts: { id: string; dims: number; words: number },
+  vocabSize: number,
+  teacher: TeacherProvenance,
+  wordList: { source: string; sourceSha256: string },
+): StaticModelDescriptor & { provenance: NonNullable<StaticModelDescriptor['provenance']> } {
+  return {
+    format: STATIC_MODEL_FORMAT,
+    id: opts.id,
+    dims: opts.dims,
+    vocabSize,
+    files: { vocab: 'vocab.txt', vectors: 'vectors.bin' },
+    tokenizer: { lowercase: true, pattern: STATIC_TOKEN_PATTERN },
+    provenance: {
+      teacher: teacher.upstream,
+      teacherPackage: teacher.package,
+      teacherModelSha256: teacher.files['model.onnx'],
+      teacherLicence: teacher.licence,
+      wordList: wordList.source,
+      wordListSha256: wordList.sourceSha256,
+      wordListLicence: 'MIT (package); GloVe vocabulary and frequency order: ODC PDDL v1.0',
+      frequencyRanked: opts.words,
+    },
+  }
+}
+
 export async function distill(opts: DistillOptions): Promise<StaticModelDescriptor> {
   const log = opts.log ?? console.log
   const folder = readOnnxFolder(opts.teacher)
@@ -121,23 +160,12 @@ export async function distill(opts: DistillOptions): Promise<StaticModelDescript
     const weight = opts.sif / (opts.sif + prob)
     return project(p, v).map((x) => x * weight)
   })
-  const teacherProv = JSON.parse(readFileSync(join(opts.teacher, 'PROVENANCE.json'), 'utf8')) as { upstream: string; licence: string; package: string; files: Record<string, string> }
+  const teacherProv = readTeacherProvenance(opts.teacher)
+  const base = staticModelBase(opts, vocab.length, teacherProv, { source, sourceSha256 })
   const desc: StaticModelDescriptor = {
-    format: STATIC_MODEL_FORMAT,
-    id: opts.id,
-    dims: opts.dims,
-    vocabSize: vocab.length,
-    files: { vocab: 'vocab.txt', vectors: 'vectors.bin' },
-    tokenizer: { lowercase: true, pattern: STATIC_TOKEN_PATTERN },
+    ...base,
     provenance: {
-      teacher: teacherProv.upstream,
-      teacherPackage: teacherProv.package,
-      teacherModelSha256: teacherProv.files['model.onnx'],
-      teacherLicence: teacherProv.licence,
-      wordList: source,
-      wordListSha256: sourceSha256,
-      wordListLicence: 'MIT (package); GloVe vocabulary and frequency order: ODC PDDL v1.0',
-      frequencyRanked: opts.words,
+      ...base.provenance,
       build: { words: opts.words, dims: opts.dims, sifA: opts.sif, zipfTop: ZIPF_TOP, pooling: 'teacher mean pooling of the word alone', quantization: 'int8-per-row-scale' },
     },
   }

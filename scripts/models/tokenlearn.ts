@@ -21,8 +21,8 @@ import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { STATIC_MODEL_FORMAT, STATIC_TOKEN_PATTERN, type StaticModelDescriptor } from '../../core/embed/static-model.ts'
-import { distillVocabulary, teacherVectorsFile, writeStaticModel, ZIPF_TOP } from './distill.ts'
+import { STATIC_TOKEN_PATTERN, type StaticModelDescriptor } from '../../core/embed/static-model.ts'
+import { distillVocabulary, readTeacherProvenance, staticModelBase, teacherVectorsFile, writeStaticModel, ZIPF_TOP } from './distill.ts'
 import { readOnnxFolder } from './fetch.ts'
 
 export interface TokenlearnOptions {
@@ -109,24 +109,13 @@ export async function tokenlearn(opts: TokenlearnOptions): Promise<StaticModelDe
   const rows = vocab.map((_, i) => all.subarray(i * opts.dims, (i + 1) * opts.dims))
 
   const sources = JSON.parse(readFileSync(`${opts.texts}.sources.json`, 'utf8')) as SourceList
-  const teacherProv = JSON.parse(readFileSync(join(opts.teacher, 'PROVENANCE.json'), 'utf8')) as { upstream: string; licence: string; package: string; files: Record<string, string> }
+  const teacherProv = readTeacherProvenance(opts.teacher)
   const build = { words: opts.words, extraWords: extra.length, extraMinCount: opts.extraMinCount, dims: opts.dims, sifA: opts.sif, zipfTop: ZIPF_TOP, epochs: opts.epochs, lr: opts.lr, l2: opts.l2, ...fit }
+  const shared = staticModelBase(opts, vocab.length, teacherProv, { source, sourceSha256 })
   const desc: StaticModelDescriptor = {
-    format: STATIC_MODEL_FORMAT,
-    id: opts.id,
-    dims: opts.dims,
-    vocabSize: vocab.length,
-    files: { vocab: 'vocab.txt', vectors: 'vectors.bin' },
-    tokenizer: { lowercase: true, pattern: STATIC_TOKEN_PATTERN },
+    ...shared,
     provenance: {
-      teacher: teacherProv.upstream,
-      teacherPackage: teacherProv.package,
-      teacherModelSha256: teacherProv.files['model.onnx'],
-      teacherLicence: teacherProv.licence,
-      wordList: source,
-      wordListSha256: sourceSha256,
-      wordListLicence: 'MIT (package); GloVe vocabulary and frequency order: ODC PDDL v1.0',
-      frequencyRanked: opts.words,
+      ...shared.provenance,
       training: {
         method: 'tokenlearn: table fitted to the teacher vectors of generic technical-documentation texts (cosine loss, Adam), starting from the distilled table',
         texts: texts.length,
