@@ -12,7 +12,7 @@ import { link, mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'nod
 import { basename, dirname, join, resolve } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { FORMAT_VERSION, isShardSet, MANIFEST_FILE, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index-format.ts'
-import { buildLexicalPlain, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
+import { countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { DEFAULT_POSTINGS_SHARD_BYTES, sectionRuns, splitLexicalIndex } from '../core/retrieval/lexical-split.ts'
 import { encodeTextShard } from '../core/retrieval/parts.ts'
 import { tuningFor } from '../core/retrieval/tuning.ts'
@@ -243,7 +243,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const settings = input.lexicalSettings ?? DEFAULT_LEXICAL_SETTINGS
   const chunks = input.chunks
 
-  const split = splitLexicalIndex(buildLexicalPlain(chunks, settings), sectionRuns(chunks), input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES)
+  const split = splitLexicalIndex(countLexicalPostings(chunks, settings), sectionRuns(chunks), input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES)
   const lexical = jsonPart('lexical', split.head)
   const postings = jsonShards('postings', split.shards, { firsts: split.firsts })
   const shardTexts = []

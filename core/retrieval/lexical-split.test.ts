@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { sharedPath } from '../../fixtures/shared-data.ts'
 import { collectChunks, type CollectOptions } from '../../indexer/collect.ts'
 import type { ChunkRecord } from '../index-format.ts'
-import { buildLexicalIndex, buildLexicalPlain, DEFAULT_LEXICAL_SETTINGS, type BuiltLexicalIndex, type LexicalHit } from './lexical.ts'
+import { buildLexicalIndex, buildLexicalPlain, countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type BuiltLexicalIndex, type LexicalHit } from './lexical.ts'
 import { openSplitLexicalIndex, sectionRuns, splitLexicalIndex, type PostingsShard } from './lexical-split.ts'
 
 const doc = (path: string, title: string, heading: string, text: string): ChunkRecord => ({
@@ -24,9 +24,9 @@ const CHUNKS = [
   doc('docs/guides/middleware.md', 'Middleware', 'Writing middlewares', 'A middleware function receives the context and next; documentation of each built-in middleware follows.'),
 ]
 
-/** The split parts as a reader receives them (JSON round trip), built as the indexer builds them (buildLexicalPlain). */
+/** The split parts as a reader receives them (JSON round trip), built as the indexer builds them (countLexicalPostings). */
 function reader(index: BuiltLexicalIndex, chunks: readonly ChunkRecord[] = CHUNKS, shardBytes?: number) {
-  const { head, shards } = JSON.parse(JSON.stringify(splitLexicalIndex(buildLexicalPlain(chunks, index.settings), sectionRuns(chunks), shardBytes))) as ReturnType<typeof splitLexicalIndex>
+  const { head, shards } = JSON.parse(JSON.stringify(splitLexicalIndex(countLexicalPostings(chunks, index.settings), sectionRuns(chunks), shardBytes))) as ReturnType<typeof splitLexicalIndex>
   const fetched: number[] = []
   const split = openSplitLexicalIndex(head, JSON.parse(JSON.stringify(index.settings)), async (i) => {
     fetched.push(i)
@@ -42,6 +42,16 @@ describe('lexical index split by term', () => {
   it('builds the very index minisearch builds: terms, frequencies, field lengths and their averages', () => {
     const byTerm = (js: ReturnType<typeof buildLexicalPlain>) => ({ ...js, index: [...js.index].sort((a, b) => (a[0] < b[0] ? -1 : 1)) })
     expect(byTerm(JSON.parse(JSON.stringify(buildLexicalPlain(CHUNKS))))).toEqual(byTerm(JSON.parse(JSON.stringify(index.toPlain()))))
+  })
+
+  it('splits the counted postings into the very parts it splits minisearch\'s own index into', () => {
+    const repeated = [...CHUNKS, doc('docs/guides/cookie.md', 'Cookies', 'Cookie cookie', 'cookie cookies cookie getSignedCookie cookie')]
+    for (const shardBytes of [1, 200, undefined]) {
+      const counted = splitLexicalIndex(countLexicalPostings(repeated), sectionRuns(repeated), shardBytes)
+      expect(counted).toEqual(splitLexicalIndex(buildLexicalIndex(repeated).toPlain(), sectionRuns(repeated), shardBytes))
+      // Some term repeats in a chunk: rows carry frequencies, the part the counting builds.
+      expect(counted.shards.flat().some((row) => row.some((entry) => entry !== 0 && Array.isArray(entry[0])))).toBe(true)
+    }
   })
 
   it('answers every query exactly as the whole index does, prefix and fuzzy matches included', async () => {

@@ -17,7 +17,7 @@
  */
 import type { AsPlainObject } from 'minisearch'
 import SearchableMap from 'minisearch/SearchableMap'
-import { lexicalSearcher, PostingsIndex, termExpansion, type LexicalHit, type LexicalIndex, type LexicalSettings } from './lexical.ts'
+import { lexicalSearcher, PostingsIndex, termExpansion, type CountedLexicalIndex, type LexicalHit, type LexicalIndex, type LexicalSettings } from './lexical.ts'
 
 export const LEXICAL_SPLIT_ENCODING = 'docpilot-lexical-split-v1'
 
@@ -53,17 +53,27 @@ export type PostingsShard = PostingRow[]
 /** Raw JSON bytes per postings shard: about 3-4 KB once gzipped. */
 export const DEFAULT_POSTINGS_SHARD_BYTES = 12_000
 
-function encodeRow(byField: Record<string, Record<string, number>>, fields: number): PostingRow {
+/** One field's postings from minisearch's form (document number -> frequency) as countLexicalPostings counts them. */
+function countedDocs(docs: Record<string, number>): number[] {
+  // Integer keys enumerate in ascending order.
+  return Object.keys(docs).flatMap((id) => [Number(id), docs[id]!])
+}
+
+function encodeRow(byField: Record<string, Record<string, number>> | Array<number[] | undefined>, fields: number): PostingRow {
   const row: PostingRow = []
   for (let f = 0; f < fields; f++) {
-    const docs = byField[f]
-    if (!docs) {
+    const entry: number[] | Record<string, number> | undefined = Array.isArray(byField) ? byField[f] : byField[f]
+    if (!entry) {
       row.push(0)
       continue
     }
-    const ids = Object.keys(docs).map(Number).sort((a, b) => a - b)
-    const gaps = ids.map((id, i) => id - (i ? ids[i - 1]! : 0))
-    const freqs = ids.map((id) => docs[id]!)
+    const docs = Array.isArray(entry) ? entry : countedDocs(entry)
+    const gaps: number[] = []
+    const freqs: number[] = []
+    for (let i = 0; i < docs.length; i += 2) {
+      gaps.push(docs[i]! - (i ? docs[i - 2]! : 0))
+      freqs.push(docs[i + 1]!)
+    }
     row.push(freqs.every((x) => x === 1) ? gaps : [gaps, freqs])
   }
   while (row.at(-1) === 0) row.pop()
@@ -98,11 +108,11 @@ export function sectionRuns(chunks: readonly { path: string; anchor: string }[])
 }
 
 /**
- * Splits an index (minisearch's serialized form, or buildLexicalPlain's) into its head and postings shards. Pure: same index, same parts.
+ * Splits an index (minisearch's serialized form, or countLexicalPostings') into its head and postings shards. Pure: same index, same parts.
  * `sections`: sectionRuns() of the indexed chunks.
  */
 export function splitLexicalIndex(
-  js: AsPlainObject,
+  js: AsPlainObject | CountedLexicalIndex,
   sections: number[],
   shardBytes = DEFAULT_POSTINGS_SHARD_BYTES,
 ): { head: LexicalHead; shards: PostingsShard[]; firsts: string[] } {
@@ -129,7 +139,7 @@ export function splitLexicalIndex(
     prefix.push(p)
     suffix.push(term.slice(p))
     previous = term
-    const row = encodeRow(byField as Record<string, Record<string, number>>, fields)
+    const row = encodeRow(byField, fields)
     if (size >= shardBytes) {
       shardStarts.push(t)
       shards.push([])

@@ -200,17 +200,26 @@ export interface DocumentStats {
 }
 
 /**
- * The index minisearch would build over these chunks, in its serialized
- * form, computed directly: the same tokens, terms, frequencies and field
- * lengths (distinct tokens, as minisearch counts them), and the same running
- * average of field lengths, in the same order, so every BM25 score is the
- * same. What the indexer splits into parts; it skips the search tree and
- * the serialization minisearch would build first.
+ * minisearch's serialized form with each term's postings still as counted:
+ * per field (minisearch's field order), document numbers and term
+ * frequencies interleaved ([doc, count, doc, count, ...], ascending
+ * documents), undefined where the term is absent. What the indexer splits
+ * into parts; minisearch's nested objects keyed by document number cost
+ * more to fill than everything else in building the index.
  */
-export function buildLexicalPlain(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS): AsPlainObject {
+export type CountedLexicalIndex = Omit<AsPlainObject, 'index'> & { index: Array<[term: string, byField: Array<number[] | undefined>]> }
+
+/**
+ * The index minisearch would build over these chunks, computed directly:
+ * the same tokens, terms, frequencies and field lengths (distinct tokens,
+ * as minisearch counts them), and the same running average of field
+ * lengths, in the same order, so every BM25 score is the same. It skips the
+ * search tree and the serialization minisearch would build first.
+ */
+export function countLexicalPostings(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS): CountedLexicalIndex {
   const options = miniSearchOptions(settings, chunks)
   const fields = settings.fields
-  const postings = new Map<string, Record<string, Record<string, number>>>()
+  const postings = new Map<string, Array<number[] | undefined>>()
   const documentIds: Record<string, number> = {}
   const fieldLength: Record<string, number[]> = {}
   const averageFieldLength: number[] = []
@@ -225,9 +234,11 @@ export function buildLexicalPlain(chunks: readonly ChunkRecord[], settings: Lexi
       for (const token of tokens) {
         for (const term of options.processTerm(token) ?? []) {
           let byField = postings.get(term)
-          if (!byField) postings.set(term, (byField = {}))
-          const docs = (byField[f] ??= {})
-          docs[doc] = (docs[doc] ?? 0) + 1
+          if (!byField) postings.set(term, (byField = []))
+          const docs = (byField[f] ??= [])
+          // Documents arrive in order: a repeat within this one is the last pair.
+          if (docs[docs.length - 2] === doc) docs[docs.length - 1]!++
+          else docs.push(doc, 1)
         }
       }
     })
@@ -245,6 +256,21 @@ export function buildLexicalPlain(chunks: readonly ChunkRecord[], settings: Lexi
     index: [...postings],
     serializationVersion: 2,
   }
+}
+
+/** countLexicalPostings in minisearch's own serialized form (what minisearch's toJSON gives for these chunks). */
+export function buildLexicalPlain(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS): AsPlainObject {
+  const counted = countLexicalPostings(chunks, settings)
+  const index: AsPlainObject['index'] = counted.index.map(([term, byField]) => {
+    const plain: Record<string, Record<string, number>> = {}
+    byField.forEach((docs, f) => {
+      if (!docs) return
+      const counts: Record<string, number> = (plain[f] = {})
+      for (let i = 0; i < docs.length; i += 2) counts[docs[i]!] = docs[i + 1]!
+    })
+    return [term, plain]
+  })
+  return { ...counted, index }
 }
 
 /**
