@@ -23,7 +23,7 @@
  */
 import type { Browser } from '@playwright/test'
 import type { EvalQuestion } from '../core/eval/score.ts'
-import { partOfModel } from '../core/index-format.ts'
+import { partOfModel } from '../core/index/format.ts'
 import { prepareCorpus, type PreparedCorpus } from './compare-corpora.ts'
 import { serveCorpus, type EngineId, type EnginePage } from './compare-pages.ts'
 import { engineLabel } from './compare-quality.ts'

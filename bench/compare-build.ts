@@ -9,7 +9,7 @@
  * embedding model files and Pagefind's runtime are listed on their own lines.
  */
 import { appendFile, cp, mkdir, rm } from 'node:fs/promises'
-import { partOfModel } from '../core/index-format.ts'
+import { partOfModel } from '../core/index/format.ts'
 import { join } from 'node:path'
 import { buildDocpilot, buildOramaFile, measureDir, prepareCorpus, sumSizes, type FileSize, type PreparedCorpus } from './compare-corpora.ts'
 import { corporaOf, workRootOf, type CompareOptions } from './compare-questions.ts'

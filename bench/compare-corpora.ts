@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { basename, join, relative, resolve } from 'node:path'
 import type { DocpilotConfigInput } from '../core/config/schema.ts'
 import type { AnyOrama } from '@orama/orama'
-import type { ChunkRecord } from '../core/index-format.ts'
+import type { ChunkRecord } from '../core/index/format.ts'
 import { CHAIN } from '../core/providers/table.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'

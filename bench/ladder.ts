@@ -12,7 +12,7 @@
  *    clock the bench moves.
  */
 import { startFakeProviders, type FaultRule } from '../fixtures/providers/index.ts'
-import type { PublicChainMember } from '../core/index-format.ts'
+import type { PublicChainMember } from '../core/index/format.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { DEFAULT_COOLDOWN_MS, ManualClock, MemoryCooldownStore } from '../core/ladder/cooldown.ts'
 import { walkLadder } from '../core/ladder/walk.ts'

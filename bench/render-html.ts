@@ -4,7 +4,7 @@
  * indexer produced. There is no second Markdown pipeline here: everything
  * comes from the indexer's output (path, url, anchor, trail, text).
  */
-import type { ChunkRecord } from '../core/index-format.ts'
+import type { ChunkRecord } from '../core/index/format.ts'
 
 export interface RenderedPage {
   /** Source path relative to the corpus folder (the chunk `path`). */

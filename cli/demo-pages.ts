@@ -4,7 +4,7 @@
  * heading id is exactly the anchor a citation links to. Docs text is shown as
  * escaped text: the demo must not run anything a docs page contains.
  */
-import type { ChunkRecord } from '../core/index-format.ts'
+import type { ChunkRecord } from '../core/index/format.ts'
 
 export interface DemoPage {
   url: string

@@ -2,8 +2,8 @@
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
-import { MANIFEST_FILE, type Manifest } from '../core/index-format.ts'
-import { IndexFormatError, readManifest } from '../core/read-manifest.ts'
+import { MANIFEST_FILE, type Manifest } from '../core/index/format.ts'
+import { IndexFormatError, readManifest } from '../core/index/read-manifest.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 
@@ -19,7 +19,7 @@ export async function openIndexDir(dir: string, opts: DenseOptions = {}): Promis
   return inFolder(dir, () => openIndex(fsPartLoader(dir), opts))
 }
 
-/** The checked manifest of the index folder `dir` (core/read-manifest.ts). */
+/** The checked manifest of the index folder `dir` (core/index/read-manifest.ts). */
 export function readIndexManifest(dir: string): Promise<Manifest> {
   return inFolder(dir, () => readManifest(fsPartLoader(dir)))
 }

@@ -7,7 +7,7 @@
  */
 import { publicChat } from '../core/chain/resolve.ts'
 import type { DocpilotConfig } from '../core/config/schema.ts'
-import type { Manifest } from '../core/index-format.ts'
+import type { Manifest } from '../core/index/format.ts'
 import { CHAIN } from '../core/providers/table.ts'
 import type { FakeProviders } from '../fixtures/providers/index.ts'
 import { proxySettingsFromConfig } from '../proxy/from-config.ts'

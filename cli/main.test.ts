@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FORMAT_VERSION } from '../core/index-format.ts'
+import { FORMAT_VERSION } from '../core/index/format.ts'
 import { buildProgram, main } from './main.ts'
 
 const BIN = resolve(import.meta.dirname, '../bin/docpilot.js')

@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import { startPreviewServer, type PreviewServer } from '../cli/commands/preview.ts'
 import { validateConfig } from '../core/config/validate.ts'
-import type { ChunkRecord } from '../core/index-format.ts'
+import type { ChunkRecord } from '../core/index/format.ts'
 import { buildFrameworkSite, indexChunks, missingTargets, type BuiltSite, type FrameworkBuild } from './framework-build.ts'
 import { ask, expect, keepScreenshot, openPanel, settled, test } from './harness.ts'
 import { COVERED } from './paths.ts'

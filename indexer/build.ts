@@ -6,7 +6,7 @@
 import { resolve } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
 import { publicChat, resolveChain, type ResolvedChain } from '../core/chain/resolve.ts'
-import type { EmbedderIdentity, Manifest } from '../core/index-format.ts'
+import type { EmbedderIdentity, Manifest } from '../core/index/format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
 import { suggestFromHeadings } from './suggest.ts'
 import { checkSiteOut, excludeSiteOut, writeAgentFiles, type LlmsResult } from './llms.ts'

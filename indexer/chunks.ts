@@ -4,7 +4,7 @@
  * window still cites the heading it came from. Chunk ids are unique within
  * the index.
  */
-import type { ChunkRecord } from '../core/index-format.ts'
+import type { ChunkRecord } from '../core/index/format.ts'
 import type { DocpilotConfig } from '../core/config/schema.ts'
 import type { PageSections } from './sections.ts'
 

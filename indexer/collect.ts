@@ -7,7 +7,7 @@
 import { realpath, stat } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import { glob } from 'tinyglobby'
-import type { ChunkRecord } from '../core/index-format.ts'
+import type { ChunkRecord } from '../core/index/format.ts'
 import { DEFAULT_FILE_LIMITS, type DocpilotConfig, type SluggerName } from '../core/config/schema.ts'
 import { parsePool } from './parse-pool.ts'
 import { toSections } from './sections.ts'

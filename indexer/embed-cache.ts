@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { EmbedderIdentity } from '../core/index-format.ts'
+import type { EmbedderIdentity } from '../core/index/format.ts'
 
 interface CacheFile {
   embedder: string

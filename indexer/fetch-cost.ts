@@ -9,8 +9,8 @@
  * `docpilot index` prints this; bench/ measures the same in Chromium.
  */
 import { gzipSync } from 'node:zlib'
-import { MANIFEST_FILE, partOfModel, type ChunkRecord } from '../core/index-format.ts'
-import { countingLoader, sharedPartsLoader } from '../core/retrieval/parts.ts'
+import { MANIFEST_FILE, partOfModel, type ChunkRecord } from '../core/index/format.ts'
+import { countingLoader, sharedPartsLoader } from '../core/index/parts.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { median } from '../core/stats.ts'
 import { fsPartLoader } from './fs-parts.ts'

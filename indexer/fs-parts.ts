@@ -1,7 +1,7 @@
 /** The Node PartLoader: reads index parts from an index folder on disk. */
 import { open, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { PartMissingError, type PartLoader } from '../core/retrieval/parts.ts'
+import { PartMissingError, type PartLoader } from '../core/index/parts.ts'
 
 export function fsPartLoader(dir: string): PartLoader {
   const read = async (name: string): Promise<Uint8Array> => {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import type { DocpilotConfigInput } from '../core/config/schema.ts'
 import { validateConfig } from '../core/config/validate.ts'
-import type { ChunkRecord, Manifest } from '../core/index-format.ts'
+import type { ChunkRecord, Manifest } from '../core/index/format.ts'
 import { buildIndex } from './build.ts'
 import { questionFromHeading, suggestFromHeadings } from './suggest.ts'
 

@@ -10,7 +10,7 @@
  * skipped rather than forced into an awkward sentence. One question per page,
  * so the suggestions show the breadth of the docs.
  */
-import type { ChunkRecord } from '../core/index-format.ts'
+import type { ChunkRecord } from '../core/index/format.ts'
 
 export const MAX_SUGGESTIONS = 4
 

@@ -7,7 +7,7 @@
 import { autoEmbedMember } from '../core/chain/embed.ts'
 import { resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
 import type { DocpilotConfig, EmbedConfig } from '../core/config/schema.ts'
-import type { EmbedderIdentity } from '../core/index-format.ts'
+import type { EmbedderIdentity } from '../core/index/format.ts'
 import { isMemberId, providerSpec, type MemberId } from '../core/providers/table.ts'
 import { routesFor, settingsFor, type ProxySettings } from './settings.ts'
 

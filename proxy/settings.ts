@@ -10,7 +10,7 @@
 import { z } from 'zod'
 import { BudgetSchema, ChatSchema, FeedbackSchema, InsightsSchema, ProxySchema, type DocpilotConfig } from '../core/config/schema.ts'
 import type { Rationing } from '../core/chain/rationing.ts'
-import type { EmbedderIdentity, PublicChainMember } from '../core/index-format.ts'
+import type { EmbedderIdentity, PublicChainMember } from '../core/index/format.ts'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
 import { McpSettingsSchema, mcpSettingsFor } from './mcp-settings.ts'
 

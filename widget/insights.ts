@@ -6,7 +6,7 @@
  * and section ids; the question only when the owner opted in to text
  * (`questions`). A random id per browser tab, never a user id.
  */
-import type { Manifest } from '../core/index-format.ts'
+import type { Manifest } from '../core/index/format.ts'
 import { activeCooldown, type CooldownStore } from '../core/ladder/cooldown.ts'
 import { citedNumbers } from '../core/prompt/cited.ts'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'

@@ -5,7 +5,7 @@
  * (bytes, latency): no DOM, no `node:` imports.
  */
 import { create, insertMultiple, load, save, search, type AnyOrama, type RawData } from '@orama/orama'
-import type { ChunkRecord } from '../../core/index-format.ts'
+import type { ChunkRecord } from '../../core/index/format.ts'
 import { DEFAULT_LEXICAL_SETTINGS } from '../../core/retrieval/lexical.ts'
 
 export interface OramaDoc {

@@ -4,7 +4,7 @@
  * page downloads what the widget's retrieval would (the manifest, then parts
  * as search needs them). `?mode=lexical` searches lexical-only.
  */
-import { httpPartLoader } from '../../core/retrieval/http-parts.ts'
+import { httpPartLoader } from '../../core/index/http-parts.ts'
 import { openIndex, type DocIndex } from '../../core/retrieval/search.ts'
 import { startPage, type PageEngine } from './page-engine.ts'
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIXED_CHAIN_NOTE } from '../../core/chain/rationing.ts'
-import type { Manifest } from '../../core/index-format.ts'
+import type { Manifest } from '../../core/index/format.ts'
 import { main } from '../main.ts'
 
 const SITE = resolve(import.meta.dirname, '../../fixtures/site')

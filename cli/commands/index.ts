@@ -2,7 +2,7 @@
 import { relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import cliProgress from 'cli-progress'
-import type { Manifest } from '../../core/index-format.ts'
+import type { Manifest } from '../../core/index/format.ts'
 import { buildIndex, createdAtFromEnv, type EmbedSummary } from '../../indexer/build.ts'
 import type { FetchCost, PartKind } from '../../indexer/fetch-cost.ts'
 import { defaultCacheDir } from '../../indexer/embed.ts'

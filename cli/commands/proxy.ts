@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { MANIFEST_FILE } from '../../core/index-format.ts'
+import { MANIFEST_FILE } from '../../core/index/format.ts'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
 import { DEFAULT_DB_PATH, IN_MEMORY, resolveDbPath, serveProxy, sqliteInstalled } from '../../proxy/node.ts'

@@ -7,7 +7,7 @@
  * day, so the site rations itself to it rather than spending readers'
  * questions on requests the service will refuse.
  */
-import type { PublicChainMember } from '../index-format.ts'
+import type { PublicChainMember } from '../index/format.ts'
 import { FREE_DAILY_REQUESTS } from '../ladder/free-pool.ts'
 
 export interface Rationing {

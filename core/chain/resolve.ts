@@ -12,7 +12,7 @@
  * sees `toPublicChain()`'s projection, via the manifest.
  */
 import type { ChainEntry, ChatConfig } from '../config/schema.ts'
-import type { Manifest, PublicChainMember } from '../index-format.ts'
+import type { Manifest, PublicChainMember } from '../index/format.ts'
 import { CHAIN, providerSpec, type MemberId, type ProviderSpec } from '../providers/table.ts'
 import { FREE_POOL_KEYWORD, FREE_ROUTER, freePoolModels } from '../ladder/free-pool.ts'
 import { rationing, type Rationing } from './rationing.ts'

@@ -3,7 +3,7 @@
  * schema's defaults, and the turn engine's when an index carries no settings.
  * Kept apart from the schema so the browser gets them without zod.
  */
-import type { PublicChatSettings } from '../index-format.ts'
+import type { PublicChatSettings } from '../index/format.ts'
 
 export const CHAT_DEFAULTS = {
   maxTokens: 1024,

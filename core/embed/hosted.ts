@@ -5,7 +5,7 @@
  * environment (D's `directTransport`). Three wire shapes cover the table:
  * OpenAI-compatible, Gemini (batched) and Ollama embeddings, at the paths core/protocols names.
  */
-import type { EmbedderIdentity } from '../index-format.ts'
+import type { EmbedderIdentity } from '../index/format.ts'
 import type { Transport } from '../ladder/attempt.ts'
 import { memberRoute } from '../chain/resolve.ts'
 import { callPath, protocolOf } from '../protocols/index.ts'

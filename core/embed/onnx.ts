@@ -11,7 +11,7 @@
  * Prompts: the folder's (see onnx-folder.ts), unless options name others.
  */
 import * as ort from 'onnxruntime-web'
-import type { EmbedderIdentity } from '../index-format.ts'
+import type { EmbedderIdentity } from '../index/format.ts'
 import { promptPrefixes, type OnnxFolder, type Prefixes } from './onnx-folder.ts'
 import { Tokenizer } from './tokenizer.ts'
 import { EmbedError, l2normalize, type EmbedOptions, type Embedder } from './types.ts'

@@ -7,10 +7,10 @@
  * does not know is an error, and a load failure is reported to the caller,
  * which degrades to lexical-only.
  */
-import type { EmbedderIdentity } from '../index-format.ts'
+import type { EmbedderIdentity } from '../index/format.ts'
 import type { Transport } from '../ladder/attempt.ts'
 import { isMemberId, providerSpec } from '../providers/table.ts'
-import type { PartLoader } from '../retrieval/parts.ts'
+import type { PartLoader } from '../index/parts.ts'
 import { HostedEmbedder } from './hosted.ts'
 import { loadOnnx } from './load-onnx.ts'
 import { ONNX_OPTIONAL_FILES } from './onnx-folder.ts'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import type { PartLoader } from '../retrieval/parts.ts'
+import type { PartLoader } from '../index/parts.ts'
 import { DEFAULT_MODEL_DIR } from './load-default.ts'
 import { StaticEmbedder, staticTokens } from './static.ts'
 import type { StaticModelDescriptor } from './static-model.ts'

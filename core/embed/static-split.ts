@@ -18,8 +18,8 @@
  * gzip-compressed.
  */
 import { gunzipSync } from 'fflate'
-import type { EmbedderIdentity, StaticRowsLayout } from '../index-format.ts'
-import { readRange, type PartLoader } from '../retrieval/parts.ts'
+import type { EmbedderIdentity, StaticRowsLayout } from '../index/format.ts'
+import { readRange, type PartLoader } from '../index/parts.ts'
 import type { StaticModelDescriptor, StaticTable } from './static-model.ts'
 import { poolRows, staticIdentity, staticTokens, type StaticRow } from './static.ts'
 import { EmbedError, type Embedder } from './types.ts'

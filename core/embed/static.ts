@@ -4,7 +4,7 @@
  * scripts/build-default-model.ts), so a text's vector is the normalized sum of
  * its known words' rows. Unknown words contribute nothing.
  */
-import type { EmbedderIdentity } from '../index-format.ts'
+import type { EmbedderIdentity } from '../index/format.ts'
 import { parseStaticTable, type StaticModelDescriptor, type StaticTable } from './static-model.ts'
 import { l2normalize, type Embedder } from './types.ts'
 

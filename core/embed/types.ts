@@ -3,7 +3,7 @@
  * manifest; every runtime builds that same embedder from the identity, and a
  * query is never embedded by anything else.
  */
-import type { EmbedderIdentity } from '../index-format.ts'
+import type { EmbedderIdentity } from '../index/format.ts'
 
 /** Retrieval models may embed questions and passages differently (e5 prefixes, Gemini task types). */
 export type EmbedPurpose = 'query' | 'document'

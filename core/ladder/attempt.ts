@@ -5,7 +5,7 @@
  */
 import { untilAborted } from '../abort.ts'
 import { msSince } from '../timing.ts'
-import type { PublicChainMember } from '../index-format.ts'
+import type { PublicChainMember } from '../index/format.ts'
 import type { WireAdapter, ChatRequest, WireRequest, Usage } from './adapters/types.ts'
 import { classifyResponse } from './classify.ts'
 import type { Clock } from './cooldown.ts'

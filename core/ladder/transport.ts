@@ -4,7 +4,7 @@
  * - directTransport: the CLI's and tests' way — the upstream base URL, with the key attached here
  *   (the environment lives in that process; nothing of it is returned or logged).
  */
-import type { PublicChainMember } from '../index-format.ts'
+import type { PublicChainMember } from '../index/format.ts'
 import { credentialHeaders, protocolOf } from '../protocols/index.ts'
 import { providerSpec, type MemberId } from '../providers/table.ts'
 import type { Env, ResolvedChain } from '../chain/resolve.ts'

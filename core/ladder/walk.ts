@@ -7,7 +7,7 @@
  * stream settles as a partial answer. Inside a member with several models
  * (the free pool, a models list) one model's 429 moves to the next model.
  */
-import type { PublicChainMember } from '../index-format.ts'
+import type { PublicChainMember } from '../index/format.ts'
 import { providerSpec } from '../providers/table.ts'
 import { adapterFor } from './adapters/index.ts'
 import type { ChatRequest, Usage } from './adapters/types.ts'

@@ -15,7 +15,7 @@ import { z } from 'zod'
 import { toContractLine, type ContractLine } from '../eval/contract.ts'
 import type { Transport } from '../ladder/attempt.ts'
 import { openDenseChannel } from '../retrieval/hybrid.ts'
-import type { PartLoader } from '../retrieval/parts.ts'
+import type { PartLoader } from '../index/parts.ts'
 import { DEFAULT_K, type DocIndex, type SearchResult } from '../retrieval/search.ts'
 import { LLMS_FULL_TXT, LLMS_TXT, llmsUrl, pageCopyUrl, pageUrlOf } from '../site-files.ts'
 

@@ -5,10 +5,10 @@
  * different corpus digest or creation time opens the new index. Parts are
  * content-addressed, so nothing else can go stale.
  */
-import type { Manifest } from '../index-format.ts'
-import { readManifest } from '../read-manifest.ts'
+import type { Manifest } from '../index/format.ts'
+import { readManifest } from '../index/read-manifest.ts'
 import type { DenseOptions } from '../retrieval/hybrid.ts'
-import type { PartLoader } from '../retrieval/parts.ts'
+import type { PartLoader } from '../index/parts.ts'
 import { openIndex, type DocIndex } from '../retrieval/search.ts'
 
 export const RECHECK_MS = 60_000

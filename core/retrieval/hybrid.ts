@@ -15,13 +15,13 @@
 import { untilAborted } from '../abort.ts'
 import { openEmbedder, embedderRuntime, type OpenEmbedderDeps } from '../embed/open.ts'
 import { EmbedError, type Embedder } from '../embed/types.ts'
-import type { Manifest } from '../index-format.ts'
+import type { Manifest } from '../index/format.ts'
 import type { DenseHit } from './dense.ts'
 import { decodeVectorCodes, openExactRows, openPassageVectors, type ExactRows, type PassageVectors } from './passage-vectors.ts'
 import { withContextVector } from './conversation.ts'
 import { fuse, type FusionConfig } from './fusion.ts'
 import { gate, GATE_DEPTH, meaningSignal, type GateConfig, type GateSignals, type GateVerdict } from './gate.ts'
-import type { PartLoader } from './parts.ts'
+import type { PartLoader } from '../index/parts.ts'
 import { tuningFor } from './tuning.ts'
 
 export interface DenseOptions extends Partial<Pick<OpenEmbedderDeps, 'transport'>> {
@@ -210,7 +210,7 @@ export interface Ranked {
   hits: { ordinal: number; score: number; channels: { lexical?: number; dense?: number } }[]
 }
 
-/** The manifest's gate settings, as written (every field was checked when it was read: core/read-manifest.ts). */
+/** The manifest's gate settings, as written (every field was checked when it was read: core/index/read-manifest.ts). */
 export function gateConfig(manifest: Manifest): GateConfig {
   return manifest.retrieval.gate
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { sharedPath } from '../../fixtures/shared-data.ts'
 import { collectChunks, type CollectOptions } from '../../indexer/collect.ts'
-import type { ChunkRecord } from '../index-format.ts'
+import type { ChunkRecord } from '../index/format.ts'
 import { buildLexicalIndex, buildLexicalPlain, countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type BuiltLexicalIndex, type LexicalHit } from './lexical.ts'
 import { openSplitLexicalIndex, sectionRuns, splitLexicalIndex, type PostingsShard } from './lexical-split.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ChunkRecord } from '../index-format.ts'
+import type { ChunkRecord } from '../index/format.ts'
 import { buildLexicalIndex, DEFAULT_LEXICAL_SETTINGS } from './lexical.ts'
 
 const doc = (path: string, title: string, heading: string, text: string): ChunkRecord => ({

@@ -5,7 +5,7 @@
  * even when this file's defaults change later.
  */
 import MiniSearch, { type AsPlainObject, type SearchResult as MiniResult } from 'minisearch'
-import { LEXICAL_FIELDS, type ChunkRecord, type LexicalField } from '../index-format.ts'
+import { LEXICAL_FIELDS, type ChunkRecord, type LexicalField } from '../index/format.ts'
 import { termProcessor, tokenize } from './terms.ts'
 
 /** Name of the tokenizer below; a reader refuses an index built with another. */

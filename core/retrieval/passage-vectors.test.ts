@@ -3,7 +3,7 @@ import { decodeQuantized, quantizeRows } from '../embed/quantize.ts'
 import { l2normalize } from '../embed/types.ts'
 import { denseScore, denseTopK } from './dense.ts'
 import { codeDims, codeScorer, decodeVectorCodes, encodeVectorCodes, encodeVectorRows, MIN_CODE_DIMS, openExactRows, openPassageVectors, rowBytes } from './passage-vectors.ts'
-import type { PartLoader } from './parts.ts'
+import type { PartLoader } from '../index/parts.ts'
 
 /** Deterministic pseudo-random unit vectors. */
 function vectors(n: number, dims: number, seed = 7): Float32Array[] {

@@ -18,7 +18,7 @@
  */
 import { quantizeRows } from '../embed/quantize.ts'
 import { denseScore, topK, type DenseHit } from './dense.ts'
-import { readRange, type PartLoader } from './parts.ts'
+import { readRange, type PartLoader } from '../index/parts.ts'
 
 /** Bytes of codes a reader fetches up front: the code width shrinks as the docs grow. */
 export const DEFAULT_CODE_BUDGET = 64 * 1024

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Manifest } from '../index-format.ts'
+import type { Manifest } from '../index/format.ts'
 import { buildLexicalIndex } from './lexical.ts'
 import { openWordRanks, questionWords, wordRanksFromList } from './rarity.ts'
 

@@ -11,10 +11,10 @@
  * embedding fetches anyway (nothing extra); otherwise `parts.ranks` is a
  * word list (the shipped default model's), read whole on the first question.
  */
-import type { Manifest } from '../index-format.ts'
+import type { Manifest } from '../index/format.ts'
 import type { QuestionWord } from './gate.ts'
 import { tokenize } from './terms.ts'
-import type { PartLoader } from './parts.ts'
+import type { PartLoader } from '../index/parts.ts'
 
 /** What reads ranks from a model's vocabulary (the dense channel, through its embedder). */
 export interface ModelRanks {

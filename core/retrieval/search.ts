@@ -4,15 +4,15 @@
  * the lists are combined, the gate scores the evidence, and only then are
  * the winning chunks' texts loaded (a shard at a time, cached).
  */
-import { shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../index-format.ts'
-import { readManifest } from '../read-manifest.ts'
+import { shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../index/format.ts'
+import { readManifest } from '../index/read-manifest.ts'
 import { contextText, withContext } from './conversation.ts'
 import { cooccurrenceSignal, vocabularySignal, type GateVerdict } from './gate.ts'
 import { openWordRanks, questionWords } from './rarity.ts'
 import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseChannel, type DenseOptions } from './hybrid.ts'
 import { queryTermsFor, termExpansion, type LexicalSettings } from './lexical.ts'
 import { openSplitLexicalIndex, shardOfTerm, type LexicalHead, type PostingsShard, type SplitLexicalIndex } from './lexical-split.ts'
-import { decodeTextShard, readJsonPart, type PartLoader, type TextShard } from './parts.ts'
+import { decodeTextShard, readJsonPart, type PartLoader, type TextShard } from '../index/parts.ts'
 
 export interface SearchOptions {
   /** How many passages to return (default 8). */

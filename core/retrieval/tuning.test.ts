@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { EmbedderIdentity, Manifest } from '../index-format.ts'
+import type { EmbedderIdentity, Manifest } from '../index/format.ts'
 import { fusionConfig, gateConfig } from './hybrid.ts'
 import { ENCODER_TUNING, STATIC_TUNING, tuningFor } from './tuning.ts'
 

@@ -8,7 +8,7 @@
  * from, weights and threshold; the vocabulary floor and the lexical-only
  * threshold do not depend on the embedder.
  */
-import type { EmbedderIdentity } from '../index-format.ts'
+import type { EmbedderIdentity } from '../index/format.ts'
 import type { FusionConfig } from './fusion.ts'
 import type { GateConfig } from './gate.ts'
 

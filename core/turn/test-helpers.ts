@@ -4,7 +4,7 @@
  */
 import { ChatSchema } from '../config/schema.ts'
 import { resolveChain, toPublicChain, type ResolvedChain } from '../chain/resolve.ts'
-import type { PublicChainMember } from '../index-format.ts'
+import type { PublicChainMember } from '../index/format.ts'
 import { directTransport } from '../ladder/transport.ts'
 import type { Transport } from '../ladder/attempt.ts'
 import type { MemberId } from '../providers/table.ts'

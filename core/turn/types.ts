@@ -1,5 +1,5 @@
 /** The shape of a turn, shared by runTurn, the panel and the CLI. */
-import type { PublicChainMember } from '../index-format.ts'
+import type { PublicChainMember } from '../index/format.ts'
 import type { Timeouts, Transport } from '../ladder/attempt.ts'
 import type { Clock, CooldownStore } from '../ladder/cooldown.ts'
 import type { FailureClass } from '../ladder/failure.ts'

@@ -1,6 +1,6 @@
 /** The panel: a modal dialog holding the conversation and the question box. */
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
-import type { Manifest } from '../../core/index-format.ts'
+import type { Manifest } from '../../core/index/format.ts'
 import type { LexicalSettings } from '../../core/retrieval/lexical.ts'
 import { isSingleKey, SINGLE_KEYS_OFF, singleKeysOff, type WidgetOptions } from '../options.ts'
 import { copyText } from './clipboard.ts'

@@ -6,8 +6,8 @@
  * A site whose manifest names no chat chain is the search-only product: its
  * turns are the search view, never a walk over an empty ladder.
  */
-import type { Manifest } from '../../core/index-format.ts'
-import { parseManifest } from '../../core/read-manifest.ts'
+import type { Manifest } from '../../core/index/format.ts'
+import { parseManifest } from '../../core/index/read-manifest.ts'
 import { fetchPart } from '../../core/retrieval/fetch-part.ts'
 import type { Passage, SearchResult } from '../../core/retrieval/search.ts'
 import { systemClock } from '../../core/ladder/cooldown.ts'

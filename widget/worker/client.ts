@@ -3,7 +3,7 @@
  * postMessage. Stages 1-4 (embed, retrieve, fuse, gate) run in the worker so
  * typing and streaming never wait on index work.
  */
-import type { Manifest } from '../../core/index-format.ts'
+import type { Manifest } from '../../core/index/format.ts'
 import type { SearchResult } from '../../core/retrieval/search.ts'
 import type { WorkerReply, WorkerRequest, WorkerStats } from './protocol.ts'
 

@@ -9,9 +9,9 @@
  * (store-wait.ts), and writes go on behind the reader's back.
  */
 import { createStore, del, set, type UseStore } from 'idb-keyval'
-import { MANIFEST_FILE } from '../../core/index-format.ts'
-import { httpPartLoader } from '../../core/retrieval/http-parts.ts'
-import type { PartLoader } from '../../core/retrieval/parts.ts'
+import { MANIFEST_FILE } from '../../core/index/format.ts'
+import { httpPartLoader } from '../../core/index/http-parts.ts'
+import type { PartLoader } from '../../core/index/parts.ts'
 import { lookup } from '../store-wait.ts'
 
 interface CacheBook {

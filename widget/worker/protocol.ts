@@ -1,5 +1,5 @@
 /** Messages between the panel and the retrieval worker. */
-import type { Manifest } from '../../core/index-format.ts'
+import type { Manifest } from '../../core/index/format.ts'
 import type { SearchResult } from '../../core/retrieval/search.ts'
 
 export type WorkerRequest =

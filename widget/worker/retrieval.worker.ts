@@ -10,9 +10,9 @@
  * directory; a question then fetches only its own postings, model rows,
  * candidate vectors and result texts.
  */
-import { partOfIndex, type Manifest } from '../../core/index-format.ts'
+import { partOfIndex, type Manifest } from '../../core/index/format.ts'
 import { routeTransport } from '../../core/ladder/transport.ts'
-import { readManifest } from '../../core/read-manifest.ts'
+import { readManifest } from '../../core/index/read-manifest.ts'
 import { openIndex, type DocIndex } from '../../core/retrieval/search.ts'
 import { answer } from './answer.ts'
 import { BrowserPartLoader } from './parts.ts'

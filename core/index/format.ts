@@ -3,10 +3,10 @@
  * `manifest.json` names every other part by a content-addressed file name
  * (the name carries a digest, so parts are cacheable forever).
  */
-import type { MemberId } from './providers/table.ts'
-import type { FusionConfig } from './retrieval/fusion.ts'
-import type { GateConfig } from './retrieval/gate.ts'
-import type { LexicalSettings } from './retrieval/lexical.ts'
+import type { MemberId } from '../providers/table.ts'
+import type { FusionConfig } from '../retrieval/fusion.ts'
+import type { GateConfig } from '../retrieval/gate.ts'
+import type { LexicalSettings } from '../retrieval/lexical.ts'
 
 /** The one file of an index that is not content-addressed: written last, it names all the others. */
 export const MANIFEST_FILE = 'manifest.json'
@@ -121,7 +121,7 @@ export interface IndexParts {
   lexical: string
   /** The lexical postings, split by term; `firsts` lets a reader find a term's shard from the manifest alone. */
   postings: ShardSet
-  /** The chunks' full records (retrieval/parts.ts TextShard), `per` chunks to a shard. */
+  /** The chunks' full records (index/parts.ts TextShard), `per` chunks to a shard. */
   texts: ShardSet & { per: number }
   /** The dense channel (an index with an embedder): the passage vectors' codes and their exact rows. */
   codes?: string

@@ -5,9 +5,9 @@
  * here, so no reader trusts a field the index did not actually carry, and a
  * damaged or foreign manifest fails once, naming the field and the fix.
  */
-import { FORMAT_VERSION, isShardSet, LEXICAL_FIELDS, MANIFEST_FILE, type Manifest } from './index-format.ts'
-import { isMemberId } from './providers/table.ts'
-import type { PartLoader } from './retrieval/parts.ts'
+import { FORMAT_VERSION, isShardSet, LEXICAL_FIELDS, MANIFEST_FILE, type Manifest } from './format.ts'
+import { isMemberId } from '../providers/table.ts'
+import type { PartLoader } from './parts.ts'
 
 /** The index folder cannot be used by this version of docpilot (or is not an index at all). */
 export class IndexFormatError extends Error {

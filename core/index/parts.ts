@@ -4,10 +4,10 @@
  * Search code only ever sees this interface.
  */
 import { gunzipSync } from 'fflate'
-import type { ChunkRecord } from '../index-format.ts'
+import type { ChunkRecord } from './format.ts'
 
 export interface PartLoader {
-  /** A part's bytes exactly as stored (manifest.json is read from them by core/read-manifest.ts). */
+  /** A part's bytes exactly as stored (manifest.json is read from them by core/index/read-manifest.ts). */
   bytes(name: string): Promise<Uint8Array>
   /**
    * Bytes start..end (end exclusive) of a part: how fixed-size records are
