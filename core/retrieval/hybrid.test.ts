@@ -130,6 +130,18 @@ describe('the offline model unreachable', { timeout: SLOW }, () => {
     expect(r.degradedReason).toMatch(/index vectors unavailable/)
     expect(log).toHaveBeenCalledTimes(1)
   })
+
+  it('reads the vector codes once per question: the loader retries a read, the channel does not retry it again', async () => {
+    const loader = failing(dir, /^codes\./)
+    const index = await openIndex(loader, { log: () => {}, warm: false })
+    const r = await index.search(QUESTION)
+    expect(r).toMatchObject({ mode: 'lexical', degraded: true })
+    expect(r.degradedReason).toMatch(/index vectors unavailable/)
+    expect(loader.attempts).toBe(1)
+    // A failed read is forgotten: the next question reads again.
+    await index.search(QUESTION)
+    expect(loader.attempts).toBe(2)
+  })
 })
 
 describe('a hosted embedder failing', { timeout: SLOW }, () => {

@@ -54,7 +54,7 @@ export const DENSE_RESCORE_DEPTH = 16
 export interface DenseChannel {
   /** The question's vector, or why there is none this time. */
   queryVector(question: string, signal?: AbortSignal): Promise<{ vector: Float32Array } | { reason: string }>
-  /** The index's passage vectors: codes fetched once (a failed fetch is retried once, then rejects), exact rows on demand. */
+  /** The index's passage vectors: codes fetched once (a failed fetch rejects and is read again by the next call), exact rows on demand. */
   vectors(): Promise<PassageVectors>
   /** The exact rows alone, readable before the codes have arrived. */
   readonly rows: ExactRows
@@ -159,21 +159,17 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
       if (!e.ranksOf) throw new EmbedError(`embedder "${identity.id}" has no word ranks`, 'bad_model')
       return within(e.ranksOf(words, ranked), timeoutMs, 'reading word ranks', ctrl)
     },
-    async vectors() {
-      for (let i = 0; ; i++) {
-        if (!vectors) {
-          vectors = loader.bytes(codesPart).then((b) =>
-            openPassageVectors(decodeVectorCodes(b, manifest.corpus.chunks, identity.dims, `index vectors file ${codesPart}`), rows),
-          )
-          // A failed fetch is not remembered: the retry and the next question fetch again.
-          vectors.catch(() => (vectors = null))
-        }
-        try {
-          return await vectors
-        } catch (err) {
-          if (i === 1) throw err
-        }
+    vectors() {
+      // Not retried here: the loader is the one place a read is retried (fetch-part.ts), and a second
+      // round on top of it would double the wait of a stalled read. A failed read is forgotten, so the
+      // next question reads again.
+      if (!vectors) {
+        vectors = loader.bytes(codesPart).then((b) =>
+          openPassageVectors(decodeVectorCodes(b, manifest.corpus.chunks, identity.dims, `index vectors file ${codesPart}`), rows),
+        )
+        vectors.catch(() => (vectors = null))
       }
+      return vectors
     },
   }
   return channel

@@ -73,10 +73,13 @@ function cachedShards<T>(loader: PartLoader, set: ShardSet): (i: number) => Prom
  * search.
  */
 function startedDense(dense: DenseChannel, question: string, given?: Float32Array): DenseChannel {
-  dense.vectors().catch(() => {}) // a failure is reported by the ranking step's own call, which retries
-  if (given) return dense
+  // The ranking step awaits this same read and reports its failure; it does not read again.
+  const vectors = dense.vectors()
+  vectors.catch(() => {})
+  const started = { ...dense, vectors: () => vectors }
+  if (given) return started
   const pending = dense.queryVector(question)
-  return { ...dense, queryVector: (q, signal) => (q === question ? pending : dense.queryVector(q, signal)) }
+  return { ...started, queryVector: (q, signal) => (q === question ? pending : dense.queryVector(q, signal)) }
 }
 
 /**
