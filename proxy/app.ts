@@ -34,7 +34,7 @@ import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback
 import { readInput, readJsonBody } from './json-body.ts'
 import { clientKey, type LimitStore } from './limits.ts'
 import { attachCredential, filterQuery, listPath, matchPath, protocolPaths, requestModels, shapeBody, type RouteKind } from './protocol.ts'
-import { Refusal } from './refusal.ts'
+import { ERROR_ID_HEADER, Refusal } from './refusal.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
 
 export type ProxyEnv = Record<string, string | undefined>
@@ -254,36 +254,50 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   const app = new Hono<ProxyVars>()
 
   /**
-   * What every /ai route does first: the runtime, after the checks that make
-   * a proxy unservable (the redactor is made from the environment before
-   * anything else can fail); then origin, preflight, method and rate limit.
-   * `bucket` names a separate bucket with the same limits (insights events: a
-   * reader's own beacons must never cost them an answer).
+   * The runtime, after the checks that make a proxy unservable (the redactor
+   * is made from the environment before anything else can fail).
    */
-  const admit = (methods: string[], bucket = ''): MiddlewareHandler<ProxyVars> => async (c, next) => {
+  const runtime: MiddlewareHandler<ProxyVars> = async (c, next) => {
     const env = options.env(c)
     c.set('redactor', new Redactor(keyValues(env)))
     const rt = await options.runtime(c, env)
     checkProxyConfig(rt.settings, rt.env)
     c.set('rt', rt)
+    await next()
+  }
 
-    const { siteOrigins, allowedOrigins, rateLimit } = rt.settings.proxy
-    const origin = checkOrigin(c.req.header('origin'), siteOrigins, allowedOrigins)
-    if (!origin.allowed) {
+  /** Only the site's pages and the listed others; a preflight is answered here, and only the route's methods pass. */
+  const origin = (methods: string[]): MiddlewareHandler<ProxyVars> => async (c, next) => {
+    const { siteOrigins, allowedOrigins } = c.var.rt.settings.proxy
+    const verdict = checkOrigin(c.req.header('origin'), siteOrigins, allowedOrigins)
+    if (!verdict.allowed) {
       throw new Refusal(
         'origin_not_allowed',
         `Requests from origin ${c.req.header('origin')} are not allowed: this proxy serves ${siteOrigins.join(', ')}. Add another site to proxy.allowedOrigins in the docpilot config to allow it.`,
       )
     }
-    c.set('cors', origin.cors)
-    if (c.req.method === 'OPTIONS') return preflight(methods, origin.cors)
+    c.set('cors', verdict.cors)
+    if (c.req.method === 'OPTIONS') return preflight(methods, verdict.cors)
     if (!methods.includes(c.req.method)) {
       throw new Refusal('method_not_allowed', `Method ${c.req.method} is not allowed here; use ${methods.join(' or ')}.`, { allow: [...methods, 'OPTIONS'].join(', ') })
     }
-    const take = await rt.limits.take(await clientKey(bucket ? `${rt.clientIp}#${bucket}` : rt.clientIp), rateLimit, now())
+    await next()
+  }
+
+  /**
+   * Requests per client and minute (proxy.rateLimit). `bucket` names a separate
+   * bucket with the same limits (insights events: a reader's own beacons must
+   * never cost them an answer).
+   */
+  const rateLimit = (bucket = ''): MiddlewareHandler<ProxyVars> => async (c, next) => {
+    const rt = c.var.rt
+    const take = await rt.limits.take(await clientKey(bucket ? `${rt.clientIp}#${bucket}` : rt.clientIp), rt.settings.proxy.rateLimit, now())
     if (!take.ok) throw new Refusal('rate_limited', `Too many requests from this client; try again in ${take.retryAfterSec} s.`, { 'retry-after': String(take.retryAfterSec) })
     await next()
   }
+
+  /** What every /ai route runs first, in this order. */
+  const admit = (methods: string[], bucket = '') => [runtime, origin(methods), rateLimit(bucket)] as const
 
   /** One GET of the upstream's model list with the proxy's key: reachability and auth, no tokens spent. */
   async function probe(spec: ProviderSpec, base: string | undefined, key: string | undefined): Promise<{ status: number | null; result: 'ok' | 'auth' | 'unreachable' | 'error' }> {
@@ -306,7 +320,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     withCors(c.res, c.var.cors)
   })
 
-  app.all('/ai/health', admit(['GET']), async (c) => {
+  app.all('/ai/health', ...admit(['GET']), async (c) => {
     const rt = c.var.rt
     const probing = c.req.query('probe') === '1'
     const routes = await Promise.all(rt.settings.routes.map(async (route) => {
@@ -337,7 +351,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } })
   })
 
-  app.all('/ai/feedback', admit(['POST']), async (c) => {
+  app.all('/ai/feedback', ...admit(['POST']), async (c) => {
     const rt = c.var.rt
     const cap = rt.settings.feedback.maxBytes
     const input = await readInput(c.req.raw, cap, FeedbackInputSchema, 'feedback', `Feedback is limited to ${cap} bytes.`)
@@ -347,7 +361,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   })
 
   // Insights: one record per settled turn (or a rating of one), sent as a beacon; the reader never waits on it.
-  app.all('/ai/events', admit(['POST'], 'events'), async (c) => {
+  app.all('/ai/events', ...admit(['POST'], 'events'), async (c) => {
     const rt = c.var.rt
     if (!rt.settings.insights.enabled) throw new Refusal('insights_off', 'Insights are off on this proxy (insights.enabled in the docpilot config); nothing was stored.')
     const cap = rt.settings.feedback.maxBytes
@@ -357,7 +371,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
   })
 
-  app.all('/ai/mcp', admit(['POST']), async (c) => {
+  app.all('/ai/mcp', ...admit(['POST']), async (c) => {
     if (!options.mcp || !c.var.rt.settings.mcp.enabled) {
       throw new Refusal('mcp_not_enabled', 'This proxy serves no MCP route: mcp.enabled is false, or (Node) it was started without an index folder.')
     }
@@ -500,7 +514,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     return new Response(stream, { status: upstream.status, headers: outHeaders })
   }
 
-  app.all('/ai/:member/*', admit(['POST']), memberRequest, dailyCeiling, forward)
+  app.all('/ai/:member/*', ...admit(['POST']), memberRequest, dailyCeiling, forward)
 
   app.all('/ai', () => {
     throw new Refusal('unknown_member', 'Name a provider route: /ai/<member>/<path>.')
@@ -513,7 +527,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const id = newId()
     const redactor = c.var.redactor ?? new Redactor([])
     log(`docpilot proxy error ${id} on ${c.req.method} ${new URL(c.req.url).pathname}: ${redactor.redact(err instanceof Error ? (err.stack ?? err.message) : String(err))}`)
-    return new Refusal('proxy_error', `The proxy could not handle this request; the site owner can find error ${id} in the proxy's log.`, { 'x-docpilot-error-id': id }).getResponse()
+    return new Refusal('proxy_error', `The proxy could not handle this request; the site owner can find error ${id} in the proxy's log.`, { [ERROR_ID_HEADER]: id }).getResponse()
   })
 
   return app

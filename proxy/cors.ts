@@ -6,12 +6,13 @@
  * refused and when to retry.
  */
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
+import { ERROR_ID_HEADER } from './refusal.ts'
 
 /** Set when the proxy clamped the request's output-token ceiling to proxy.maxTokens. */
 export const CLAMPED_HEADER = 'X-Docpilot-Max-Tokens-Clamped'
 
-/** Response headers a listed origin's page may read: the waits, the site's daily ceiling, the clamp. */
-const EXPOSE = ['Retry-After', 'X-RateLimit-Reset', SITE_CEILING.header, CLAMPED_HEADER].join(', ')
+/** Response headers a listed origin's page may read: the waits, the site's daily ceiling, the clamp, a proxy error's id. */
+const EXPOSE = ['Retry-After', 'X-RateLimit-Reset', SITE_CEILING.header, CLAMPED_HEADER, ERROR_ID_HEADER].join(', ')
 
 /** The site's origin, with scheme: what a configured origin or an Origin header is compared as. */
 export function originOf(value: string): string | undefined {

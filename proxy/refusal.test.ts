@@ -23,7 +23,7 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
 const CORS = {
   'access-control-allow-origin': PARTNER,
   vary: 'Origin',
-  'access-control-expose-headers': 'Retry-After, X-RateLimit-Reset, X-Docpilot-Quota, X-Docpilot-Max-Tokens-Clamped',
+  'access-control-expose-headers': 'Retry-After, X-RateLimit-Reset, X-Docpilot-Quota, X-Docpilot-Max-Tokens-Clamped, X-Docpilot-Error-Id',
 }
 
 const ROUTES = [

@@ -44,9 +44,12 @@ export const REFUSAL_STATUS = {
   upstream_redirected: 502,
   /** No response headers within chat.timeouts.firstByteMs. */
   upstream_timeout: 504,
-  /** Anything unexpected: a fixed message and an error id (X-Docpilot-Error-Id); details only in the proxy's log. */
+  /** Anything unexpected: a fixed message and an error id (ERROR_ID_HEADER); details only in the proxy's log. */
   proxy_error: 500,
 } as const
+
+/** The id of a proxy_error, also in its message: the line to look for in the proxy's log. */
+export const ERROR_ID_HEADER = 'X-Docpilot-Error-Id'
 
 export type RefusalCode = keyof typeof REFUSAL_STATUS
 
