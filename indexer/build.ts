@@ -58,7 +58,7 @@ export interface EmbedSummary {
   ms: number
 }
 
-export interface BuildResult extends WriteIndexResult {
+export interface BuildResult extends Omit<WriteIndexResult, 'loader'> {
   /** Pages indexed (that gave chunks). */
   files: string[]
   /** Files matched but skipped (each has a warning). */
@@ -138,7 +138,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   // The panel walks the chain the build environment resolves: which members hold a key or base URL
   // (only whether a variable is set is read; no value reaches the manifest).
   const chat = publicChat(ctx.chain, config.chat)
-  const written = await writeIndex({
+  const { loader, ...written } = await writeIndex({
     chunks: collected.chunks,
     files: collected.files.length,
     out: opts.out,
@@ -152,7 +152,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     ...(config.insights.enabled ? { insights: { questions: config.feedback.storeText } } : {}),
     onPart: opts.onPart,
   })
-  const firstQuestion = await coldFetchCost(written.dir, sampleQuestions(collected.chunks))
+  const firstQuestion = await coldFetchCost(loader, sampleQuestions(collected.chunks))
   const llms = opts.llms ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode, files: collected.files, config }) : undefined
   return {
     ...written,

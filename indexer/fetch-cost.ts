@@ -10,7 +10,7 @@
  */
 import { gzipSync } from 'node:zlib'
 import { MANIFEST_FILE, partOfModel, type ChunkRecord } from '../core/index/format.ts'
-import { countingLoader, sharedPartsLoader } from '../core/index/parts.ts'
+import { countingLoader, sharedPartsLoader, type PartLoader } from '../core/index/parts.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { median } from '../core/stats.ts'
 import { fsPartLoader } from './fs-parts.ts'
@@ -42,18 +42,22 @@ function kindOf(name: string, modelParts: (name: string) => boolean): PartKind {
   return 'lexical'
 }
 
-/** Bytes and parts a fresh reader fetches for each question (k results, hybrid when the index has vectors). */
-export async function coldFetchCost(dir: string, questions: readonly string[], k = 8, opts: { lexicalOnly?: boolean } = {}): Promise<FetchCost> {
+/**
+ * Bytes and parts a fresh reader fetches for each question (k results,
+ * hybrid when the index has vectors), over an index folder or a loader of
+ * its parts as stored (writeIndex's).
+ */
+export async function coldFetchCost(index: string | PartLoader, questions: readonly string[], k = 8, opts: { lexicalOnly?: boolean } = {}): Promise<FetchCost> {
   const costs: QuestionCost[] = []
-  const files = sharedPartsLoader(fsPartLoader(dir))
+  const files = sharedPartsLoader(typeof index === 'string' ? fsPartLoader(index) : index)
   let servedManifest: number | undefined
   for (const question of questions) {
     const loader = countingLoader(files)
-    const index = await openIndex(loader, { log: () => {}, warm: !opts.lexicalOnly })
-    await index.search(question, { k, ...(opts.lexicalOnly ? { lexicalOnly: true } : {}) })
+    const reader = await openIndex(loader, { log: () => {}, warm: !opts.lexicalOnly })
+    await reader.search(question, { k, ...(opts.lexicalOnly ? { lexicalOnly: true } : {}) })
     // Reads the search started without waiting (the texts of its best lexical hits) are downloaded too.
     await loader.settled()
-    const isModel = partOfModel(index.manifest.embedder)
+    const isModel = partOfModel(reader.manifest.embedder)
     const byKind: QuestionCost['byKind'] = {}
     let bytes = 0
     for (const [read, size] of loader.reads) {

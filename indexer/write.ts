@@ -14,9 +14,10 @@ import { gunzipSync, gzipSync } from 'node:zlib'
 import { FORMAT_VERSION, isShardSet, MANIFEST_FILE, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index/format.ts'
 import { countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { DEFAULT_POSTINGS_SHARD_BYTES, sectionRuns, splitLexicalIndex } from '../core/retrieval/lexical-split.ts'
-import { encodeTextShard } from '../core/index/parts.ts'
+import { encodeTextShard, memoryPartLoader, type PartLoader } from '../core/index/parts.ts'
 import { tuningFor } from '../core/retrieval/tuning.ts'
 import type { DenseParts } from './embed.ts'
+import { fsPartLoader } from './fs-parts.ts'
 import type { RanksPart } from './ranks.ts'
 import { exists } from './stat.ts'
 
@@ -62,6 +63,8 @@ export interface WriteIndexResult {
   manifest: Manifest
   parts: PartSize[]
   bytes: { raw: number; gzip: number }
+  /** The index just written, as a reader loads it: from the bytes this run held, the rest from `dir`. */
+  loader: PartLoader
 }
 
 /** The out folder exists but is not an index docpilot may replace. */
@@ -212,10 +215,10 @@ async function previousLocations(out: string): Promise<(name: string) => string 
 /**
  * Puts a part into the new index as a hard link to the previous index's copy
  * when that copy holds the same content (a re-index after a small change
- * keeps most parts: no compression, no write). Returns the stored size, or
+ * keeps most parts: no compression, no write). Returns the stored bytes, or
  * undefined when the part must be written.
  */
-async function linkUnchanged(from: string | undefined, to: string, part: PendingPart): Promise<number | undefined> {
+async function linkUnchanged(from: string | undefined, to: string, part: PendingPart): Promise<Uint8Array | undefined> {
   if (!from) return undefined
   const stored = await readFile(from).catch(() => undefined)
   if (!stored) return undefined
@@ -230,7 +233,7 @@ async function linkUnchanged(from: string | undefined, to: string, part: Pending
   if (!Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(part.plain)) return undefined
   // A file system without hard links gets a fresh copy instead.
   return link(from, to).then(
-    () => stored.length,
+    () => stored,
     () => undefined,
   )
 }
@@ -287,7 +290,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const rankFiles: PendingPart[] = input.ranks?.name && input.ranks.bytes ? [{ name: input.ranks.name, plain: input.ranks.bytes, gzipped: false }] : []
   const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles, ...rankFiles]
   const previous = await previousLocations(out)
-  const stored = new Map<string, number>()
+  const stored = new Map<string, Uint8Array>()
 
   await mkdir(dirname(out), { recursive: true })
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
@@ -296,13 +299,12 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     for (const dir of new Set(all.map((p) => dirname(p.name)).filter((d) => d !== '.'))) await mkdir(join(tmp, dir), { recursive: true })
     for (const part of all) {
       const to = join(tmp, part.name)
-      let size = await linkUnchanged(previous(part.name), to, part)
-      if (size === undefined) {
-        const bytes = encoded(part)
+      let bytes = await linkUnchanged(previous(part.name), to, part)
+      if (!bytes) {
+        bytes = encoded(part)
         await writeFile(to, bytes)
-        size = bytes.length
       }
-      stored.set(part.name, size)
+      stored.set(part.name, bytes)
       await input.onPart?.(part.name)
     }
     // Last: a folder with a manifest is a complete index.
@@ -315,10 +317,11 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
 
   const parts: PartSize[] = [
     { name: MANIFEST_FILE, raw: Buffer.byteLength(manifestJson), gzip: gzip(manifestJson).length },
-    ...all.map((p) => ({ name: p.name, raw: p.plain.length, gzip: stored.get(p.name)! })),
+    ...all.map((p) => ({ name: p.name, raw: p.plain.length, gzip: stored.get(p.name)!.length })),
   ]
   const bytes = parts.reduce((s, p) => ({ raw: s.raw + p.raw, gzip: s.gzip + p.gzip }), { raw: 0, gzip: 0 })
-  return { dir: out, manifest, parts, bytes }
+  stored.set(MANIFEST_FILE, Buffer.from(manifestJson))
+  return { dir: out, manifest, parts, bytes, loader: memoryPartLoader(stored, fsPartLoader(out)) }
 }
 
 /** Puts the finished temp folder at `out`, keeping the old index until the new one is in place. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { countingLoader, PartMissingError, readRange, sharedPartsLoader, type PartLoader } from './parts.ts'
+import { gzipSync } from 'node:zlib'
+import { countingLoader, memoryPartLoader, PartMissingError, readJsonPart, readRange, sharedPartsLoader, type PartLoader } from './parts.ts'
 
 /** A loader over in-memory parts that counts how often each part is read. */
 function memoryLoader(parts: Record<string, number[]>) {
@@ -39,6 +40,21 @@ describe('sharedPartsLoader', () => {
     expect(readsOf.get('gone')).toBe(2)
   })
 
+  it('decodes each JSON part once for every reader, and each reader still counts it as read, at its stored size', async () => {
+    const stored = [...gzipSync(JSON.stringify({ terms: ['cookie', 'signed'] }))]
+    const { loader, readsOf } = memoryLoader({ 'head.json.gz': stored })
+    const shared = sharedPartsLoader(loader)
+    const first = countingLoader(shared)
+    const second = countingLoader(shared)
+    const a = await readJsonPart<{ terms: string[] }>(first, 'head.json.gz')
+    const b = await readJsonPart<{ terms: string[] }>(second, 'head.json.gz')
+    expect(a).toEqual({ terms: ['cookie', 'signed'] })
+    expect(b).toBe(a)
+    expect(readsOf.get('head.json.gz')).toBe(1)
+    expect(Object.fromEntries(first.reads)).toEqual({ 'head.json.gz': stored.length })
+    expect(Object.fromEntries(second.reads)).toEqual({ 'head.json.gz': stored.length })
+  })
+
   it('leaves counting to each reader: every counting loader sees its own reads', async () => {
     const shared = sharedPartsLoader(memoryLoader({ a: [1, 2, 3, 4], b: [5, 6] }).loader)
     const first = countingLoader(shared)
@@ -48,6 +64,18 @@ describe('sharedPartsLoader', () => {
     await readRange(second, 'a', 0, 2)
     expect(Object.fromEntries(first.reads)).toEqual({ a: 4 })
     expect(Object.fromEntries(second.reads)).toEqual({ b: 2, 'a#0-2': 2 })
+  })
+})
+
+describe('memoryPartLoader', () => {
+  it('serves the parts it holds, whole and by range, and reads the others through its fallback', async () => {
+    const { loader, readsOf } = memoryLoader({ b: [7, 8, 9] })
+    const parts = memoryPartLoader(new Map([['a', Uint8Array.from([1, 2, 3, 4])]]), loader)
+    expect([...(await parts.bytes('a'))]).toEqual([1, 2, 3, 4])
+    expect([...(await readRange(parts, 'a', 1, 3))]).toEqual([2, 3])
+    expect([...(await readRange(parts, 'b', 1, 9))]).toEqual([8, 9])
+    expect(Object.fromEntries(readsOf)).toEqual({ b: 1 })
+    await expect(parts.bytes('gone')).rejects.toThrow(PartMissingError)
   })
 })
 

@@ -18,6 +18,17 @@ export interface PartLoader {
   range?(name: string, start: number, end: number): Promise<Uint8Array>
 }
 
+/**
+ * A loader that also hands out JSON parts already decoded: one that serves
+ * many readers from one copy of the parts (sharedPartsLoader) decodes each
+ * part once for all of them, so readers must not change what they get.
+ */
+export interface DecodingPartLoader extends PartLoader {
+  json(name: string): Promise<unknown>
+}
+
+const decodes = (loader: PartLoader): loader is DecodingPartLoader => typeof (loader as Partial<DecodingPartLoader>).json === 'function'
+
 /** Bytes start..end of a part, through the loader's range reads when it has them. */
 export async function readRange(loader: PartLoader, name: string, start: number, end: number): Promise<Uint8Array> {
   if (loader.range) return loader.range(name, start, end)
@@ -47,7 +58,11 @@ function isGzip(bytes: Uint8Array): boolean {
  * so the gzip magic bytes decide, not the file name.
  */
 export async function readJsonPart<T>(loader: PartLoader, name: string): Promise<T> {
-  const raw = await loader.bytes(name)
+  if (decodes(loader)) return (await loader.json(name)) as T
+  return decodeJsonPart(await loader.bytes(name))
+}
+
+function decodeJsonPart<T>(raw: Uint8Array): T {
   const bytes = isGzip(raw) ? gunzipSync(raw) : raw
   return JSON.parse(decoder.decode(bytes)) as T
 }
@@ -119,6 +134,15 @@ export function countingLoader(inner: PartLoader): CountingLoader {
     reads,
     bytes: (name) => track(name, inner.bytes(name)),
     range: (name, start, end) => track(`${name}#${start}-${end}`, readRange(inner, name, start, end)),
+    // The part is counted as read whole, as readJsonPart would read it, then handed over decoded.
+    ...(decodes(inner)
+      ? {
+          json: async (name: string) => {
+            await track(name, inner.bytes(name))
+            return inner.json(name)
+          },
+        }
+      : {}),
     async settled() {
       // A finished read may lead to another (a directory, then its rows): a task later, with every
       // promise chain run, nothing new may be in flight.
@@ -130,26 +154,40 @@ export function countingLoader(inner: PartLoader): CountingLoader {
   }
 }
 
+/** Parts held in memory (an index just written), the others read through `fallback`. */
+export function memoryPartLoader(parts: ReadonlyMap<string, Uint8Array>, fallback: PartLoader): PartLoader {
+  return {
+    bytes: async (name) => parts.get(name) ?? fallback.bytes(name),
+    range: async (name, start, end) => parts.get(name)?.subarray(start, end) ?? readRange(fallback, name, start, end),
+  }
+}
+
 /**
  * A loader that reads each part from `inner` once and serves every later
- * read, and every range, from those bytes: for many readers over one local
- * index (the indexer's fetch-cost sample), each behind its own counting
- * loader, so what each reader asks for is still counted as it asks.
+ * read, and every range, from those bytes, and decodes each JSON part once:
+ * for many readers over one local index (the indexer's fetch-cost sample),
+ * each behind its own counting loader, so what each reader asks for is
+ * still counted as it asks.
  */
-export function sharedPartsLoader(inner: PartLoader): Required<PartLoader> {
-  const parts = new Map<string, Promise<Uint8Array>>()
-  const bytes = (name: string): Promise<Uint8Array> => {
-    let part = parts.get(name)
-    if (!part) {
-      parts.set(name, (part = inner.bytes(name)))
-      // A failed read is not kept: the next reader tries again and sees the same error.
-      part.catch(() => parts.delete(name))
-    }
-    return part
-  }
+export function sharedPartsLoader(inner: PartLoader): Required<PartLoader> & DecodingPartLoader {
+  const bytes = once((name) => inner.bytes(name))
   return {
     bytes,
     // Like a range read, a part shorter than `end` gives what it has.
     range: async (name, start, end) => (await bytes(name)).subarray(start, end),
+    json: once(async (name) => decodeJsonPart(await bytes(name))),
+  }
+}
+
+/** `load` run once per name; a failure is not kept: the next caller tries again and sees the same error. */
+function once<T>(load: (name: string) => Promise<T>): (name: string) => Promise<T> {
+  const done = new Map<string, Promise<T>>()
+  return (name) => {
+    let p = done.get(name)
+    if (!p) {
+      done.set(name, (p = load(name)))
+      p.catch(() => done.delete(name))
+    }
+    return p
   }
 }

@@ -200,14 +200,29 @@ export interface SplitLexicalIndex extends LexicalIndex {
   sectionOf(ordinal: number): number
 }
 
+/**
+ * The head's terms and a dictionary over them (term -> term number), made
+ * once per head: readers that share one decoded head (the indexer's
+ * fetch-cost sample) share its dictionary, which searches only read.
+ */
+const dictionaries = new WeakMap<LexicalHead, { terms: string[]; dictionary: SearchableMap<number> }>()
+function dictionaryOf(head: LexicalHead): { terms: string[]; dictionary: SearchableMap<number> } {
+  let made = dictionaries.get(head)
+  if (!made) {
+    const terms = decodeTerms(head)
+    const dictionary = new SearchableMap<number>()
+    terms.forEach((term, t) => dictionary.set(term, t))
+    dictionaries.set(head, (made = { terms, dictionary }))
+  }
+  return made
+}
+
 /** A reader over a split index: the head in memory, postings fetched per query and kept. */
 export function openSplitLexicalIndex(head: LexicalHead, settings: LexicalSettings, fetchShard: PostingsFetcher): SplitLexicalIndex {
   if (head.encoding !== LEXICAL_SPLIT_ENCODING) {
     throw new Error(`unknown lexical index encoding "${String(head.encoding)}"; rebuild the index with this docpilot version`)
   }
-  const terms = decodeTerms(head)
-  const dictionary = new SearchableMap<number>()
-  terms.forEach((term, t) => dictionary.set(term, t))
+  const { terms, dictionary } = dictionaryOf(head)
   const index = new PostingsIndex(head, settings)
   const section = new Int32Array(head.documentCount)
   let ordinal = 0
