@@ -125,6 +125,21 @@ describe('files, ids and order', () => {
     expect(new Set(first.chunks.map((c) => c.id)).size).toBe(first.chunks.length)
   })
 
+  it('takes a page the cache finds unchanged by its fingerprint without reading the file; reads the others', async () => {
+    const root = tempDocs({ 'a.md': '# A\n\nOn disk.', 'b.md': '# B\n\nOn disk too.' })
+    const kept = (await collectChunks({ ...base, root: tempDocs({ 'a.md': '# A\n\nKept from an earlier run.' }) })).chunks
+    const read: string[] = []
+    const cache = {
+      unchanged: async (file: string, fingerprint: () => Promise<string | undefined>) => (file === 'a.md' && (await fingerprint()) ? { chunks: kept, warnings: [] } : undefined),
+      get: (file: string) => void read.push(file),
+      set: () => {},
+    }
+    const { chunks, parsed } = await collectChunks({ ...base, root, cache })
+    expect(chunks.map((c) => c.text)).toEqual(['Kept from an earlier run.', 'On disk too.'])
+    expect(read).toEqual(['b.md'])
+    expect(parsed).toBe(1)
+  })
+
   it('skips node_modules and dot-dirs; include/exclude select files', async () => {
     const root = tempDocs({
       'guide/a.md': '# A\n\na',

@@ -10,10 +10,13 @@ import { glob } from 'tinyglobby'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { DEFAULT_FILE_LIMITS, type DocpilotConfig, type SluggerName } from '../core/config/schema.ts'
 import { parsePool } from './parse-pool.ts'
+import { parseHere } from './parse-here.ts'
+import type { ParseJob, ParseOutcome } from './parse-file.ts'
+import type { ReadFile } from './page-cache.ts'
 import { toSections } from './sections.ts'
 import { toChunks } from './chunks.ts'
 import { pathToUrl, UrlRefusedError } from './urls.ts'
-import { fsInside, readSource } from './read-source.ts'
+import { fsInside, readSource, sourceFingerprint } from './read-source.ts'
 import { pageEntry, type PageEntry } from './llms.ts'
 
 export interface CollectOptions {
@@ -28,8 +31,15 @@ export interface CollectOptions {
   chunks: DocpilotConfig['chunks']
   /** Per-file limits (docs.maxFileBytes, docs.maxNesting, docs.parseTimeoutMs); defaults from the config schema. */
   limits?: Partial<Pick<DocpilotConfig['docs'], 'maxFileBytes' | 'maxNesting' | 'parseTimeoutMs'>>
-  /** Pages parsed by an earlier run (page-cache.ts); a file whose bytes are unchanged is not parsed again. */
-  cache?: { get(file: string, bytes: Uint8Array): CollectedPage | undefined; set(file: string, bytes: Uint8Array, page: CollectedPage): void }
+  /**
+   * Pages parsed by an earlier run (page-cache.ts): a file whose bytes are unchanged is not parsed again, and one
+   * the file system says is unchanged (`unchanged`, given the file's current fingerprint on request) is not even read.
+   */
+  cache?: {
+    unchanged?(file: string, fingerprint: () => Promise<string | undefined>): Promise<CollectedPage | undefined>
+    get(file: string, read: ReadFile): CollectedPage | undefined
+    set(file: string, read: ReadFile, page: CollectedPage): void
+  }
   /** Also describe each page for the agent files (llms.txt, page copies). */
   pages?: boolean
 }
@@ -45,6 +55,8 @@ export interface CollectResult {
   files: string[]
   /** Files matched but skipped, each with a warning saying why. */
   skipped: number
+  /** Pages parsed this run (the others came from the cache). */
+  parsed: number
   warnings: CollectWarning[]
   /** Each indexed page for the agent files, when asked for (CollectOptions.pages). */
   pages: PageEntry[]
@@ -100,15 +112,23 @@ export async function collectChunks(
   const indexed: string[] = []
   const pages: PageEntry[] = []
   const seenIds = new Set<string>()
+  // A page cached by a run that wrote no agent files has no entry for them: it is parsed again.
+  const usable = (page: CollectedPage | undefined): page is CollectedPage => Boolean(page && (page.entry || !opts.pages || !page.chunks.length))
+  // Files the file system says are unchanged since a run read them come from the cache without a read.
+  const { cache } = opts
+  const unchanged = cache?.unchanged ? await Promise.all(files.map((file) => cache.unchanged!(file, () => sourceFingerprint(root, file)))) : []
+  const parse = parserFor(files.length - unchanged.filter(usable).length)
+  let parsed = 0
   /** One file read and turned into chunks (or the reason it gives none); a re-index reuses what did not change. */
-  const load = async (file: string): Promise<CollectedPage> => {
+  const load = async (file: string, i: number): Promise<CollectedPage> => {
+    if (usable(unchanged[i])) return unchanged[i]
     const read = await readSource(root, file, limits.maxFileBytes)
     if (!read.ok) return { chunks: [], warnings: [read.reason] }
-    // A page cached by a run that wrote no agent files has no entry for them: it is parsed again.
-    const cached = opts.cache?.get(file, read.bytes)
-    if (cached && (cached.entry || !opts.pages || !cached.chunks.length)) return cached
-    const { page, lasting } = await pageOf(file, read.bytes, opts, limits)
-    if (lasting) opts.cache?.set(file, read.bytes, page)
+    const cached = cache?.get(file, read)
+    if (usable(cached)) return cached
+    parsed++
+    const { page, lasting } = await pageOf(file, read.bytes, opts, limits, parse)
+    if (lasting) cache?.set(file, read, page)
     return page
   }
   // Pages are read and parsed (in the parse thread) a few ahead of the one being chunked, and taken in order.
@@ -117,7 +137,7 @@ export async function collectChunks(
   for (const [i, file] of files.entries()) {
     onProgress?.(i, files.length, file)
     while (next < files.length && ahead.length < PARSE_AHEAD) {
-      const pending = load(files[next++]!)
+      const pending = load(files[next]!, next++)
       pending.catch(() => {}) // rethrown below, in order
       ahead.push(pending)
     }
@@ -136,7 +156,7 @@ export async function collectChunks(
     }
   }
   onProgress?.(files.length, files.length, '')
-  return { chunks, files: indexed, skipped: files.length - indexed.length + escaping.size, warnings, pages }
+  return { chunks, files: indexed, skipped: files.length - indexed.length + escaping.size, parsed, warnings, pages }
 }
 
 /** One file's chunks (before ids are made unique across the index) and what to warn about it. */
@@ -150,6 +170,23 @@ export interface CollectedPage {
 /** How many pages may be read and parsed ahead of the one being chunked. */
 const PARSE_AHEAD = 8
 
+type Parse = (job: ParseJob, timeoutMs: number) => Promise<ParseOutcome>
+
+/**
+ * At most this many pages to parse (a re-index after a few edits) are parsed
+ * on this thread (parse-here.ts): starting the parse thread costs more than
+ * they do. More than that (a first build) go to the parse thread, which
+ * parses while this thread chunks.
+ */
+export const PARSE_HERE_PAGES = 16
+/** A page longer than this (in characters) always goes to the parse thread, whose heap is its own. */
+export const PARSE_HERE_CHARS = 256 * 1024
+
+function parserFor(pages: number): Parse {
+  if (pages > PARSE_HERE_PAGES) return (job, timeoutMs) => parsePool().parse(job, timeoutMs)
+  return (job, timeoutMs) => (job.source.length > PARSE_HERE_CHARS ? parsePool().parse(job, timeoutMs) : parseHere(job, timeoutMs))
+}
+
 /**
  * A page is a function of its path, its bytes and the options (`lasting`: a
  * later run may reuse it), except when the parse was cut by the clock or its
@@ -160,6 +197,7 @@ async function pageOf(
   bytes: Uint8Array,
   opts: CollectOptions,
   limits: { maxNesting: number; parseTimeoutMs: number },
+  parse: Parse,
 ): Promise<{ page: CollectedPage; lasting: boolean }> {
   const skipped = (message: string, warnings: string[] = []) => ({ page: { chunks: [], warnings: [...warnings, message] }, lasting: true })
   let source: string
@@ -183,7 +221,7 @@ async function pageOf(
     ...(opts.contentSelector ? { contentSelector: opts.contentSelector } : {}),
     ...(opts.pages ? { copy: true } : {}),
   }
-  const parsed = await parsePool().parse(job, limits.parseTimeoutMs)
+  const parsed = await parse(job, limits.parseTimeoutMs)
   if (!parsed.ok) return { ...skipped(parsed.reason), lasting: !parsed.transient }
   const { page } = parsed
   const notes = page.notes ?? []

@@ -8,12 +8,13 @@
  * terminated, which is the only way to stop a synchronous parse, and the
  * page is skipped with a warning naming the limit.
  *
- * One thread by default, and every page goes through it: the parse code then
- * warms up once, as it would on the main thread, while the main thread chunks
- * the pages already parsed (astro, 420 pages: CPU 5.9 s against 6.5 s
- * in-process, dist build, medians of 2). Each further thread warms the
- * parser up again (two threads: 7.7 s), which a site pays in CPU for little
- * wall time on a small machine.
+ * One thread by default, and every page of a first build goes through it:
+ * the parse code then warms up once, as it would on the main thread, while
+ * the main thread chunks the pages already parsed (astro, 420 pages: CPU 5.9 s
+ * against 6.5 s in-process, dist build, medians of 2). Each further thread
+ * warms the parser up again (two threads: 7.7 s), which a site pays in CPU for
+ * little wall time on a small machine. A run with only a few small pages to
+ * parse parses them on the main thread instead (parse-here.ts, collect.ts).
  *
  * One pool per process, its thread kept between runs (`docpilot dev`
  * re-indexes on every change) and never keeping the process alive.

@@ -1,6 +1,7 @@
-/** A parse worker thread: says it is ready, then parses the pages the pool sends, one at a time. */
+/** A parse worker thread: loads both parsers, says it is ready, then parses the pages the pool sends, one at a time. */
 import { parentPort } from 'node:worker_threads'
-import { parseFile, type ParseJob } from './parse-file.ts'
+import { fileParser, type ParseJob } from './parse-file.ts'
 
-parentPort!.on('message', (job: ParseJob) => parentPort!.postMessage(parseFile(job)))
+const parsers = { source: await fileParser('source'), site: await fileParser('site') }
+parentPort!.on('message', (job: ParseJob) => parentPort!.postMessage(parsers[job.mode](job)))
 parentPort!.postMessage('ready')

@@ -5,8 +5,8 @@
  * stays inside the docs folder: a symlink to /proc/self/environ, /etc/passwd,
  * a sibling folder, a device or a FIFO is never opened.
  */
-import { constants, realpath as realpathCb, type PathLike } from 'node:fs'
-import { open, realpath } from 'node:fs/promises'
+import { constants, realpath as realpathCb, type BigIntStats, type PathLike } from 'node:fs'
+import { open, realpath, stat } from 'node:fs/promises'
 import { relative, resolve, sep } from 'node:path'
 import type { FileSystemAdapter } from 'tinyglobby'
 
@@ -15,7 +15,51 @@ export function isInside(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
 }
 
-export type SourceRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: string }
+export type SourceRead = { ok: true; bytes: Uint8Array; fingerprint: SourceFingerprint } | { ok: false; reason: string }
+
+/**
+ * What the file system says about a file it read: which file (device and
+ * inode), its size, and when its bytes and its inode last changed, to the
+ * nanosecond. Another read finding the same `id` finds the same bytes, except
+ * when the file changed again within the same clock tick as the read that
+ * took it: such a fingerprint is not `settled` and must not be trusted later.
+ * (mtime alone can be set back by tools that preserve it; ctime cannot.)
+ */
+export interface SourceFingerprint {
+  id: string
+  settled: boolean
+}
+
+/**
+ * How long before a read a file's last change must lie for its fingerprint to
+ * be trusted: well over a tick of the kernel clocks that stamp changes on
+ * file systems that record fractions of a second (1 to 16 ms), and over the
+ * granularity of those that record whole seconds (FAT: two). A stamp without
+ * a fraction is taken to come from the latter.
+ */
+export const SETTLE_MS = { fine: 100, whole: 3000 } as const
+
+function fingerprintId(info: BigIntStats): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
+}
+
+/** Whether a file whose stamps are `info`, read at `readAtMs` (ms since 1970), can be trusted unchanged while its fingerprint holds. */
+export function settledAt(info: Pick<BigIntStats, 'mtimeNs' | 'ctimeNs'>, readAtMs: number): boolean {
+  const changed = info.mtimeNs > info.ctimeNs ? info.mtimeNs : info.ctimeNs
+  const margin = info.mtimeNs % 1_000_000_000n || info.ctimeNs % 1_000_000_000n ? SETTLE_MS.fine : SETTLE_MS.whole
+  return changed < BigInt(Math.floor(readAtMs - margin)) * 1_000_000n
+}
+
+/**
+ * The fingerprint of `file` now (following links, as a read would), without
+ * opening it; undefined when it is gone or not a regular file. Only compared
+ * with the fingerprint of an earlier read that passed readSource's checks: the
+ * same file, unchanged, holds the bytes those checks let through.
+ */
+export async function sourceFingerprint(realRoot: string, file: string): Promise<string | undefined> {
+  const info = await stat(resolve(realRoot, file), { bigint: true }).catch(() => undefined)
+  return info?.isFile() ? fingerprintId(info) : undefined
+}
 
 /**
  * Reads `file` (relative to `realRoot`, the docs folder with its own links
@@ -36,11 +80,13 @@ export async function readSource(realRoot: string, file: string, maxBytes: numbe
   const handle = await open(target, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => error)
   if (handle instanceof Error) return { ok: false, reason: `could not be read (${handle.code ?? handle.message}); skipped` }
   try {
-    const info = await handle.stat()
+    const readAt = Date.now()
+    const info = await handle.stat({ bigint: true })
     if (!info.isFile()) return { ok: false, reason: 'is not a regular file (a device, FIFO or socket); skipped' }
-    if (info.size > maxBytes) return { ok: false, reason: tooLarge(`is ${info.size} bytes`, maxBytes) }
+    const reported = Number(info.size)
+    if (reported > maxBytes) return { ok: false, reason: tooLarge(`is ${reported} bytes`, maxBytes) }
     // Sized by the file's own report (one byte more, to see it grow), doubled while it keeps giving bytes.
-    let buffer = new Uint8Array(Math.min(maxBytes + 1, Math.max(info.size + 1, 4096)))
+    let buffer = new Uint8Array(Math.min(maxBytes + 1, Math.max(reported + 1, 4096)))
     let size = 0
     for (;;) {
       const { bytesRead } = await handle.read(buffer, size, buffer.length - size, null)
@@ -53,7 +99,9 @@ export async function readSource(realRoot: string, file: string, maxBytes: numbe
       buffer = grown
     }
     if (size > maxBytes) return { ok: false, reason: tooLarge(`holds more than ${maxBytes} bytes`, maxBytes) }
-    return { ok: true, bytes: buffer.subarray(0, size) }
+    // A file that grew or shrank while it was read changed after its fingerprint was taken.
+    const settled = size === reported && settledAt(info, readAt)
+    return { ok: true, bytes: buffer.subarray(0, size), fingerprint: { id: fingerprintId(info), settled } }
   } finally {
     await handle.close()
   }

@@ -1,0 +1,96 @@
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { collectChunks, type CollectOptions, type CollectedPage } from './collect.ts'
+import { PageCache } from './page-cache.ts'
+
+const shape: Omit<CollectOptions, 'root'> = {
+  mode: 'source',
+  slugger: 'github',
+  urls: { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false },
+  chunks: { maxWords: 220, overlapWords: 40 },
+  pages: true,
+}
+
+const temps: string[] = []
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docpilot-pages-'))
+  temps.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function docs(pages: number): string {
+  const root = temp()
+  mkdirSync(join(root, 'guide'))
+  for (let i = 0; i < pages; i++) writeFileSync(join(root, 'guide', `p${i}.md`), `---\ntitle: Page ${i}\n---\n# Page ${i}\n\nText of page ${i}.\n\n## More\n\nMore about ${i}.\n`)
+  return root
+}
+
+/** One index run's collect step with the page cache, as buildIndex runs it. */
+async function run(root: string, cacheDir: string) {
+  const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+  const result = await collectChunks({ ...shape, root, cache })
+  await cache.save()
+  return result
+}
+
+const page = (text: string): CollectedPage => ({ chunks: [{ id: 'a.md#', path: 'a.md', url: '/a', anchor: '', title: 'A', trail: ['A'], text }], warnings: [] })
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+describe('the page cache', () => {
+  it('a re-index after one page changed parses that page only, and gives what a fresh run gives', async () => {
+    const root = docs(20)
+    const cacheDir = temp()
+    expect((await run(root, cacheDir)).parsed).toBe(20)
+    appendFileSync(join(root, 'guide/p7.md'), '\nA new paragraph.\n')
+    const again = await run(root, cacheDir)
+    expect(again.parsed).toBe(1)
+    expect(again).toEqual({ ...(await collectChunks({ ...shape, root })), parsed: 1 })
+    expect(again.chunks.find((c) => c.path === 'guide/p7.md' && c.anchor === 'more')?.text).toMatch(/A new paragraph\./)
+  })
+
+  it('forgets a deleted page, and is not written again by a run that changed nothing', async () => {
+    const root = docs(3)
+    const cacheDir = temp()
+    await run(root, cacheDir)
+    unlinkSync(join(root, 'guide/p1.md'))
+    await run(root, cacheDir)
+    const [file] = readdirSync(join(cacheDir, 'pages'))
+    const written = statSync(join(cacheDir, 'pages', file!))
+    expect(Object.keys(JSON.parse(readFileSync(join(cacheDir, 'pages', file!), 'utf8')).pages)).toHaveLength(2)
+    expect((await run(root, cacheDir)).parsed).toBe(0)
+    // Saving replaces the file (write, then rename): the same inode means it was left alone.
+    expect(statSync(join(cacheDir, 'pages', file!)).ino).toBe(written.ino)
+  })
+
+  it("finds an unchanged file's page by its settled fingerprint, without its bytes", async () => {
+    const cacheDir = temp()
+    const first = await PageCache.open(cacheDir, shape, 'test', '/out')
+    first.set('a.md', { bytes: bytes('# A'), fingerprint: { id: 'f1', settled: true } }, page('one'))
+    first.set('b.md', { bytes: bytes('# B'), fingerprint: { id: 'f2', settled: false } }, page('two'))
+    await first.save()
+    const next = await PageCache.open(cacheDir, shape, 'test', '/out')
+    expect(await next.unchanged('a.md', async () => 'f1')).toEqual(page('one'))
+    // A fingerprint that changed means a read; one taken too close to a change was never kept.
+    expect(await next.unchanged('a.md', async () => 'f1-touched')).toBeUndefined()
+    let asked = false
+    expect(await next.unchanged('b.md', async () => ((asked = true), 'f2'))).toBeUndefined()
+    expect(asked).toBe(false)
+    // The page is still found by its bytes.
+    expect(next.get('b.md', { bytes: bytes('# B') })).toEqual(page('two'))
+  })
+
+  it('a damaged cache file is an empty cache', async () => {
+    const cacheDir = temp()
+    const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+    cache.set('a.md', { bytes: bytes('# A') }, page('one'))
+    await cache.save()
+    const [file] = readdirSync(join(cacheDir, 'pages'))
+    writeFileSync(join(cacheDir, 'pages', file!), '{"pages": {"x"')
+    expect((await PageCache.open(cacheDir, shape, 'test', '/out')).get('a.md', { bytes: bytes('# A') })).toBeUndefined()
+  })
+})

@@ -1,0 +1,37 @@
+/**
+ * Pages parsed on this thread, under the same time backstop as the parse
+ * thread (parse-pool.ts). Starting that thread costs more than parsing a few
+ * pages (its own isolate, and every parser module loaded a second time: about
+ * 0.3 s of CPU), which a re-index after one edit would pay for one page.
+ *
+ * A synchronous parse cannot be stopped from JavaScript; V8 can stop it, and
+ * node:vm's `timeout` asks it to: the parse runs as a call from a tiny
+ * script, and a watchdog thread terminates that script when the limit
+ * passes. The parsers keep no state between pages that a cut parse could
+ * leave half-changed (each page gets its own lexer, YAML document and
+ * slugger), so the next page parses as if nothing happened. What the parse
+ * thread adds is a fence around memory: a page that exhausts the heap takes
+ * only its thread down. That is why large pages, and runs with many pages to
+ * parse, still go to the thread (collect.ts decides).
+ */
+import { createContext, Script, type Context } from 'node:vm'
+import { overTime } from './parse-pool.ts'
+import { fileParser, type ParseJob, type ParseOutcome } from './parse-file.ts'
+
+let sandbox: { context: Context; script: Script } | undefined
+
+/** `job` parsed here, or skipped with the parse thread's reason when it runs past `timeoutMs`. */
+export async function parseHere(job: ParseJob, timeoutMs: number): Promise<ParseOutcome> {
+  const parse = await fileParser(job.mode)
+  sandbox ??= { context: createContext({}), script: new Script('run()') }
+  const { context, script } = sandbox
+  context.run = () => parse(job)
+  try {
+    return script.runInContext(context, { timeout: timeoutMs }) as ParseOutcome
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return { ok: false, reason: overTime(timeoutMs), transient: true }
+    throw error
+  } finally {
+    context.run = undefined
+  }
+}
