@@ -125,7 +125,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   let embed: EmbedSummary | undefined
   if (indexEmbedder) {
     const run = await embedChunks(indexEmbedder, collected.chunks, { cacheDir: ctx.cacheDir, scope: resolve(opts.out), onProgress: opts.onEmbed })
-    dense = await denseParts(indexEmbedder, run, ctx.cacheDir)
+    dense = await denseParts(indexEmbedder, run)
     embed = {
       identity: dense.identity,
       why: indexEmbedder.why,

@@ -4,7 +4,7 @@
  * unchanged chunks from ever reaching the embedder again; `hf:` models come
  * from a hub-shaped HTTP server once, then from the cache.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -75,6 +75,24 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     const third = await build('auto', { cacheDir })
     expect(readFileSync(join(third.out, packName)).equals(packBytes)).toBe(true)
     expect(readFileSync(join(rowsDir, cached[0]!)).equals(packBytes)).toBe(true)
+  })
+
+  it('static: with the model folder unchanged (names, sizes, times), a build reads the cached pack and not the vocabulary or table; a changed table is packed again', async () => {
+    const model = join(tmp('dp-model-'), 'model')
+    cpSync(fileURLToPath(DEFAULT_MODEL_DIR), model, { recursive: true })
+    const vectors = join(model, 'vectors.bin')
+    const when = new Date('2026-01-01T00:00:00Z')
+    utimesSync(vectors, when, when)
+    const cacheDir = tmp('dp-cache-')
+    const first = await build({ model }, { cacheDir })
+    // The same file, its bytes zeroed in place: same inode, size and modification time.
+    writeFileSync(vectors, new Uint8Array(statSync(vectors).size))
+    utimesSync(vectors, when, when)
+    const second = await build({ model }, { cacheDir })
+    expect(second.result.manifest.embedder).toEqual(first.result.manifest.embedder)
+
+    writeFileSync(vectors, readFileSync(join(fileURLToPath(DEFAULT_MODEL_DIR), 'vectors.bin')).subarray(0, 4096))
+    await expect(build({ model }, { cacheDir })).rejects.toThrow(new RegExp(`${vectors}: has 4096 bytes, expected \\d+`))
   })
 
   it('onnx: the default model exported as ONNX gives the static vectors through onnxruntime-web', async () => {

@@ -12,7 +12,7 @@
  *   embed: 'hf:<org>/<name>'  an ONNX model from the hub, downloaded once into the cache
  */
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { fileURLToPath } from 'node:url'
@@ -23,17 +23,18 @@ import { HostedEmbedder } from '../core/embed/hosted.ts'
 import { loadOnnx } from '../core/embed/load-onnx.ts'
 import { ONNX_OPTIONAL_FILES } from '../core/embed/onnx-folder.ts'
 import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
-import { StaticEmbedder } from '../core/embed/static.ts'
-import { STATIC_MODEL_FORMAT, type StaticModelDescriptor } from '../core/embed/static-model.ts'
+import { STATIC_MODEL_FORMAT } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
-import { shardFile, type ChunkRecord, type EmbedderIdentity, type ShardSet } from '../core/index/format.ts'
-import { encodeRowsPack, entryBytes, splitIdentity, WORDS_PER_BUCKET, type RowsPack } from '../core/embed/static-split.ts'
+import type { ChunkRecord, EmbedderIdentity } from '../core/index/format.ts'
+import { splitIdentity, type RowsPack } from '../core/embed/static-split.ts'
 import { encodeVectorCodes, encodeVectorRows } from '../core/retrieval/passage-vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
 import { EmbeddingCache, textDigest } from './embed-cache.ts'
 import { ensureHubModel } from './embed-hf.ts'
+import { EmbedConfigError } from './model-files.ts'
+import { openStaticFolder, type StaticFolder } from './static-folder.ts'
 import { isFile } from './stat.ts'
 
 export interface EmbedContext {
@@ -50,64 +51,28 @@ export interface EmbedContext {
 
 export interface IndexEmbedder {
   embedder: Embedder
-  /** Files the index must carry so readers can rebuild the embedder (local embedders only). */
+  /** Files the index must carry whole so readers can rebuild the embedder (local embedders only). */
   modelFiles: { name: string; bytes: Uint8Array }[]
+  /** A static model, which the index also carries as its rows by word. */
+  static?: StaticFolder
   /** Why this embedder, in words, for the index summary. */
   why: string
 }
 
-/** An `embed` setting that cannot be honoured; the message says what to change. */
-export class EmbedConfigError extends Error {
-  override name = 'EmbedConfigError'
-}
+export { EmbedConfigError }
 
 export function defaultCacheDir(cwd: string, env: Env): string {
   return env.DOCPILOT_CACHE_DIR ? resolve(cwd, env.DOCPILOT_CACHE_DIR) : join(cwd, '.docpilot', 'cache')
 }
 
 
-type ModelFile = IndexEmbedder['modelFiles'][number]
-
-/** Reads one model file, naming it (and what the folder needs) when it is missing. */
-async function modelFile(dir: string, name: string, needs: string): Promise<Uint8Array> {
-  try {
-    return await readFile(join(dir, name))
-  } catch (err) {
-    const why = (err as { code?: string }).code === 'ENOENT' ? 'is missing' : `cannot be read (${err instanceof Error ? err.message : String(err)})`
-    throw new EmbedConfigError(`model file ${join(dir, name)} ${why}; ${needs}`)
-  }
+/** A docpilot static model folder; `cacheDir` keeps its rows pack between runs. */
+export async function loadStaticModel(dir: string, why: string, cacheDir?: string): Promise<IndexEmbedder> {
+  const folder = await openStaticFolder(dir, cacheDir)
+  return { embedder: folder.embedder, modelFiles: [{ name: 'model.json', bytes: folder.descriptorBytes }], static: folder, why }
 }
 
-const STATIC_NEEDS = 'a docpilot static model folder holds model.json, vocab.txt and vectors.bin (scripts/models/distill.ts writes one).'
-
-async function staticFromDir(dir: string): Promise<[ModelFile, ModelFile, ModelFile]> {
-  const descBytes = await modelFile(dir, 'model.json', STATIC_NEEDS)
-  let desc: StaticModelDescriptor
-  try {
-    desc = JSON.parse(new TextDecoder().decode(descBytes)) as StaticModelDescriptor
-  } catch (err) {
-    throw new EmbedConfigError(`model file ${join(dir, 'model.json')} is not JSON (${err instanceof Error ? err.message : String(err)})`)
-  }
-  return [
-    { name: 'model.json', bytes: descBytes },
-    { name: 'vocab.txt', bytes: await modelFile(dir, desc.files.vocab, STATIC_NEEDS) },
-    { name: 'vectors.bin', bytes: await modelFile(dir, desc.files.vectors, STATIC_NEEDS) },
-  ]
-}
-
-export async function loadStaticModel(dir: string, why: string): Promise<IndexEmbedder> {
-  const files = await staticFromDir(dir)
-  const desc = JSON.parse(new TextDecoder().decode(files[0].bytes)) as StaticModelDescriptor
-  let embedder: StaticEmbedder
-  try {
-    embedder = new StaticEmbedder(desc, new TextDecoder().decode(files[1].bytes), files[2].bytes, undefined, { vocab: join(dir, desc.files.vocab), vectors: join(dir, desc.files.vectors) })
-  } catch (err) {
-    throw new EmbedConfigError(`${err instanceof Error ? err.message : String(err)}. Rebuild or re-copy the model folder ${dir}.`)
-  }
-  return { embedder, modelFiles: files, why }
-}
-
-export const loadDefaultModel = () => loadStaticModel(fileURLToPath(DEFAULT_MODEL_DIR), 'the offline default model')
+export const loadDefaultModel = (cacheDir?: string) => loadStaticModel(fileURLToPath(DEFAULT_MODEL_DIR), 'the offline default model', cacheDir)
 
 async function loadOnnxFolder(dir: string, name: string, why: string): Promise<IndexEmbedder> {
   const modelPath = (await isFile(join(dir, 'model.onnx'))) ? join(dir, 'model.onnx') : join(dir, 'onnx', 'model.onnx')
@@ -196,7 +161,7 @@ export function envEmbedTransport(env: Env, fetchImpl?: typeof fetch): Transport
 /** The index's embedder for this config, or null for declared lexical-only. */
 export async function resolveIndexEmbedder(embed: EmbedConfig, ctx: EmbedContext): Promise<IndexEmbedder | null> {
   if (embed === false) return null
-  if (embed === 'default') return loadDefaultModel()
+  if (embed === 'default') return loadDefaultModel(ctx.cacheDir)
   if (embed === 'auto') {
     let resolved: ResolvedChain | null = ctx.chain ?? null
     if (!resolved) {
@@ -210,7 +175,7 @@ export async function resolveIndexEmbedder(embed: EmbedConfig, ctx: EmbedContext
     if (head && resolved && memberAvailable(providerSpec(head.provider), ctx.env)) {
       return hostedFor(head.provider, head.model, ctx, resolved, `embed 'auto' follows the chat head: ${head.provider} embeddings (${head.model})`)
     }
-    const d = await loadDefaultModel()
+    const d = await loadDefaultModel(ctx.cacheDir)
     return { ...d, why: `embed 'auto': ${resolved?.head ? `the chat head (${resolved.head}) does not embed` : 'no chat provider key is set'}, so the offline default model` }
   }
   if (typeof embed === 'string' && embed.startsWith('hf:')) {
@@ -223,7 +188,7 @@ export async function resolveIndexEmbedder(embed: EmbedConfig, ctx: EmbedContext
   const dir = resolve(ctx.configDir, embed.model)
   if (await isFile(join(dir, 'model.json'))) {
     const desc = JSON.parse(await readFile(join(dir, 'model.json'), 'utf8')) as { format?: string }
-    if (desc.format === STATIC_MODEL_FORMAT) return loadStaticModel(dir, `the static model in ${dir}`)
+    if (desc.format === STATIC_MODEL_FORMAT) return loadStaticModel(dir, `the static model in ${dir}`, ctx.cacheDir)
   }
   return loadOnnxFolder(dir, `local:${basename(dir)}`, `the ONNX model in ${dir}`)
 }
@@ -289,7 +254,7 @@ export interface DenseParts {
 const digest16 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex').slice(0, 16)
 
 /** The vectors part and the model files, named by their content (a static model's rows pack is kept in `cacheDir` between runs). */
-export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult, cacheDir: string): Promise<DenseParts> {
+export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult): Promise<DenseParts> {
   const codes = encodeVectorCodes(run.vectors, run.identity.dims)
   const codesPart = `codes.${digest16(codes)}.bits`
   const rows = encodeVectorRows(run.vectors, run.identity.dims)
@@ -299,44 +264,22 @@ export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult, cacheDi
     { name: vectorsPart, bytes: rows },
   ]
   const map: Record<string, string> = {}
-  // A static model's table is served as rows by word (core/embed/static-split.ts): only its descriptor stays one file.
-  const whole = ie.embedder instanceof StaticEmbedder ? ['vocab.txt', 'vectors.bin'] : []
-  for (const f of ie.modelFiles.filter((m) => !whole.includes(m.name))) {
+  for (const f of ie.modelFiles) {
     const name = `embed.${digest16(f.bytes)}.${f.name.replace(/\//g, '-')}`
     map[f.name] = name
     files.push({ name, bytes: f.bytes })
   }
   let identity: EmbedderIdentity = { ...run.identity, quantization: 'int8', ...(ie.modelFiles.length ? { files: map } : {}) }
-  if (ie.embedder instanceof StaticEmbedder) {
-    const rows = await staticRowFiles(ie.embedder, ie.modelFiles, cacheDir)
+  if (ie.static) {
+    const rows = staticRowFiles(await ie.static.rows())
     files.push(...rows.files)
-    identity = splitIdentity(ie.embedder.descriptor, rows.rows, map)
+    identity = splitIdentity(ie.static.descriptor, rows.rows, map)
   }
   return { identity, files, codesPart, vectorsPart }
 }
 
-/**
- * The model's rows as one packed file and its directory of bucket sizes,
- * named by their content. Packing is a pure function of the model's files,
- * so the pack is kept in the cache, keyed by their digest: a re-index reads
- * it back instead of packing 60,000 rows again.
- */
-async function staticRowFiles(
-  embedder: StaticEmbedder,
-  modelFiles: IndexEmbedder['modelFiles'],
-  cacheDir: string,
-): Promise<{ rows: { pack: string; directory: string; buckets: number }; files: { name: string; bytes: Uint8Array }[] }> {
-  const key = createHash('sha256').update(`rows-pack-v1 ${WORDS_PER_BUCKET}\0`)
-  for (const f of modelFiles) key.update(f.name).update('\0').update(f.bytes)
-  const cached = join(cacheDir, 'model-rows', key.digest('hex').slice(0, 32))
-  const { count, dims } = embedder.table
-  const fits = (p: RowsPack) => p.pack.length === count * entryBytes(dims) && p.counts.length === Math.max(1, Math.ceil(count / WORDS_PER_BUCKET))
-  const stored = await Promise.all([readFile(`${cached}.bin`), readFile(`${cached}.counts`)]).then(
-    ([pack, counts]) => ({ pack: new Uint8Array(pack.buffer, pack.byteOffset, pack.byteLength), counts: new Uint8Array(counts.buffer, counts.byteOffset, counts.byteLength) }),
-    () => undefined,
-  )
-  // A cached pack of the wrong size (a damaged cache) is packed again.
-  const packed = stored && fits(stored) ? stored : await packRows(embedder, cached)
+/** A static model's rows as one packed file and its directory of bucket sizes, named by their content. */
+function staticRowFiles(packed: RowsPack): { rows: { pack: string; directory: string; buckets: number }; files: { name: string; bytes: Uint8Array }[] } {
   const directory = gzipSync(packed.counts, { level: 9 })
   const pack = `embed-rows.${digest16(packed.pack)}.bin`
   const directoryName = `embed-rows.${digest16(directory)}.dir.gz`
@@ -346,23 +289,5 @@ async function staticRowFiles(
       { name: pack, bytes: packed.pack },
       { name: directoryName, bytes: directory },
     ],
-  }
-}
-
-async function packRows(embedder: StaticEmbedder, cached: string): Promise<RowsPack> {
-  const words = new Array<string>(embedder.table.count)
-  for (const [word, i] of embedder.table.index) words[i] = word
-  const packed = encodeRowsPack(embedder.table, words)
-  await saveRowsPack(cached, packed).catch(() => {}) // an unwritable cache only costs the next run the packing
-  return packed
-}
-
-/** Writes a rows pack to the cache (each file renamed into place, so a killed run leaves no half file). */
-async function saveRowsPack(path: string, packed: RowsPack): Promise<void> {
-  await mkdir(join(path, '..'), { recursive: true })
-  for (const [ext, bytes] of [['.bin', packed.pack], ['.counts', packed.counts]] as const) {
-    const tmp = `${path}${ext}.${process.pid}.tmp`
-    await writeFile(tmp, bytes)
-    await rename(tmp, `${path}${ext}`)
   }
 }

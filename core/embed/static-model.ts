@@ -31,13 +31,24 @@ export interface StaticTable extends QuantizedRows {
 
 /** `names` say which files errors point at (paths, or the index parts the bytes came from). */
 export function parseStaticTable(desc: StaticModelDescriptor, vocabText: string, vectors: Uint8Array, names: { vocab: string; vectors: string } = desc.files): StaticTable {
-  const words = vocabText.split('\n')
-  if (words.length > 0 && words[words.length - 1] === '') words.pop()
-  if (words.length !== desc.vocabSize) {
-    throw new Error(`static model "${desc.id}": ${names.vocab} has ${words.length} words, model.json says ${desc.vocabSize} (corrupt or from another model)`)
-  }
-  const table = decodeQuantized(vectors, desc.vocabSize, desc.dims, `static model "${desc.id}": ${names.vectors}`)
+  const words = staticWords(desc, vocabText, names.vocab)
+  const table = staticRows(desc, vectors, names.vectors)
   const index = new Map<string, number>()
   words.forEach((w, i) => index.set(w, i))
   return { ...table, index }
+}
+
+/** The vocabulary's words in row order, checked against the descriptor; `name` is what errors call the file. */
+export function staticWords(desc: StaticModelDescriptor, vocabText: string, name = desc.files.vocab): string[] {
+  const words = vocabText.split('\n')
+  if (words.length > 0 && words[words.length - 1] === '') words.pop()
+  if (words.length !== desc.vocabSize) {
+    throw new Error(`static model "${desc.id}": ${name} has ${words.length} words, model.json says ${desc.vocabSize} (corrupt or from another model)`)
+  }
+  return words
+}
+
+/** The table's rows, checked against the descriptor; `name` is what errors call the file. */
+export function staticRows(desc: StaticModelDescriptor, vectors: Uint8Array, name = desc.files.vectors): QuantizedRows {
+  return decodeQuantized(vectors, desc.vocabSize, desc.dims, `static model "${desc.id}": ${name}`)
 }

@@ -20,7 +20,8 @@
 import { gunzipSync } from 'fflate'
 import type { EmbedderIdentity, StaticRowsLayout } from '../index/format.ts'
 import { readRange, type PartLoader } from '../index/parts.ts'
-import type { StaticModelDescriptor, StaticTable } from './static-model.ts'
+import type { QuantizedRows } from './quantize.ts'
+import type { StaticModelDescriptor } from './static-model.ts'
 import { poolRows, staticIdentity, staticTokens, type StaticRow } from './static.ts'
 import { EmbedError, type Embedder } from './types.ts'
 
@@ -51,29 +52,38 @@ export interface RowsPack {
 }
 
 /** Groups every word's row by bucket and writes the entries. Pure: the same model gives the same bytes. */
-export function encodeRowsPack(table: StaticTable, words: readonly string[], perBucket = WORDS_PER_BUCKET): RowsPack {
+export function encodeRowsPack(table: QuantizedRows, words: readonly string[], perBucket = WORDS_PER_BUCKET): RowsPack {
   const buckets = Math.max(1, Math.ceil(words.length / perBucket))
-  const members: number[][] = Array.from({ length: buckets }, () => [])
-  words.forEach((w, i) => members[bucketOfWord(w, buckets)]!.push(i))
+  const bucketOf = new Uint32Array(words.length)
+  const sizes = new Uint32Array(buckets)
+  for (let w = 0; w < words.length; w++) sizes[(bucketOf[w] = bucketOfWord(words[w]!, buckets))]!++
+  // Entries in bucket order, a bucket's words in row order (a stable counting sort).
+  const starts = new Uint32Array(buckets + 1)
+  for (let b = 0; b < buckets; b++) starts[b + 1] = starts[b]! + sizes[b]!
+  const order = new Uint32Array(words.length)
+  const fill = starts.slice(0, buckets)
+  for (let w = 0; w < words.length; w++) order[fill[bucketOf[w]!]!++] = w
+  const prints = order.map((w) => fingerprint(words[w]!))
+  const counts = new Uint8Array(buckets)
+  for (let b = 0; b < buckets; b++) {
+    if (sizes[b]! > 255) throw new Error(`model rows bucket ${b} holds ${sizes[b]} words; at most 255 fit`)
+    counts[b] = sizes[b]!
+    for (let i = starts[b]!; i < starts[b + 1]!; i++) {
+      for (let j = starts[b]!; j < i; j++) if (prints[i] === prints[j]) throw new Error(`two words of model rows bucket ${b} share a fingerprint`)
+    }
+  }
   const { dims, rows, scales } = table
   const size = entryBytes(dims)
+  const values = new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength)
   const pack = new Uint8Array(words.length * size)
   const view = new DataView(pack.buffer)
-  const counts = new Uint8Array(buckets)
-  let at = 0
-  members.forEach((ws, b) => {
-    if (ws.length > 255) throw new Error(`model rows bucket ${b} holds ${ws.length} words; at most 255 fit`)
-    const prints = ws.map((w) => fingerprint(words[w]!))
-    if (new Set(prints).size !== prints.length) throw new Error(`two words of model rows bucket ${b} share a fingerprint`)
-    counts[b] = ws.length
-    ws.forEach((w, j) => {
-      view.setUint32(at, prints[j]!, true)
-      view.setUint32(at + 4, w, true)
-      view.setFloat32(at + 8, scales[w]!, true)
-      pack.set(new Uint8Array(rows.buffer, rows.byteOffset + w * dims, dims), at + 12)
-      at += size
-    })
-  })
+  for (let e = 0, at = 0; e < order.length; e++, at += size) {
+    const w = order[e]!
+    view.setUint32(at, prints[e]!, true)
+    view.setUint32(at + 4, w, true)
+    view.setFloat32(at + 8, scales[w]!, true)
+    pack.set(values.subarray(w * dims, (w + 1) * dims), at + 12)
+  }
   return { pack, counts }
 }
 
@@ -101,6 +111,43 @@ export function findInBucket(bytes: Uint8Array, word: string, dims: number, what
     return { rank: view.getUint32(at + 4, true), scale: view.getFloat32(at + 8, true), values: new Int8Array(bytes.buffer, bytes.byteOffset + at + 12, dims), offset: 0 }
   }
   return undefined
+}
+
+/**
+ * The indexer's side: the rows pack held whole in memory. A word's row is
+ * found in its bucket exactly as the reader finds it, so passages are pooled
+ * from the very bytes the index serves, and nothing else of the model (its
+ * vocabulary, its table) is read.
+ */
+export class PackedStaticEmbedder implements Embedder {
+  readonly identity: EmbedderIdentity
+  private readonly starts: Uint32Array
+  private readonly found = new Map<string, StaticRow | null>()
+
+  constructor(
+    private readonly descriptor: StaticModelDescriptor,
+    private readonly packed: RowsPack,
+  ) {
+    this.identity = staticIdentity(descriptor)
+    this.starts = bucketStarts(packed.counts)
+  }
+
+  /** A word's row, or undefined for a word outside the vocabulary. */
+  row(word: string): StaticRow | undefined {
+    let row = this.found.get(word)
+    if (row === undefined) {
+      const size = entryBytes(this.descriptor.dims)
+      const b = bucketOfWord(word, this.packed.counts.length)
+      row = findInBucket(this.packed.pack.subarray(this.starts[b]! * size, this.starts[b + 1]! * size), word, this.descriptor.dims, 'model rows pack') ?? null
+      this.found.set(word, row)
+    }
+    return row ?? undefined
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const { dims, tokenizer } = this.descriptor
+    return texts.map((text) => poolRows(staticTokens(text, tokenizer.pattern), (t) => this.row(t), dims))
+  }
 }
 
 /**

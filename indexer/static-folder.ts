@@ -1,0 +1,112 @@
+/**
+ * A docpilot static model folder at index time. The index serves the model
+ * as rows by word (core/embed/static-split.ts) and the indexer pools passages
+ * from those same rows, so the vocabulary and the table are read only to
+ * pack them. Packing is a pure function of the folder's files, so the pack is
+ * kept in the cache, keyed by the descriptor's bytes and the vocabulary's and
+ * table's size, modification time and inode: a re-index with the model
+ * unchanged reads the pack and nothing else of the model. (A model file
+ * rewritten in place that keeps all three is the one change this misses.)
+ */
+import { createHash } from 'node:crypto'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import type { Stats } from 'node:fs'
+import { join } from 'node:path'
+import { staticIdentity } from '../core/embed/static.ts'
+import { staticRows, staticWords, type StaticModelDescriptor } from '../core/embed/static-model.ts'
+import { encodeRowsPack, entryBytes, PackedStaticEmbedder, WORDS_PER_BUCKET, type RowsPack } from '../core/embed/static-split.ts'
+import type { Embedder } from '../core/embed/types.ts'
+import type { EmbedderIdentity } from '../core/index/format.ts'
+import { EmbedConfigError, modelFile, modelFileStat } from './model-files.ts'
+
+const NEEDS = 'a docpilot static model folder holds model.json, vocab.txt and vectors.bin (scripts/models/distill.ts writes one).'
+
+export interface StaticFolder {
+  descriptor: StaticModelDescriptor
+  /** model.json as it is, the one model file the index carries whole. */
+  descriptorBytes: Uint8Array
+  /** The model's rows, packed by word (read from the cache when the folder is unchanged). Read once per run. */
+  rows(): Promise<RowsPack>
+  /** Pools passages from the rows pack, read at the first text. */
+  embedder: Embedder
+}
+
+/** Opens a static model folder: reads its descriptor, checks its other files are there, reads nothing else yet. */
+export async function openStaticFolder(dir: string, cacheDir?: string): Promise<StaticFolder> {
+  const descriptorBytes = await modelFile(dir, 'model.json', NEEDS)
+  let descriptor: StaticModelDescriptor
+  try {
+    descriptor = JSON.parse(new TextDecoder().decode(descriptorBytes)) as StaticModelDescriptor
+  } catch (err) {
+    throw new EmbedConfigError(`model file ${join(dir, 'model.json')} is not JSON (${err instanceof Error ? err.message : String(err)})`)
+  }
+  const stats = await Promise.all([modelFileStat(dir, descriptor.files.vocab, NEEDS), modelFileStat(dir, descriptor.files.vectors, NEEDS)])
+  let rows: Promise<RowsPack> | undefined
+  const folder = { dir, descriptor, descriptorBytes, stats, cacheDir }
+  const read = () => (rows ??= cachedRows(folder))
+  return { descriptor, descriptorBytes, rows: read, embedder: new RowsPackEmbedder(descriptor, read) }
+}
+
+class RowsPackEmbedder implements Embedder {
+  readonly identity: EmbedderIdentity
+  private packed: Promise<PackedStaticEmbedder> | undefined
+
+  constructor(
+    private readonly descriptor: StaticModelDescriptor,
+    private readonly rows: () => Promise<RowsPack>,
+  ) {
+    this.identity = staticIdentity(descriptor)
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.packed ??= this.rows().then((pack) => new PackedStaticEmbedder(this.descriptor, pack))
+    return (await this.packed).embed(texts)
+  }
+}
+
+interface FolderState {
+  dir: string
+  descriptor: StaticModelDescriptor
+  descriptorBytes: Uint8Array
+  /** The vocabulary's and the table's. */
+  stats: Stats[]
+  cacheDir: string | undefined
+}
+
+async function cachedRows(folder: FolderState): Promise<RowsPack> {
+  const { descriptor, cacheDir } = folder
+  if (!cacheDir) return packRows(folder)
+  const key = createHash('sha256').update(`rows-pack-v2 ${WORDS_PER_BUCKET}\0`).update(folder.descriptorBytes)
+  for (const s of folder.stats) key.update(`\0${s.size} ${s.mtimeMs} ${s.ino}`)
+  const cached = join(cacheDir, 'model-rows', key.digest('hex').slice(0, 32))
+  const fits = (p: RowsPack) => p.pack.length === descriptor.vocabSize * entryBytes(descriptor.dims) && p.counts.length === Math.max(1, Math.ceil(descriptor.vocabSize / WORDS_PER_BUCKET))
+  const stored = await Promise.all([readFile(`${cached}.bin`), readFile(`${cached}.counts`)]).then(
+    ([pack, counts]) => ({ pack: new Uint8Array(pack.buffer, pack.byteOffset, pack.byteLength), counts: new Uint8Array(counts.buffer, counts.byteOffset, counts.byteLength) }),
+    () => undefined,
+  )
+  // A cached pack of the wrong size (a damaged cache) is packed again.
+  if (stored && fits(stored)) return stored
+  const packed = await packRows(folder)
+  await saveRowsPack(cached, packed).catch(() => {}) // an unwritable cache only costs the next run the packing
+  return packed
+}
+
+async function packRows({ dir, descriptor }: FolderState): Promise<RowsPack> {
+  const [vocab, vectors] = await Promise.all([modelFile(dir, descriptor.files.vocab, NEEDS), modelFile(dir, descriptor.files.vectors, NEEDS)])
+  try {
+    const words = staticWords(descriptor, new TextDecoder().decode(vocab), join(dir, descriptor.files.vocab))
+    return encodeRowsPack(staticRows(descriptor, vectors, join(dir, descriptor.files.vectors)), words)
+  } catch (err) {
+    throw new EmbedConfigError(`${err instanceof Error ? err.message : String(err)}. Rebuild or re-copy the model folder ${dir}.`)
+  }
+}
+
+/** Writes a rows pack to the cache (each file renamed into place, so a killed run leaves no half file). */
+async function saveRowsPack(path: string, packed: RowsPack): Promise<void> {
+  await mkdir(join(path, '..'), { recursive: true })
+  for (const [ext, bytes] of [['.bin', packed.pack], ['.counts', packed.counts]] as const) {
+    const tmp = `${path}${ext}.${process.pid}.tmp`
+    await writeFile(tmp, bytes)
+    await rename(tmp, `${path}${ext}`)
+  }
+}
