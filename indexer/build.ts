@@ -150,6 +150,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     chat,
     panel: { suggestions: panelSuggestions(config.panel.suggestions, collected.chunks) },
     ...(config.insights.enabled ? { insights: { questions: config.feedback.storeText } } : {}),
+    cacheDir: ctx.cacheDir,
     onPart: opts.onPart,
   })
   const firstQuestion = await coldFetchCost(loader, sampleQuestions(collected.chunks))

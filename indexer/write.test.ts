@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -105,15 +105,19 @@ describe('writeIndex', () => {
     expect(await readdir(dir)).toEqual(['idx'])
   })
 
-  it('re-indexing after a small change keeps the unchanged parts as they were (linked, not recompressed) and writes what a fresh build writes', async () => {
+  it.each([
+    ['comparing each part with its previous copy', false],
+    ['with the record of the parts it stored (part-record.ts)', true],
+  ])('re-indexing after a small change keeps the unchanged parts as they were (linked, not recompressed) and writes what a fresh build writes, %s', async (_, recorded) => {
     const out = join(dir, 'idx')
-    const first = await writeIndex(input(out))
+    const cache = recorded ? { cacheDir: join(dir, 'cache') } : {}
+    const first = await writeIndex(input(out, cache))
     const firstTexts = first.manifest.parts.texts as ShardSet
     const inode = async (name: string) => (await stat(join(out, name))).ino
     const before = { lexical: await inode(String(first.manifest.parts.lexical)), shards: await Promise.all([0, 1, 2].map((i) => inode(shardFile(firstTexts, i)))) }
 
     const edited = [...CHUNKS.slice(0, 4), { ...CHUNKS[4]!, text: 'Bun is a fast JavaScript runtime and package manager.' }]
-    const second = await writeIndex(input(out, { chunks: edited }))
+    const second = await writeIndex(input(out, { chunks: edited, ...cache }))
     const texts = second.manifest.parts.texts as ShardSet
     // The chunks of the first two text shards did not change: same files. The third did: a new file.
     expect(await Promise.all([0, 1].map((i) => inode(shardFile(texts, i))))).toEqual(before.shards.slice(0, 2))
@@ -123,6 +127,21 @@ describe('writeIndex', () => {
     const fresh = await writeIndex(input(join(dir, 'fresh'), { chunks: edited }))
     expect(await snapshot(out)).toEqual(await snapshot(join(dir, 'fresh')))
     expect(second.parts).toEqual(fresh.parts)
+  })
+
+  it('does not take the record on trust: a part changed on disk after the run is written afresh', async () => {
+    const out = join(dir, 'idx')
+    const cacheDir = join(dir, 'cache')
+    const { manifest } = await writeIndex(input(out, { cacheDir }))
+    // Same size, other bytes, a later modification time: what an edit in place looks like.
+    const shard = join(out, shardFile(manifest.parts.texts as ShardSet, 0))
+    const size = (await stat(shard)).size
+    await writeFile(shard, Buffer.alloc(size, 1))
+    await utimes(shard, new Date(), new Date(Date.now() + 10_000))
+
+    await writeIndex(input(out, { cacheDir }))
+    await writeIndex(input(join(dir, 'fresh')))
+    expect(await snapshot(out)).toEqual(await snapshot(join(dir, 'fresh')))
   })
 
   it('refuses to replace a folder that is not an index', async () => {

@@ -18,6 +18,7 @@ import { encodeTextShard, memoryPartLoader, type PartLoader } from '../core/inde
 import { tuningFor } from '../core/retrieval/tuning.ts'
 import type { DenseParts } from './embed.ts'
 import { fsPartLoader } from './fs-parts.ts'
+import { PartRecord } from './part-record.ts'
 import type { RanksPart } from './ranks.ts'
 import { exists } from './stat.ts'
 
@@ -48,6 +49,12 @@ export interface WriteIndexInput {
   shardSize?: number
   /** Raw JSON bytes per lexical postings shard. */
   postingsShardBytes?: number
+  /**
+   * Where the record of the parts this run stores is kept for the next run
+   * (part-record.ts): with it, a re-index links unchanged parts without
+   * reading them back; without it, each is compared with the previous copy.
+   */
+  cacheDir?: string
   /** Called after each part is on disk (progress; a throw aborts the write). */
   onPart?: (name: string) => void | Promise<void>
 }
@@ -89,26 +96,35 @@ interface PendingPart {
   /** The part's content; JSON parts are stored gzip-compressed. */
   plain: Uint8Array
   gzipped: boolean
+  /**
+   * What identifies the content (PartRecord): the digest of a JSON part; the
+   * name of a binary part, which its maker names by its content.
+   */
+  content: string
 }
 
 const encoded = (part: PendingPart): Uint8Array => (part.gzipped ? gzip(part.plain) : part.plain)
 
-function pendingJson(name: string, json: string): PendingPart {
-  return { name, plain: Buffer.from(json), gzipped: true }
+function pendingJson(name: string, json: string, content: string): PendingPart {
+  return { name, plain: Buffer.from(json), gzipped: true, content }
 }
+
+const pendingBinary = (name: string, bytes: Uint8Array): PendingPart => ({ name, plain: bytes, gzipped: false, content: name })
 
 function jsonPart(kind: string, value: unknown): PendingPart {
   const json = JSON.stringify(value)
-  return pendingJson(`${kind}.${digest(json).slice(0, 16)}.json.gz`, json)
+  const content = digest(json)
+  return pendingJson(`${kind}.${content.slice(0, 16)}.json.gz`, json, content)
 }
 
 /** Numbered gzip JSON parts in one folder named by the digest of them all (see ShardSet). */
 function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(kind: string, values: readonly unknown[], extra: Extra): { set: ShardSet & Extra; parts: PendingPart[] } {
   const jsons = values.map((v) => JSON.stringify(v))
+  const digests = jsons.map(digest)
   const all = createHash('sha256')
-  for (const json of jsons) all.update(digest(json))
+  for (const d of digests) all.update(d)
   const set = { dir: `${kind}.${all.digest('hex').slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...extra }
-  return { set, parts: jsons.map((json, i) => pendingJson(shardFile(set, i), json)) }
+  return { set, parts: jsons.map((json, i) => pendingJson(shardFile(set, i), json, digests[i]!)) }
 }
 
 /** The corpus digest identifies what was indexed: every chunk field, in order. */
@@ -191,10 +207,11 @@ function isRunning(pid: number): boolean {
 }
 
 /**
- * Where the index being replaced may hold a part already: a content-addressed
- * part under its own name; a shard under the same number in that index's set
- * of the same kind (a set's folder is named by all its shards, so one changed
- * page renames the folder while most shards stay as they were).
+ * Where the index being replaced may hold a part already (its name there): a
+ * content-addressed part under its own name; a shard under the same number in
+ * that index's set of the same kind (a set's folder is named by all its
+ * shards, so one changed page renames the folder while most shards stay as
+ * they were).
  */
 async function previousLocations(out: string): Promise<(name: string) => string | undefined> {
   const previous = await previousManifest(out)
@@ -205,10 +222,10 @@ async function previousLocations(out: string): Promise<(name: string) => string 
   }
   return (name) => {
     const slash = name.indexOf('/')
-    if (slash < 0) return join(out, name)
+    if (slash < 0) return name
     const set = sets.get(name.slice(0, name.lastIndexOf('.', slash)))
     const n = Number(name.slice(slash + 1, name.indexOf('.', slash)))
-    return set && Number.isInteger(n) && n < set.count ? join(out, shardFile(set, n)) : undefined
+    return set && Number.isInteger(n) && n < set.count ? shardFile(set, n) : undefined
   }
 }
 
@@ -231,11 +248,38 @@ async function linkUnchanged(from: string | undefined, to: string, part: Pending
     }
   }
   if (!Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(part.plain)) return undefined
-  // A file system without hard links gets a fresh copy instead.
-  return link(from, to).then(
-    () => stored,
-    () => undefined,
+  return (await hardLink(from, to)) ? stored : undefined
+}
+
+/** Whether `to` is now a hard link to `from` (a file system without hard links gets a fresh copy instead). */
+const hardLink = (from: string, to: string): Promise<boolean> =>
+  link(from, to).then(
+    () => true,
+    () => false,
   )
+
+/**
+ * Puts a part into the new index at `to`: linked to the previous index's copy
+ * (`was`, its name there) when the record vouches for it or its bytes match,
+ * else compressed and written. Returns the stored size, and the stored bytes
+ * when this run read or wrote them.
+ */
+async function storePart(part: PendingPart, to: string, out: string, was: string | undefined, record: PartRecord | undefined): Promise<{ size: number; bytes?: Uint8Array }> {
+  const from = was === undefined ? undefined : join(out, was)
+  if (was !== undefined && from && record) {
+    const size = await record.unchanged(was, from, part.content)
+    if (size !== undefined && (await hardLink(from, to))) {
+      record.carry(part.name, was)
+      return { size }
+    }
+  }
+  let bytes = await linkUnchanged(from, to, part)
+  if (!bytes) {
+    bytes = encoded(part)
+    await writeFile(to, bytes)
+  }
+  await record?.keep(part.name, to, part.content)
+  return { size: bytes.length, bytes }
 }
 
 export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResult> {
@@ -286,11 +330,14 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   }
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
   // Vectors and model files are binary and stored as they are (already compact, or served compressed).
-  const denseFiles: PendingPart[] = (input.dense?.files ?? []).map((f) => ({ name: f.name, plain: f.bytes, gzipped: false }))
-  const rankFiles: PendingPart[] = input.ranks?.name && input.ranks.bytes ? [{ name: input.ranks.name, plain: input.ranks.bytes, gzipped: false }] : []
+  const denseFiles = (input.dense?.files ?? []).map((f) => pendingBinary(f.name, f.bytes))
+  const rankFiles = input.ranks?.name && input.ranks.bytes ? [pendingBinary(input.ranks.name, input.ranks.bytes)] : []
   const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles, ...rankFiles]
   const previous = await previousLocations(out)
-  const stored = new Map<string, Uint8Array>()
+  const record = input.cacheDir ? await PartRecord.open(input.cacheDir, out) : undefined
+  const stored = new Map<string, number>()
+  // The bytes of the parts this run wrote or read, for the loader it returns.
+  const held = new Map<string, Uint8Array>()
 
   await mkdir(dirname(out), { recursive: true })
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
@@ -298,18 +345,15 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     await mkdir(tmp)
     for (const dir of new Set(all.map((p) => dirname(p.name)).filter((d) => d !== '.'))) await mkdir(join(tmp, dir), { recursive: true })
     for (const part of all) {
-      const to = join(tmp, part.name)
-      let bytes = await linkUnchanged(previous(part.name), to, part)
-      if (!bytes) {
-        bytes = encoded(part)
-        await writeFile(to, bytes)
-      }
-      stored.set(part.name, bytes)
+      const { size, bytes } = await storePart(part, join(tmp, part.name), out, previous(part.name), record)
+      stored.set(part.name, size)
+      if (bytes) held.set(part.name, bytes)
       await input.onPart?.(part.name)
     }
     // Last: a folder with a manifest is a complete index.
     await writeFile(join(tmp, MANIFEST_FILE), manifestJson)
     await swapInto(tmp, out)
+    await record?.save()
   } catch (err) {
     await rm(tmp, { recursive: true, force: true })
     throw err
@@ -317,11 +361,11 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
 
   const parts: PartSize[] = [
     { name: MANIFEST_FILE, raw: Buffer.byteLength(manifestJson), gzip: gzip(manifestJson).length },
-    ...all.map((p) => ({ name: p.name, raw: p.plain.length, gzip: stored.get(p.name)!.length })),
+    ...all.map((p) => ({ name: p.name, raw: p.plain.length, gzip: stored.get(p.name)! })),
   ]
   const bytes = parts.reduce((s, p) => ({ raw: s.raw + p.raw, gzip: s.gzip + p.gzip }), { raw: 0, gzip: 0 })
-  stored.set(MANIFEST_FILE, Buffer.from(manifestJson))
-  return { dir: out, manifest, parts, bytes, loader: memoryPartLoader(stored, fsPartLoader(out)) }
+  held.set(MANIFEST_FILE, Buffer.from(manifestJson))
+  return { dir: out, manifest, parts, bytes, loader: memoryPartLoader(held, fsPartLoader(out)) }
 }
 
 /** Puts the finished temp folder at `out`, keeping the old index until the new one is in place. */
