@@ -154,7 +154,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     onPart: opts.onPart,
   })
   const firstQuestion = await coldFetchCost(loader, sampleQuestions(collected.chunks))
-  const llms = opts.llms ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode, files: collected.files, config }) : undefined
+  const llms = opts.llms ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode, files: collected.files, config, cacheDir: ctx.cacheDir }) : undefined
   return {
     ...written,
     firstQuestion,

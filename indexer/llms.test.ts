@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm, stat, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -87,6 +87,19 @@ describe('writing the agent files', () => {
     expect(await readFile(join(dir, 'guide/index.md'), 'utf8')).toBe('# Guide\n\nBody of Guide.\n')
     expect(result.pages).toBe(2)
     expect(result.bytes.llmsTxt).toBe(Buffer.byteLength(await readFile(join(dir, 'llms.txt'))))
+  })
+
+  it("a later run removes a removed page's copy, rewrites llms.txt and llms-full.txt, and leaves the other copies alone", async () => {
+    const cacheDir = join(dir, 'cache')
+    const site = join(dir, 'site')
+    const opts = { siteOut: site, siteUrl: '/', fallbackTitle: 'x', cacheDir }
+    await writeLlms([page('a.md', '/a', 'A'), page('guide/b.md', '/guide/b', 'B')], opts)
+    const kept = await stat(join(site, 'a.md'))
+    const result = await writeLlms([page('a.md', '/a', 'A')], opts)
+    expect((await readdir(site)).sort()).toEqual(['a.md', 'llms-full.txt', 'llms.txt'])
+    expect((await stat(join(site, 'a.md'))).ino).toBe(kept.ino)
+    expect(await readFile(join(site, 'llms-full.txt'), 'utf8')).toBe(llmsFullTxt([page('a.md', '/a', 'A')]))
+    expect(result).toEqual({ dir: site, pages: 1, bytes: { llmsTxt: expect.any(Number), llmsFull: expect.any(Number), copies: Buffer.byteLength(page('a.md', '/a', 'A').markdown) } })
   })
 
   it('refuses to overwrite a source page with a copy, and writes nothing', async () => {

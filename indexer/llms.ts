@@ -7,12 +7,12 @@
  * served at `urls.base`, so the links in llms.txt are the page URLs the
  * citations use.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
-import { basename, dirname, join, relative, resolve, sep } from 'node:path'
+import { basename, join, relative, resolve, sep } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
 import { LLMS_FULL_TXT, LLMS_TXT, pageCopyUrl, siteBase, siteRelativePath } from '../core/site-files.ts'
 import { markdownFromNodes } from './page-copy.ts'
 import type { ParsedPage } from './sources/page.ts'
+import { WrittenFiles } from './written-files.ts'
 
 /** One page as the agent files describe it. */
 export interface PageEntry {
@@ -37,6 +37,11 @@ export interface LlmsOptions {
   fallbackTitle: string
   /** Files that must never be overwritten (the docs' own sources). */
   protect?: ReadonlySet<string>
+  /**
+   * Where to remember what was written (written-files.ts), so that the next run
+   * rewrites only what changed and removes the copies of pages that are gone.
+   */
+  cacheDir?: string
 }
 
 export interface LlmsResult {
@@ -132,9 +137,11 @@ export function llmsTxt(pages: readonly PageEntry[], opts: Pick<LlmsOptions, 'si
 export function llmsFullTxt(pages: readonly PageEntry[]): string {
   return pages
     .map((page) => {
-      const [first, ...rest] = page.markdown.split('\n')
       const source = `Source: ${page.url}`
-      return first?.startsWith('# ') ? [first, source, ...rest].join('\n') : `${source}\n\n${page.markdown}`
+      if (!page.markdown.startsWith('# ')) return `${source}\n\n${page.markdown}`
+      // The source line goes under the title line.
+      const end = page.markdown.indexOf('\n')
+      return end === -1 ? `${page.markdown}\n${source}` : `${page.markdown.slice(0, end)}\n${source}${page.markdown.slice(end)}`
     })
     .join('\n---\n\n')
 }
@@ -159,20 +166,12 @@ export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions):
   })
   const index = llmsTxt(pages, opts)
   const full = llmsFullTxt(pages)
-  await mkdir(dir, { recursive: true })
-  const madeDirs = new Set<string>()
-  let copyBytes = 0
-  for (const copy of copies) {
-    const parent = dirname(copy.file)
-    if (!madeDirs.has(parent)) {
-      await mkdir(parent, { recursive: true })
-      madeDirs.add(parent)
-    }
-    await writeFile(copy.file, copy.text)
-    copyBytes += Buffer.byteLength(copy.text)
-  }
-  await writeFile(join(dir, LLMS_TXT), index)
-  await writeFile(join(dir, LLMS_FULL_TXT), full)
+  const files = await WrittenFiles.open(dir, opts.cacheDir)
+  // Two pages may share a URL (a.md and a.mdx): the later one's copy is the one kept, as when they were written in turn.
+  const texts = new Map([...copies.map((copy): [string, string] => [copy.file, copy.text]), [join(dir, LLMS_TXT), index], [join(dir, LLMS_FULL_TXT), full]])
+  await Promise.all([...texts].map(([file, text]) => files.write(file, text)))
+  await files.finish()
+  const copyBytes = copies.reduce((sum, copy) => sum + Buffer.byteLength(copy.text), 0)
   return { dir, pages: pages.length, bytes: { llmsTxt: Buffer.byteLength(index), llmsFull: Buffer.byteLength(full), copies: copyBytes } }
 }
 
@@ -205,7 +204,7 @@ export function checkSiteOut(opts: { siteOut: string; root: string; mode: 'sourc
 /** The agent files for one build: pages from the collect step, settings from the config. */
 export async function writeAgentFiles(
   pages: readonly PageEntry[],
-  opts: { siteOut: string; root: string; mode: 'source' | 'site'; files: readonly string[]; config: Pick<DocpilotConfig, 'urls' | 'llms'> },
+  opts: { siteOut: string; root: string; mode: 'source' | 'site'; files: readonly string[]; config: Pick<DocpilotConfig, 'urls' | 'llms'>; cacheDir?: string },
 ): Promise<LlmsResult> {
   checkSiteOut(opts)
   return writeLlms(pages, {
@@ -214,5 +213,6 @@ export async function writeAgentFiles(
     ...(opts.config.llms.title ? { title: opts.config.llms.title } : {}),
     fallbackTitle: basename(resolve(opts.root)),
     protect: new Set(opts.files.map((f) => resolve(opts.root, f))),
+    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
   })
 }

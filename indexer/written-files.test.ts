@@ -1,0 +1,62 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { WrittenFiles } from './written-files.ts'
+
+const temps: string[] = []
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docpilot-written-'))
+  temps.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** One run writing `files` (relative path -> text) into `site`. */
+async function run(site: string, cacheDir: string | undefined, files: Record<string, string>): Promise<number> {
+  const written = await WrittenFiles.open(site, cacheDir)
+  await Promise.all(Object.entries(files).map(([rel, text]) => written.write(join(site, rel), text)))
+  await written.finish()
+  return written.written
+}
+
+const inode = (file: string) => statSync(file).ino
+
+describe('files written into a folder the indexer does not own', () => {
+  it('a run rewrites only what changed or is no longer as written; without a record, everything', async () => {
+    const [site, cache] = [temp(), temp()]
+    expect(await run(site, cache, { 'a.md': 'A', 'guide/b.md': 'B', 'guide/c.md': 'C' })).toBe(3)
+    const before = inode(join(site, 'guide/b.md'))
+    writeFileSync(join(site, 'guide/c.md'), 'changed by hand')
+    rmSync(join(site, 'a.md'))
+    expect(await run(site, cache, { 'a.md': 'A', 'guide/b.md': 'B', 'guide/c.md': 'C' })).toBe(2)
+    expect(inode(join(site, 'guide/b.md'))).toBe(before)
+    expect(readFileSync(join(site, 'a.md'), 'utf8')).toBe('A')
+    expect(readFileSync(join(site, 'guide/c.md'), 'utf8')).toBe('C')
+    expect(await run(site, cache, { 'a.md': 'A', 'guide/b.md': 'B2', 'guide/c.md': 'C' })).toBe(1)
+    expect(readFileSync(join(site, 'guide/b.md'), 'utf8')).toBe('B2')
+    expect(await run(site, undefined, { 'a.md': 'A', 'guide/b.md': 'B2', 'guide/c.md': 'C' })).toBe(3)
+  })
+
+  it('removes the files of a run that this run no longer writes, and the folders they leave empty, but nothing else', async () => {
+    const [site, cache] = [temp(), temp()]
+    await run(site, cache, { 'a.md': 'A', 'old/deep/b.md': 'B', 'mixed/c.md': 'C', 'mixed/d.md': 'D', 'edited.md': 'E' })
+    writeFileSync(join(site, 'mixed/owner.txt'), "the owner's file")
+    writeFileSync(join(site, 'edited.md'), 'edited since')
+    await run(site, cache, { 'a.md': 'A', 'mixed/c.md': 'C' })
+    expect(existsSync(join(site, 'old'))).toBe(false)
+    expect(existsSync(join(site, 'mixed/d.md'))).toBe(false)
+    expect(readFileSync(join(site, 'mixed/owner.txt'), 'utf8')).toBe("the owner's file")
+    expect(readFileSync(join(site, 'edited.md'), 'utf8')).toBe('edited since')
+    expect(readFileSync(join(site, 'a.md'), 'utf8')).toBe('A')
+  })
+
+  it('refuses a file outside its folder', async () => {
+    const site = temp()
+    mkdirSync(join(site, 'in'))
+    const written = await WrittenFiles.open(join(site, 'in'), undefined)
+    await expect(written.write(join(site, 'out.md'), 'x')).rejects.toThrow(/is outside/)
+  })
+})

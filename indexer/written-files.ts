@@ -1,0 +1,103 @@
+/**
+ * Files the indexer writes into a folder it does not own (the agent files in
+ * the site's output folder), remembered between runs: a run rewrites only the
+ * files whose bytes changed, and removes those no page produces any more.
+ *
+ * The record (kept in the cache folder, never in the site) holds each file's
+ * digest and what the file system said of it just after it was written
+ * (inode, size, change times). A file is left alone only when it is still
+ * exactly that file and its new bytes have the same digest; a file that is
+ * gone, was rewritten by anyone else or was copied back is written again. A
+ * file this run no longer produces is removed only while it is still the file
+ * an earlier run wrote, so nothing the owner put there or changed is touched.
+ */
+import { createHash } from 'node:crypto'
+import { mkdir, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises'
+import { dirname, join, relative, resolve, sep } from 'node:path'
+
+type Remembered = Record<string, [digest: string, stamp: string]>
+
+const sha = (data: string) => createHash('sha256').update(data).digest('hex')
+
+/** Which file, and when it last changed: equal stamps, untouched file. */
+async function stampOf(file: string): Promise<string | undefined> {
+  const info = await stat(file, { bigint: true }).catch(() => undefined)
+  return info?.isFile() ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` : undefined
+}
+
+export class WrittenFiles {
+  private readonly kept: Remembered = {}
+  private readonly dirs = new Map<string, Promise<unknown>>()
+  /** Files written this run (the others were already on disk as they should be). */
+  written = 0
+
+  private constructor(
+    private readonly dir: string,
+    private readonly recordFile: string | undefined,
+    private readonly before: Remembered,
+  ) {}
+
+  /** The files written into `dir`, remembered under `cacheDir` (without one, every file is written). */
+  static async open(dir: string, cacheDir: string | undefined): Promise<WrittenFiles> {
+    const root = resolve(dir)
+    const recordFile = cacheDir ? join(cacheDir, 'written', `${sha(root).slice(0, 16)}.json`) : undefined
+    const raw = recordFile ? await readFile(recordFile, 'utf8').catch(() => null) : null
+    let before: Remembered = {}
+    try {
+      if (raw) before = JSON.parse(raw) as Remembered
+    } catch {
+      // A damaged record only means every file is written again.
+    }
+    return new WrittenFiles(root, recordFile, before)
+  }
+
+  /** Writes `text` to `file` (inside the folder) unless it is on disk already, as written by an earlier run. */
+  async write(file: string, text: string): Promise<void> {
+    const rel = this.inside(file)
+    const digest = sha(text)
+    const earlier = Object.hasOwn(this.before, rel) ? this.before[rel] : undefined
+    if (earlier?.[0] === digest && (await stampOf(file)) === earlier[1]) {
+      this.kept[rel] = earlier
+      return
+    }
+    await this.parent(file)
+    await writeFile(file, text)
+    this.written++
+    const stamp = await stampOf(file)
+    if (stamp) this.kept[rel] = [digest, stamp]
+  }
+
+  /** Removes what earlier runs wrote and this one did not (while untouched), then remembers this run's files. */
+  async finish(): Promise<void> {
+    const gone = Object.entries(this.before).filter(([rel]) => !Object.hasOwn(this.kept, rel))
+    await Promise.all(gone.map(([rel, [, stamp]]) => this.remove(rel, stamp)))
+    if (!this.recordFile) return
+    await mkdir(dirname(this.recordFile), { recursive: true })
+    const tmp = `${this.recordFile}.${process.pid}.tmp`
+    await writeFile(tmp, JSON.stringify(this.kept))
+    await rename(tmp, this.recordFile)
+  }
+
+  private async remove(rel: string, stamp: string): Promise<void> {
+    const file = resolve(this.dir, rel)
+    if (!file.startsWith(this.dir + sep) || (await stampOf(file)) !== stamp) return
+    await unlink(file)
+    // Folders emptied by it go too; the first one still holding anything stops the climb.
+    for (let folder = dirname(file); folder.startsWith(this.dir + sep); folder = dirname(folder)) {
+      if (!(await rmdir(folder).then(() => true, () => false))) break
+    }
+  }
+
+  private inside(file: string): string {
+    const rel = relative(this.dir, resolve(file))
+    if (!rel || rel.startsWith('..') || resolve(rel) === rel) throw new Error(`${file} is outside ${this.dir}`)
+    return rel.split(sep).join('/')
+  }
+
+  private parent(file: string): Promise<unknown> {
+    const folder = dirname(file)
+    let made = this.dirs.get(folder)
+    if (!made) this.dirs.set(folder, (made = mkdir(folder, { recursive: true })))
+    return made
+  }
+}
