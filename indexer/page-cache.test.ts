@@ -38,6 +38,9 @@ async function run(root: string, cacheDir: string) {
   return result
 }
 
+const journal = (cacheDir: string) => join(cacheDir, 'pages', readdirSync(join(cacheDir, 'pages'))[0]!)
+const pageLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith('["page"')).length
+
 const page = (text: string): CollectedPage => ({ chunks: [{ id: 'a.md#', path: 'a.md', url: '/a', anchor: '', title: 'A', trail: ['A'], text }], warnings: [] })
 const bytes = (text: string) => new TextEncoder().encode(text)
 
@@ -59,12 +62,43 @@ describe('the page cache', () => {
     await run(root, cacheDir)
     unlinkSync(join(root, 'guide/p1.md'))
     await run(root, cacheDir)
-    const [file] = readdirSync(join(cacheDir, 'pages'))
-    const written = statSync(join(cacheDir, 'pages', file!))
-    expect(Object.keys(JSON.parse(readFileSync(join(cacheDir, 'pages', file!), 'utf8')).pages)).toHaveLength(2)
+    const file = journal(cacheDir)
+    const written = statSync(file)
+    expect(pageLines(file)).toBe(2)
     expect((await run(root, cacheDir)).parsed).toBe(0)
-    // Saving replaces the file (write, then rename): the same inode means it was left alone.
-    expect(statSync(join(cacheDir, 'pages', file!)).ino).toBe(written.ino)
+    expect(statSync(file)).toMatchObject({ ino: written.ino, size: written.size })
+  })
+
+  it('appends a changed page to the journal, and rewrites it with the live pages only once unused ones pile up', async () => {
+    const root = docs(8)
+    const cacheDir = temp()
+    await run(root, cacheDir)
+    const file = journal(cacheDir)
+    const first = statSync(file)
+    for (const edit of [1, 2]) {
+      appendFileSync(join(root, 'guide/p0.md'), `\nEdit ${edit}.\n`)
+      await run(root, cacheDir)
+      // Appended: the same file, one line longer (the old version of p0 is unused now).
+      expect(statSync(file).ino).toBe(first.ino)
+      expect(pageLines(file)).toBe(8 + edit)
+    }
+    appendFileSync(join(root, 'guide/p0.md'), '\nEdit 3.\n')
+    const third = await run(root, cacheDir)
+    // Saving replaces the file (write, then rename): a new inode, with one line per page in use.
+    expect(statSync(file).ino).not.toBe(first.ino)
+    expect(pageLines(file)).toBe(8)
+    expect(third.chunks.some((c) => c.text.includes('Edit 3.'))).toBe(true)
+  })
+
+  it('a journal whose last append was cut short keeps its whole lines, and is rewritten by the next save', async () => {
+    const root = docs(3)
+    const cacheDir = temp()
+    await run(root, cacheDir)
+    const file = journal(cacheDir)
+    appendFileSync(file, '["page","abc",{"chunks":[')
+    expect((await run(root, cacheDir)).parsed).toBe(0)
+    expect(readFileSync(file, 'utf8').endsWith(']\n')).toBe(true)
+    expect(pageLines(file)).toBe(3)
   })
 
   it("finds an unchanged file's page by its settled fingerprint, without its bytes", async () => {
@@ -89,8 +123,7 @@ describe('the page cache', () => {
     const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
     cache.set('a.md', { bytes: bytes('# A') }, page('one'))
     await cache.save()
-    const [file] = readdirSync(join(cacheDir, 'pages'))
-    writeFileSync(join(cacheDir, 'pages', file!), '{"pages": {"x"')
+    writeFileSync(journal(cacheDir), '["page", "x')
     expect((await PageCache.open(cacheDir, shape, 'test', '/out')).get('a.md', { bytes: bytes('# A') })).toBeUndefined()
   })
 })

@@ -3,32 +3,34 @@
  * changes parses that page only. An entry is keyed by the file's path and the
  * digest of its bytes; the cache file is keyed by everything else a page
  * depends on (the collect options that shape chunks, and the docpilot
- * version), so a changed setting or a new docpilot starts a fresh file. Only
- * entries the run used are written back: deleted pages leave the cache.
+ * version), so a changed setting or a new docpilot starts a fresh file.
  *
  * Each file's fingerprint (read-source.ts: device, inode, size, change times)
- * is kept beside the digest of the bytes it had, so the next run finds an
+ * is kept beside the key of the page its bytes gave, so the next run finds an
  * unchanged file's page from one stat, without reading or hashing it. A file
  * whose fingerprint differs (touched, copied, checked out again) is read and
  * looked up by digest as before; only a settled fingerprint is kept, so a file
  * changed again within the clock tick it was read in is read next time.
+ *
+ * The file is a journal, one JSON line per page or file record, a later line
+ * replacing an earlier one: a run that changed one page appends two lines
+ * instead of writing megabytes again. Lines no run uses any more (pages since
+ * changed or deleted) are dropped by rewriting the file once they outnumber a
+ * quarter of the live ones, or when its last append was cut short.
  */
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { CollectedPage, CollectOptions } from './collect.ts'
 import type { SourceFingerprint } from './read-source.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
-const FORMAT = 2
+const FORMAT = 3
 
 const sha = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex')
 
-/** What the cache file holds: pages by key, and each file's last settled fingerprint with its page's key. */
-interface Stored {
-  pages: Record<string, CollectedPage>
-  files: Record<string, [fingerprint: string, key: string]>
-}
+/** A journal line: a page by its key, or a file's fingerprint and the key of its page. */
+type Line = ['page', key: string, page: CollectedPage] | ['file', path: string, fingerprint: string, key: string]
 
 /** A file as read this run (read-source.ts). */
 export interface ReadFile {
@@ -36,21 +38,28 @@ export interface ReadFile {
   fingerprint?: SourceFingerprint
 }
 
+interface Journal {
+  pages: Map<string, CollectedPage>
+  files: Map<string, [fingerprint: string, key: string]>
+  lines: number
+  /** The file ends in a cut-off line: the next save rewrites it. */
+  damaged: boolean
+}
+
 export class PageCache {
   private readonly used = new Map<string, CollectedPage>()
   private readonly seen = new Map<string, [string, string]>()
-  private added = false
 
   private constructor(
     private readonly file: string,
-    private readonly stored: Stored,
+    private readonly stored: Journal,
   ) {}
 
   /** The cache for these options; `scope` names the index it serves (its output folder). */
   static async open(cacheDir: string, opts: Omit<CollectOptions, 'root' | 'include' | 'exclude' | 'cache'>, version: string, scope: string): Promise<PageCache> {
     const shape = JSON.stringify([FORMAT, version, scope, opts.mode, opts.contentSelector ?? '', opts.slugger, opts.urls, opts.chunks, opts.limits ?? {}])
-    const file = join(cacheDir, 'pages', `${sha(shape).slice(0, 16)}.json`)
-    return new PageCache(file, parseStored(await readFile(file, 'utf8').catch(() => null)))
+    const file = join(cacheDir, 'pages', `${sha(shape).slice(0, 16)}.jsonl`)
+    return new PageCache(file, readJournal(await readFile(file, 'utf8').catch(() => '')))
   }
 
   /**
@@ -58,46 +67,46 @@ export class PageCache {
    * for a file the cache has a fingerprint of) says it has not changed since.
    */
   async unchanged(path: string, fingerprint: () => Promise<string | undefined>): Promise<CollectedPage | undefined> {
-    const known = this.stored.files[path]
+    const known = this.stored.files.get(path)
     if (!known || (await fingerprint()) !== known[0]) return undefined
-    const page = this.stored.pages[known[1]]
+    const page = this.stored.pages.get(known[1])
     if (page) this.use(path, known[1], page, known[0])
     return page
   }
 
   get(path: string, read: ReadFile): CollectedPage | undefined {
     const key = this.key(path, read.bytes)
-    const page = Object.hasOwn(this.stored.pages, key) ? this.stored.pages[key] : undefined
+    const page = this.stored.pages.get(key)
     if (page) this.use(path, key, page, settled(read))
     return page
   }
 
   set(path: string, read: ReadFile, page: CollectedPage): void {
-    this.added = true
     this.use(path, this.key(path, read.bytes), page, settled(read))
   }
 
   /**
-   * Writes the entries this run used, unless they are exactly what the file
-   * holds already (atomically: a crash leaves the previous cache).
+   * Appends what this run added to the journal, or rewrites it with only what
+   * this run used when the unused lines have piled up (atomically: a crash
+   * leaves the previous file). A run that changed nothing writes nothing.
    */
   async save(): Promise<void> {
-    if (!this.changed()) return
-    const stored: Stored = { pages: Object.fromEntries(this.used), files: Object.fromEntries(this.seen) }
-    await mkdir(dirname(this.file), { recursive: true })
-    const tmp = `${this.file}.${process.pid}.tmp`
-    await writeFile(tmp, JSON.stringify(stored))
-    await rename(tmp, this.file)
-  }
-
-  private changed(): boolean {
-    const { pages, files } = this.stored
-    if (this.added || this.used.size !== Object.keys(pages).length || this.seen.size !== Object.keys(files).length) return true
+    const { pages, files, lines, damaged } = this.stored
+    const added: Line[] = []
+    for (const [key, page] of this.used) if (!pages.has(key)) added.push(['page', key, page])
     for (const [path, [fingerprint, key]] of this.seen) {
-      const before = files[path]
-      if (before?.[0] !== fingerprint || before[1] !== key) return true
+      const before = files.get(path)
+      if (before?.[0] !== fingerprint || before[1] !== key) added.push(['file', path, fingerprint, key])
     }
-    return false
+    const live = this.used.size + this.seen.size
+    const unused = lines + added.length - live
+    if (!damaged && unused <= live / 4 && !added.length) return
+    await mkdir(dirname(this.file), { recursive: true })
+    if (!damaged && unused <= live / 4) return appendFile(this.file, serialize(added))
+    const all: Line[] = [...[...this.used].map(([key, page]): Line => ['page', key, page]), ...[...this.seen].map(([path, [fingerprint, key]]): Line => ['file', path, fingerprint, key])]
+    const tmp = `${this.file}.${process.pid}.tmp`
+    await writeFile(tmp, serialize(all))
+    await rename(tmp, this.file)
   }
 
   private key(path: string, bytes: Uint8Array): string {
@@ -113,14 +122,25 @@ export class PageCache {
 
 const settled = (read: ReadFile): string | undefined => (read.fingerprint?.settled ? read.fingerprint.id : undefined)
 
-/** The cache file's contents; a missing, damaged or older file is only a slower run: start empty. */
-function parseStored(raw: string | null): Stored {
-  const empty: Stored = { pages: {}, files: {} }
-  if (!raw) return empty
-  try {
-    const stored = JSON.parse(raw) as Partial<Stored>
-    return stored && typeof stored.pages === 'object' && typeof stored.files === 'object' ? (stored as Stored) : empty
-  } catch {
-    return empty
+const serialize = (lines: Line[]) => lines.map((line) => `${JSON.stringify(line)}\n`).join('')
+
+/** The journal's contents; a missing file is an empty cache, and a damaged line is skipped (the next save rewrites the file). */
+function readJournal(raw: string): Journal {
+  const journal: Journal = { pages: new Map(), files: new Map(), lines: 0, damaged: false }
+  for (const text of raw.split('\n')) {
+    if (!text) continue
+    journal.lines++
+    let line: Line
+    try {
+      line = JSON.parse(text) as Line
+    } catch {
+      journal.damaged = true
+      continue
+    }
+    if (line[0] === 'page') journal.pages.set(line[1], line[2])
+    else if (line[0] === 'file') journal.files.set(line[1], [line[2], line[3]])
+    else journal.damaged = true
   }
+  if (raw && !raw.endsWith('\n')) journal.damaged = true
+  return journal
 }
