@@ -11,7 +11,7 @@
  * little-endian, entries in digest order. It is rewritten only when a run
  * changed what it should hold.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EmbedderIdentity } from '../core/index/format.ts'
@@ -21,7 +21,7 @@ const MAGIC = 0x31455044
 const HEADER = 16
 const DIGEST_BYTES = 32
 
-export const textDigest = (text: string) => createHash('sha256').update(text).digest('hex')
+export const textDigest = (text: string) => hash('sha256', text, 'hex')
 
 const pad4 = (n: number) => (n + 3) & ~3
 

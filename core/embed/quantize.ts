@@ -22,13 +22,18 @@ export function quantizeRows(vectors: ArrayLike<number>[], dims: number): Quanti
   const rows = new Int8Array(count * dims)
   vectors.forEach((v, i) => {
     if (v.length !== dims) throw new Error(`vector ${i} has ${v.length} dims, expected ${dims}`)
-    let max = 0
-    for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(v[d]!))
-    const scale = max > 0 ? max / 127 : 1
+    const scale = rowScale(v, dims)
     scales[i] = scale
     for (let d = 0; d < dims; d++) rows[i * dims + d] = Math.round(v[d]! / scale)
   })
   return { count, dims, scales, rows }
+}
+
+/** A row's scale: its largest magnitude maps to 127 (1 for a zero row). Values are Math.round(v / scale), with this unrounded scale. */
+export function rowScale(v: ArrayLike<number>, dims: number): number {
+  let max = 0
+  for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(v[d]!))
+  return max > 0 ? max / 127 : 1
 }
 
 export function encodeQuantized(q: QuantizedRows): Uint8Array {

@@ -77,6 +77,19 @@ describe('passage vector codes', () => {
     expect(await pv.exactTopK(q, 3)).toEqual(denseTopK(whole, q, 3))
   })
 
+  it('writes each row as quantizeRows quantizes it: its f32 scale, then its int8 values (a zero row too)', () => {
+    const dims = 24
+    const rows = [...vectors(30, dims), new Float32Array(dims)]
+    const bytes = encodeVectorRows(rows, dims)
+    const q = quantizeRows(rows, dims)
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    expect(bytes.length).toBe(rows.length * rowBytes(dims))
+    rows.forEach((_, i) => {
+      expect(view.getFloat32(i * rowBytes(dims), true)).toBe(q.scales[i])
+      expect(new Int8Array(bytes.buffer, bytes.byteOffset + i * rowBytes(dims) + 4, dims)).toEqual(q.rows.subarray(i * dims, (i + 1) * dims))
+    })
+  })
+
   it('names the rows file when a row is missing from it', async () => {
     const rows = vectors(4, 8)
     const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, 8), 4, 8, 'codes'), openExactRows('vectors.x.i8', 8, rowsLoader(encodeVectorRows(rows, 8).subarray(0, 30))))

@@ -16,7 +16,7 @@
  * The approximate score of a chunk is scale * sum_j q[dim_j] * (bit_j ? 1 : -1).
  * Rows file: per chunk, f32 scale then i8 x dims values.
  */
-import { quantizeRows } from '../embed/quantize.ts'
+import { rowScale } from '../embed/quantize.ts'
 import { denseScore, topK, type DenseHit } from './dense.ts'
 import { readRange, type PartLoader } from '../index/parts.ts'
 
@@ -48,28 +48,35 @@ export function codeDims(count: number, dims: number, budget = DEFAULT_CODE_BUDG
 export function encodeVectorCodes(vectors: readonly Float32Array[], dims: number, m = codeDims(vectors.length, dims)): Uint8Array {
   const n = vectors.length
   const mean = new Float64Array(dims)
-  for (const v of vectors) for (let d = 0; d < dims; d++) mean[d] = mean[d]! + v[d]! / n
+  for (let i = 0; i < n; i++) {
+    const v = vectors[i]!
+    for (let d = 0; d < dims; d++) mean[d] = mean[d]! + v[d]! / n
+  }
   const variance = new Float64Array(dims)
-  for (const v of vectors) for (let d = 0; d < dims; d++) variance[d] = variance[d]! + (v[d]! - mean[d]!) ** 2
+  for (let i = 0; i < n; i++) {
+    const v = vectors[i]!
+    for (let d = 0; d < dims; d++) variance[d] = variance[d]! + (v[d]! - mean[d]!) ** 2
+  }
   // Largest variance first; ties by dimension number, so the choice is the same everywhere.
-  const picked = [...variance.keys()].sort((a, b) => variance[b]! - variance[a]! || a - b).slice(0, m)
+  const picked = Uint16Array.from([...variance.keys()].sort((a, b) => variance[b]! - variance[a]! || a - b).slice(0, m))
   const bytesPerChunk = Math.ceil(m / 8)
   const out = new Uint8Array(HEADER + 2 * m + n * bytesPerChunk)
   const view = new DataView(out.buffer)
   // One scale for all chunks: the mean magnitude of a coded value, so approximate scores sit on the cosine's scale.
   let magnitude = 0
-  for (const v of vectors) for (const d of picked) magnitude += Math.abs(v[d]!)
+  for (let i = 0; i < n; i++) {
+    const v = vectors[i]!
+    for (let j = 0; j < m; j++) magnitude += Math.abs(v[picked[j]!]!)
+  }
   view.setUint32(0, n, true)
   view.setUint16(4, m, true)
   view.setUint16(6, dims, true)
   view.setFloat32(8, n && m ? magnitude / (n * m) : 0, true)
-  picked.forEach((d, j) => view.setUint16(HEADER + 2 * j, d, true))
-  const base = HEADER + 2 * m
-  vectors.forEach((v, i) => {
-    picked.forEach((d, j) => {
-      if (v[d]! >= 0) out[base + i * bytesPerChunk + (j >> 3)]! |= 1 << (j & 7)
-    })
-  })
+  for (let j = 0; j < m; j++) view.setUint16(HEADER + 2 * j, picked[j]!, true)
+  for (let i = 0, at = HEADER + 2 * m; i < n; i++, at += bytesPerChunk) {
+    const v = vectors[i]!
+    for (let j = 0; j < m; j++) if (v[picked[j]!]! >= 0) out[at + (j >> 3)]! |= 1 << (j & 7)
+  }
   return out
 }
 
@@ -117,15 +124,18 @@ export function codeScorer(codes: VectorCodes, query: Float32Array): (ordinal: n
 
 export const rowBytes = (dims: number) => 4 + dims
 
-/** Exact rows of every chunk, in chunk order (int8, one scale per row). */
+/** Exact rows of every chunk, in chunk order (int8, one scale per row, as quantizeRows makes them). */
 export function encodeVectorRows(vectors: readonly Float32Array[], dims: number): Uint8Array {
-  const q = quantizeRows([...vectors], dims)
   const size = rowBytes(dims)
-  const out = new Uint8Array(q.count * size)
+  const out = new Uint8Array(vectors.length * size)
   const view = new DataView(out.buffer)
-  for (let i = 0; i < q.count; i++) {
-    view.setFloat32(i * size, q.scales[i]!, true)
-    out.set(new Uint8Array(q.rows.buffer, q.rows.byteOffset + i * dims, dims), i * size + 4)
+  const values = new Int8Array(out.buffer)
+  for (let i = 0; i < vectors.length; i++) {
+    const v = vectors[i]!
+    if (v.length !== dims) throw new Error(`vector ${i} has ${v.length} dims, expected ${dims}`)
+    const scale = rowScale(v, dims)
+    view.setFloat32(i * size, scale, true)
+    for (let d = 0, at = i * size + 4; d < dims; d++) values[at + d] = Math.round(v[d]! / scale)
   }
   return out
 }
