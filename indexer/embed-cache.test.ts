@@ -6,6 +6,9 @@ import { EmbeddingCache, textDigest } from './embed-cache.ts'
 
 const identity = { id: 'test-embedder', model: 'static:test', dims: 3 }
 const vector = (...xs: number[]) => Float32Array.from(xs)
+/** The file's header and one entry's record (32-byte digest, 3 float32). */
+const header = 12 + Math.ceil(`${identity.id}\n${identity.model}`.length / 4) * 4
+const RECORD = 32 + 3 * 4
 const fileOf = (dir: string) => join(dir, 'embeddings', readdirSync(join(dir, 'embeddings'))[0]!)
 
 async function seeded(dir: string, texts: Record<string, Float32Array>, scope = '/out') {
@@ -25,8 +28,7 @@ describe('EmbeddingCache', () => {
     expect(Object.is(cache.get(textDigest('b'))![1], -0)).toBe(true)
     expect(cache.get(textDigest('b'))).toEqual(b)
     expect(cache.get(textDigest('c'))).toBeUndefined()
-    const header = 16 + Math.ceil(`${identity.id}\n${identity.model}`.length / 4) * 4
-    expect(statSync(fileOf(dir)).size).toBe(header + 2 * (32 + 3 * 4))
+    expect(statSync(fileOf(dir)).size).toBe(header + 2 * RECORD)
   })
 
   it('keeps only the entries a run used', async () => {
@@ -40,22 +42,50 @@ describe('EmbeddingCache', () => {
     expect(next.get(textDigest('b'))).toBeUndefined()
   })
 
-  it('leaves the file alone when a run used every entry and added none, and rewrites it when one was added', async () => {
+  it('leaves the file alone when a run used every entry and added none, and appends what a run embedded', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dp-ec-'))
-    await seeded(dir, { a: vector(1, 2, 3) })
-    const before = statSync(fileOf(dir)).ino
+    await seeded(dir, { a: vector(1, 2, 3), b: vector(4, 5, 6), c: vector(7, 8, 9) })
+    const before = statSync(fileOf(dir))
     const same = await EmbeddingCache.open(dir, identity, '/out')
-    same.get(textDigest('a'))
+    for (const t of ['a', 'b', 'c']) same.get(textDigest(t))
     await same.save()
-    // save() writes a new file and renames it into place: an untouched file keeps its inode.
-    expect(statSync(fileOf(dir)).ino).toBe(before)
+    expect(statSync(fileOf(dir)).mtimeMs).toBe(before.mtimeMs)
 
     const grown = await EmbeddingCache.open(dir, identity, '/out')
-    grown.get(textDigest('a'))
-    grown.set(textDigest('b'), vector(4, 5, 6))
+    for (const t of ['a', 'b']) grown.get(textDigest(t))
+    grown.set(textDigest('d'), vector(1, 1, 1))
     await grown.save()
-    expect(statSync(fileOf(dir)).ino).not.toBe(before)
-    expect((await EmbeddingCache.open(dir, identity, '/out')).get(textDigest('b'))).toEqual(vector(4, 5, 6))
+    // One record appended in place (a rewrite renames a new file over it): c, unused, is one of four.
+    expect(statSync(fileOf(dir))).toMatchObject({ ino: before.ino, size: before.size + RECORD })
+    const next = await EmbeddingCache.open(dir, identity, '/out')
+    expect(next.get(textDigest('d'))).toEqual(vector(1, 1, 1))
+    expect(next.get(textDigest('c'))).toEqual(vector(7, 8, 9))
+  })
+
+  it('rewrites the file with the used entries alone once more than a quarter of it is unused, or an append was cut short', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dp-ec-'))
+    await seeded(dir, { a: vector(1, 2, 3), b: vector(4, 5, 6), c: vector(7, 8, 9) })
+    const run = await EmbeddingCache.open(dir, identity, '/out')
+    run.get(textDigest('a'))
+    run.set(textDigest('d'), vector(1, 1, 1))
+    await run.save()
+    expect(statSync(fileOf(dir)).size).toBe(header + 2 * RECORD)
+    expect((await EmbeddingCache.open(dir, identity, '/out')).get(textDigest('b'))).toBeUndefined()
+
+    // The second record (a's or d's: the rewrite orders them by digest) cut short by five bytes.
+    const file = readFileSync(fileOf(dir))
+    const last = file.subarray(header + RECORD, header + RECORD + 32).toString('hex')
+    writeFileSync(fileOf(dir), file.subarray(0, file.length - 5))
+    const cut = await EmbeddingCache.open(dir, identity, '/out')
+    const [whole, partial] = last === textDigest('d') ? ['a', 'd'] : ['d', 'a']
+    expect(cut.get(textDigest(whole))).toBeDefined()
+    expect(cut.get(textDigest(partial))).toBeUndefined()
+    cut.set(textDigest('e'), vector(2, 2, 2))
+    await cut.save()
+    expect(statSync(fileOf(dir)).size).toBe(header + 2 * RECORD)
+    const next = await EmbeddingCache.open(dir, identity, '/out')
+    expect(next.get(textDigest(whole))).toBeDefined()
+    expect(next.get(textDigest('e'))).toEqual(vector(2, 2, 2))
   })
 
   it('is separate per index and per model, and a damaged file is an empty cache', async () => {

@@ -4,22 +4,25 @@
  * from one cache folder do not evict each other's entries. An unchanged chunk
  * is never sent to the embedder again (for a hosted embedder: never billed again).
  *
- * The file is binary, so a re-index reads its vectors without parsing:
- * u32 magic, u32 dims, u32 entries, u32 identity bytes, the identity
- * (`embedder id\nmodel`, UTF-8, padded to 4 bytes), then each entry's
- * 32-byte text digest, then each entry's dims float32 values, all
- * little-endian, entries in digest order. It is rewritten only when a run
- * changed what it should hold.
+ * The file is binary and kept as a journal, so a re-index reads its vectors
+ * without parsing and writes only what it embedded: u32 magic, u32 dims,
+ * u32 identity bytes, the identity (`embedder id\nmodel`, UTF-8, padded to
+ * 4 bytes), then records of a 32-byte text digest and dims float32 values,
+ * little-endian. A run appends the vectors it embedded; the file is
+ * rewritten with the entries the run used alone once unused ones outnumber
+ * a quarter of it, or when an append was cut short.
  */
 import { hash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EmbedderIdentity } from '../core/index/format.ts'
 
-/** "DPE1", little-endian. */
-const MAGIC = 0x31455044
-const HEADER = 16
+/** "DPE2", little-endian. */
+const MAGIC = 0x32455044
+const HEADER = 12
 const DIGEST_BYTES = 32
+/** Share of unused records in the file above which a run rewrites it. */
+const MAX_UNUSED = 0.25
 
 export const textDigest = (text: string) => hash('sha256', text, 'hex')
 
@@ -28,8 +31,11 @@ const pad4 = (n: number) => (n + 3) & ~3
 export class EmbeddingCache {
   private entries = new Map<string, Float32Array>()
   private used = new Set<string>()
-  /** Whether the file on disk already holds exactly what save() would write. */
-  private unchanged = false
+  /** Records in the file as it is, and whether it can be appended to as it is. */
+  private records = 0
+  private appendable = false
+  /** Entries set this run, in order, for the append. */
+  private added: string[] = []
 
   private constructor(
     private readonly file: string,
@@ -47,26 +53,32 @@ export class EmbeddingCache {
     return cache
   }
 
-  private identityBytes(): Buffer {
-    return Buffer.from(`${this.identity.id}\n${this.identity.model}`)
+  private header(): Buffer {
+    const id = Buffer.from(`${this.identity.id}\n${this.identity.model}`)
+    const out = Buffer.alloc(HEADER + pad4(id.length))
+    out.writeUInt32LE(MAGIC, 0)
+    out.writeUInt32LE(this.dims, 4)
+    out.writeUInt32LE(id.length, 8)
+    id.copy(out, HEADER)
+    return out
   }
 
   private load(bytes: Buffer): void {
     if (bytes.length < HEADER || bytes.readUInt32LE(0) !== MAGIC) return
-    const [dims, count, idLength] = [bytes.readUInt32LE(4), bytes.readUInt32LE(8), bytes.readUInt32LE(12)]
-    const digestsAt = HEADER + pad4(idLength)
-    const vectorsAt = digestsAt + count * DIGEST_BYTES
-    if (bytes.length !== vectorsAt + count * dims * 4) return
-    if (!bytes.subarray(HEADER, HEADER + idLength).equals(this.identityBytes())) return
+    const dims = bytes.readUInt32LE(4)
+    const header = this.header()
+    const start = HEADER + pad4(bytes.readUInt32LE(8))
+    if (start !== header.length || !bytes.subarray(HEADER, start).equals(header.subarray(HEADER))) return
+    const size = DIGEST_BYTES + dims * 4
+    const records = Math.floor((bytes.length - start) / size)
     // Float32 views need 4-byte alignment; a buffer that is not aligned is copied once.
-    const aligned = (bytes.byteOffset + vectorsAt) % 4 === 0 ? bytes : Buffer.from(bytes)
-    const values = new Float32Array(aligned.buffer, aligned.byteOffset + vectorsAt, count * dims)
-    for (let i = 0; i < count; i++) {
-      const digest = bytes.toString('hex', digestsAt + i * DIGEST_BYTES, digestsAt + (i + 1) * DIGEST_BYTES)
-      this.entries.set(digest, values.subarray(i * dims, (i + 1) * dims))
+    const aligned = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes)
+    for (let i = 0, at = start; i < records; i++, at += size) {
+      this.entries.set(aligned.toString('hex', at, at + DIGEST_BYTES), new Float32Array(aligned.buffer, aligned.byteOffset + at + DIGEST_BYTES, dims))
     }
     this.dims = dims
-    this.unchanged = true
+    this.records = records
+    this.appendable = start + records * size === bytes.length
   }
 
   get(digest: string): Float32Array | undefined {
@@ -77,34 +89,37 @@ export class EmbeddingCache {
   }
 
   set(digest: string, v: Float32Array): void {
-    this.unchanged = false
+    if (v.length !== this.dims) this.appendable = false
     this.dims = v.length
     this.entries.set(digest, v)
     this.used.add(digest)
+    this.added.push(digest)
   }
 
-  /** Keeps what this run used (entries for deleted chunks go), written atomically, and only when that differs from the file. */
+  private record(digest: string): Buffer {
+    const v = this.entries.get(digest)!
+    return Buffer.concat([Buffer.from(digest, 'hex'), Buffer.from(v.buffer, v.byteOffset, v.byteLength)])
+  }
+
+  /**
+   * Keeps what this run used for the next: appends what it embedded, or
+   * writes the used entries alone (atomically) when the file would hold too
+   * many it no longer needs.
+   */
   async save(): Promise<void> {
-    const kept = [...this.used].filter((d) => this.entries.get(d)!.length === this.dims).sort()
-    if (this.unchanged && kept.length === this.entries.size) return
-    const id = this.identityBytes()
-    const digestsAt = HEADER + pad4(id.length)
-    const vectorsAt = digestsAt + kept.length * DIGEST_BYTES
-    const out = Buffer.alloc(vectorsAt + kept.length * this.dims * 4)
-    out.writeUInt32LE(MAGIC, 0)
-    out.writeUInt32LE(this.dims, 4)
-    out.writeUInt32LE(kept.length, 8)
-    out.writeUInt32LE(id.length, 12)
-    id.copy(out, HEADER)
-    kept.forEach((d, i) => {
-      out.write(d, digestsAt + i * DIGEST_BYTES, 'hex')
-      const v = this.entries.get(d)!
-      out.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), vectorsAt + i * this.dims * 4)
-    })
+    const total = this.records + this.added.length
     await mkdir(join(this.file, '..'), { recursive: true })
-    const tmp = `${this.file}.${process.pid}.tmp`
-    await writeFile(tmp, out)
-    await rename(tmp, this.file)
-    this.unchanged = true
+    if (this.appendable && total - this.used.size <= total * MAX_UNUSED) {
+      if (this.added.length) await appendFile(this.file, Buffer.concat(this.added.map((d) => this.record(d))))
+      this.records = total
+    } else {
+      const kept = [...this.used].filter((d) => this.entries.get(d)!.length === this.dims).sort()
+      const tmp = `${this.file}.${process.pid}.tmp`
+      await writeFile(tmp, Buffer.concat([this.header(), ...kept.map((d) => this.record(d))]))
+      await rename(tmp, this.file)
+      this.records = kept.length
+      this.appendable = true
+    }
+    this.added = []
   }
 }
