@@ -32,7 +32,7 @@ export class EmbeddingCache {
   private entries = new Map<string, Float32Array>()
   private used = new Set<string>()
   /** Records in the file as it is, and whether it can be appended to as it is. */
-  private records = 0
+  private stored = 0
   private appendable = false
   /** Entries set this run, in order, for the append. */
   private added: string[] = []
@@ -77,7 +77,7 @@ export class EmbeddingCache {
       this.entries.set(aligned.toString('hex', at, at + DIGEST_BYTES), new Float32Array(aligned.buffer, aligned.byteOffset + at + DIGEST_BYTES, dims))
     }
     this.dims = dims
-    this.records = records
+    this.stored = records
     this.appendable = start + records * size === bytes.length
   }
 
@@ -96,9 +96,18 @@ export class EmbeddingCache {
     this.added.push(digest)
   }
 
-  private record(digest: string): Buffer {
-    const v = this.entries.get(digest)!
-    return Buffer.concat([Buffer.from(digest, 'hex'), Buffer.from(v.buffer, v.byteOffset, v.byteLength)])
+  /** These entries' records, one after another, after `head`. */
+  private encode(digests: readonly string[], head: Uint8Array = new Uint8Array(0)): Buffer {
+    const size = DIGEST_BYTES + this.dims * 4
+    const out = Buffer.allocUnsafe(head.length + digests.length * size)
+    out.set(head)
+    digests.forEach((d, i) => {
+      const v = this.entries.get(d)!
+      const at = head.length + i * size
+      out.write(d, at, 'hex')
+      out.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), at + DIGEST_BYTES)
+    })
+    return out
   }
 
   /**
@@ -107,17 +116,17 @@ export class EmbeddingCache {
    * many it no longer needs.
    */
   async save(): Promise<void> {
-    const total = this.records + this.added.length
+    const total = this.stored + this.added.length
     await mkdir(join(this.file, '..'), { recursive: true })
     if (this.appendable && total - this.used.size <= total * MAX_UNUSED) {
-      if (this.added.length) await appendFile(this.file, Buffer.concat(this.added.map((d) => this.record(d))))
-      this.records = total
+      if (this.added.length) await appendFile(this.file, this.encode(this.added))
+      this.stored = total
     } else {
       const kept = [...this.used].filter((d) => this.entries.get(d)!.length === this.dims).sort()
       const tmp = `${this.file}.${process.pid}.tmp`
-      await writeFile(tmp, Buffer.concat([this.header(), ...kept.map((d) => this.record(d))]))
+      await writeFile(tmp, this.encode(kept, this.header()))
       await rename(tmp, this.file)
-      this.records = kept.length
+      this.stored = kept.length
       this.appendable = true
     }
     this.added = []

@@ -48,9 +48,9 @@ export function decodeQuantized(bytes: Uint8Array, count: number, dims: number, 
   if (bytes.byteLength !== expected) {
     throw new Error(`${what}: has ${bytes.byteLength} bytes, expected ${expected} (${count} rows x ${dims} dims, int8 + scales)`)
   }
-  // Copy so the typed views are aligned whatever buffer the bytes arrived in.
-  const buf = bytes.slice().buffer
-  return { count, dims, scales: new Float32Array(buf, 0, count), rows: new Int8Array(buf, count * 4, count * dims) }
+  // Float32 views need 4-byte alignment: bytes that arrived unaligned are copied (a 16 MB model table read from disk is not).
+  const b = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice()
+  return { count, dims, scales: new Float32Array(b.buffer, b.byteOffset, count), rows: new Int8Array(b.buffer, b.byteOffset + count * 4, count * dims) }
 }
 
 /** Row i as float32 (scale applied). */
