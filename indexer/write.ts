@@ -12,12 +12,13 @@ import { link, mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'nod
 import { basename, dirname, join, resolve } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { FORMAT_VERSION, isShardSet, MANIFEST_FILE, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index/format.ts'
-import { countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
+import { chunkTermCounter, countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { DEFAULT_POSTINGS_SHARD_BYTES, sectionRuns, splitLexicalIndex } from '../core/retrieval/lexical-split.ts'
 import { encodeTextShard, memoryPartLoader, type PartLoader } from '../core/index/parts.ts'
 import { tuningFor } from '../core/retrieval/tuning.ts'
 import type { DenseParts } from './embed.ts'
 import { fsPartLoader } from './fs-parts.ts'
+import { LexicalCache } from './lexical-cache.ts'
 import { PartRecord } from './part-record.ts'
 import type { RanksPart } from './ranks.ts'
 import { exists } from './stat.ts'
@@ -50,9 +51,10 @@ export interface WriteIndexInput {
   /** Raw JSON bytes per lexical postings shard. */
   postingsShardBytes?: number
   /**
-   * Where the record of the parts this run stores is kept for the next run
-   * (part-record.ts): with it, a re-index links unchanged parts without
-   * reading them back; without it, each is compared with the previous copy.
+   * Where this run leaves what the next one reuses: the record of the parts
+   * it stores (part-record.ts: a re-index links unchanged parts without
+   * reading them back, else compares each with the previous copy) and each
+   * chunk's lexical counts (lexical-cache.ts).
    */
   cacheDir?: string
   /** Called after each part is on disk (progress; a throw aborts the write). */
@@ -290,7 +292,10 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const settings = input.lexicalSettings ?? DEFAULT_LEXICAL_SETTINGS
   const chunks = input.chunks
 
-  const split = splitLexicalIndex(countLexicalPostings(chunks, settings), sectionRuns(chunks), input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES)
+  const lexicalCache = input.cacheDir ? await LexicalCache.open(input.cacheDir, settings, input.docpilotVersion, out) : undefined
+  const termsOf = chunkTermCounter(settings)
+  const counted = countLexicalPostings(chunks, settings, lexicalCache ? lexicalCache.termsOf(termsOf) : termsOf)
+  const split = splitLexicalIndex(counted, sectionRuns(chunks), input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES)
   const lexical = jsonPart('lexical', split.head)
   const postings = jsonShards('postings', split.shards, { firsts: split.firsts })
   const shardTexts = []
@@ -354,6 +359,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     await writeFile(join(tmp, MANIFEST_FILE), manifestJson)
     await swapInto(tmp, out)
     await record?.save()
+    await lexicalCache?.save()
   } catch (err) {
     await rm(tmp, { recursive: true, force: true })
     throw err

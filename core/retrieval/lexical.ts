@@ -82,10 +82,14 @@ function fieldValue(chunk: ChunkRecord, field: LexicalField): string {
   }
 }
 
-function miniSearchOptions(settings: LexicalSettings, chunks?: readonly ChunkRecord[]) {
+function checkTokenizer(settings: LexicalSettings): void {
   if (settings.tokenizer !== TOKENIZER) {
     throw new Error(`This index uses tokenizer "${settings.tokenizer}"; this docpilot knows "${TOKENIZER}". Rebuild the index with this version.`)
   }
+}
+
+function miniSearchOptions(settings: LexicalSettings, chunks?: readonly ChunkRecord[]) {
+  checkTokenizer(settings)
   return {
     fields: [...settings.fields],
     storeFields: [] as string[],
@@ -210,14 +214,47 @@ export interface DocumentStats {
 export type CountedLexicalIndex = Omit<AsPlainObject, 'index'> & { index: Array<[term: string, byField: Array<number[] | undefined>]> }
 
 /**
- * The index minisearch would build over these chunks, computed directly:
- * the same tokens, terms, frequencies and field lengths (distinct tokens,
- * as minisearch counts them), and the same running average of field
- * lengths, in the same order, so every BM25 score is the same. It skips the
- * search tree and the serialization minisearch would build first.
+ * A chunk's share of the lexical index, per field (the settings' field
+ * order): the field's length (its distinct words, as minisearch counts it)
+ * and its terms with their frequencies.
  */
-export function countLexicalPostings(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS): CountedLexicalIndex {
-  const options = miniSearchOptions(settings, chunks)
+export interface ChunkTerms {
+  lengths: number[]
+  terms: string[][]
+  counts: number[][]
+}
+
+/** Counts chunks' terms under these settings (tokenized, stop words dropped, stemmed), as minisearch indexes them. */
+export function chunkTermCounter(settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS): (chunk: ChunkRecord) => ChunkTerms {
+  checkTokenizer(settings)
+  const processTerm = termProcessor(settings)
+  return (chunk) => {
+    const counted: ChunkTerms = { lengths: [], terms: [], counts: [] }
+    settings.fields.forEach((field, f) => {
+      const tokens = tokenize(fieldValue(chunk, field))
+      const frequency = new Map<string, number>()
+      for (const token of tokens) for (const term of processTerm(token) ?? []) frequency.set(term, (frequency.get(term) ?? 0) + 1)
+      counted.lengths[f] = new Set(tokens).size
+      counted.terms[f] = [...frequency.keys()]
+      counted.counts[f] = [...frequency.values()]
+    })
+    return counted
+  }
+}
+
+/**
+ * The index minisearch would build over these chunks, computed directly:
+ * the same tokens, terms, frequencies and field lengths, and the same
+ * running average of field lengths, in the same order, so every BM25 score
+ * is the same. It skips the search tree and the serialization minisearch
+ * would build first. `termsOf` counts a chunk (a cache may answer instead).
+ */
+export function countLexicalPostings(
+  chunks: readonly ChunkRecord[],
+  settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS,
+  termsOf: (chunk: ChunkRecord) => ChunkTerms = chunkTermCounter(settings),
+): CountedLexicalIndex {
+  checkTokenizer(settings)
   const fields = settings.fields
   const postings = new Map<string, Array<number[] | undefined>>()
   const documentIds: Record<string, number> = {}
@@ -225,24 +262,20 @@ export function countLexicalPostings(chunks: readonly ChunkRecord[], settings: L
   const averageFieldLength: number[] = []
   chunks.forEach((chunk, doc) => {
     documentIds[doc] = doc
-    const lengths: number[] = []
-    fields.forEach((field, f) => {
-      const tokens = options.tokenize(fieldValue(chunk, field))
-      const length = new Set(tokens).size
-      lengths[f] = length
-      averageFieldLength[f] = ((averageFieldLength[f] || 0) * doc + length) / (doc + 1)
-      for (const token of tokens) {
-        for (const term of options.processTerm(token) ?? []) {
-          let byField = postings.get(term)
-          if (!byField) postings.set(term, (byField = []))
-          const docs = (byField[f] ??= [])
-          // Documents arrive in order: a repeat within this one is the last pair.
-          if (docs[docs.length - 2] === doc) docs[docs.length - 1]!++
-          else docs.push(doc, 1)
-        }
-      }
-    })
+    const { lengths, terms, counts } = termsOf(chunk)
     fieldLength[doc] = lengths
+    for (let f = 0; f < fields.length; f++) {
+      averageFieldLength[f] = ((averageFieldLength[f] || 0) * doc + lengths[f]!) / (doc + 1)
+      const fieldTerms = terms[f]!
+      const fieldCounts = counts[f]!
+      for (let i = 0; i < fieldTerms.length; i++) {
+        let byField = postings.get(fieldTerms[i]!)
+        if (!byField) postings.set(fieldTerms[i]!, (byField = []))
+        // Documents arrive in order, each term once per field: postings stay ascending.
+        const docs = (byField[f] ??= [])
+        docs.push(doc, fieldCounts[i]!)
+      }
+    }
   })
   return {
     documentCount: chunks.length,

@@ -1,0 +1,85 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { ChunkRecord } from '../core/index/format.ts'
+import { chunkTermCounter, countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type ChunkTerms, type LexicalSettings } from '../core/retrieval/lexical.ts'
+import { LexicalCache } from './lexical-cache.ts'
+
+const chunk = (path: string, title: string, heading: string, text: string): ChunkRecord => {
+  const anchor = heading.toLowerCase().replace(/[^a-z0-9]+/g, '-')
+  return { id: `${path}#${anchor}`, path, url: `/${path}`, anchor, title, trail: [title, heading], text }
+}
+
+const CHUNKS = [
+  chunk('docs/cookie.md', 'Cookie Helper', 'Signed cookies', 'Use setSignedCookie with a secret: signed cookies, cookie values.'),
+  chunk('docs/cookie.md', 'Cookie Helper', 'Regular cookies', 'getCookie reads a cookie; setCookie writes one.'),
+  chunk('docs/bun.md', 'Bun', 'Port', 'Export an object with a port property to change the port Bun listens on.'),
+]
+
+let dir: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'docpilot-lexical-cache-'))
+})
+afterEach(() => rm(dir, { recursive: true, force: true }))
+
+/** One index run's counting through the cache: the counted index, and the chunks the counter saw. */
+async function run(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS) {
+  const cache = await LexicalCache.open(join(dir, 'cache'), settings, '0.0.0-test', join(dir, 'index'))
+  const counter = chunkTermCounter(settings)
+  const seen: string[] = []
+  const count = (c: ChunkRecord): ChunkTerms => {
+    seen.push(c.id)
+    return counter(c)
+  }
+  const counted = countLexicalPostings(chunks, settings, cache.termsOf(count))
+  await cache.save()
+  return { counted, seen }
+}
+
+describe('LexicalCache', () => {
+  it('counts a chunk once: later runs read its counts back, and build the very index counting builds', async () => {
+    expect((await run(CHUNKS)).seen).toHaveLength(3)
+    const again = await run(CHUNKS)
+    expect(again.seen).toEqual([])
+    expect(again.counted).toEqual(countLexicalPostings(CHUNKS))
+  })
+
+  it('counts only the chunks that changed, and new words get their own entries', async () => {
+    await run(CHUNKS)
+    const edited = [CHUNKS[0]!, { ...CHUNKS[1]!, text: 'getCookie reads a cookie; deleteCookie removes one from the jar.' }, CHUNKS[2]!]
+    const changed = await run(edited)
+    expect(changed.seen).toEqual([CHUNKS[1]!.id])
+    const after = await run(edited)
+    expect(after.seen).toEqual([])
+    expect(after.counted).toEqual(countLexicalPostings(edited))
+    expect(after.counted.index.map(([term]) => term)).toContain('jar')
+  })
+
+  it('keeps only the chunks the last run used', async () => {
+    await run(CHUNKS)
+    await run(CHUNKS.slice(0, 2))
+    expect((await run(CHUNKS)).seen).toEqual([CHUNKS[2]!.id])
+  })
+
+  it('keeps counts apart per lexical settings', async () => {
+    await run(CHUNKS)
+    const unstemmed = { ...DEFAULT_LEXICAL_SETTINGS, stemming: 'none' as const }
+    const other = await run(CHUNKS, unstemmed)
+    expect(other.seen).toHaveLength(3)
+    expect(other.counted).toEqual(countLexicalPostings(CHUNKS, unstemmed))
+  })
+
+  it('treats a damaged file as no cache', async () => {
+    await run(CHUNKS)
+    const folder = join(dir, 'cache', 'lexical')
+    const [file] = await readdir(folder)
+    const truncated = (await readFile(join(folder, file!))).subarray(0, -8)
+    for (const damage of [Buffer.from('not a cache'), Buffer.alloc(64, 0xff), truncated]) {
+      for (const file of await readdir(folder)) await writeFile(join(folder, file), damage)
+      const after = await run(CHUNKS)
+      expect(after.seen).toHaveLength(3)
+      expect(after.counted).toEqual(countLexicalPostings(CHUNKS))
+    }
+  })
+})

@@ -1,0 +1,166 @@
+/**
+ * Each chunk's lexical counts (ChunkTerms) kept between index runs, keyed by
+ * the digest of the chunk fields the lexical index reads, so a re-index
+ * tokenizes and stems only the chunks that changed. The cache file is keyed
+ * by the lexical settings, the docpilot version and the index it serves; only
+ * the chunks a run used are written back, and only when the run changed them.
+ *
+ * The file is read as it lies, without parsing text: u32 words (this
+ * machine's byte order: the cache never leaves it)
+ * [format, chunks, term table bytes, body words], then each chunk's 32-byte
+ * digest, the term table (terms joined by '\n', zero-padded to 4 bytes), then
+ * the body: per chunk its word count, then per field its length, its number
+ * of terms and (term number, frequency) pairs.
+ */
+import { createHash, hash } from 'node:crypto'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import type { ChunkRecord } from '../core/index/format.ts'
+import type { ChunkTerms, LexicalSettings } from '../core/retrieval/lexical.ts'
+
+/** Bumped when the layout or what is counted changes. */
+const FORMAT = 1
+const HEADER_WORDS = 4
+const DIGEST_BYTES = 32
+
+/** The digest of the fields the lexical index reads, each prefixed by its length so no two chunks read alike. */
+const chunkDigest = (c: ChunkRecord): Buffer =>
+  hash('sha256', `${c.path.length}:${c.path}${c.anchor.length}:${c.anchor}${c.title.length}:${c.title}${c.trail.map((t) => `${t.length}:${t}`).join('')}|${c.text}`, 'buffer')
+
+export class LexicalCache {
+  /** Chunk digest (base64) -> its record in the body, as read. */
+  private readonly records = new Map<string, Uint32Array>()
+  /** Term numbers of the table: the file's terms, then any this run adds. */
+  private readonly terms: string[] = []
+  private readonly numbers = new Map<string, number>()
+  /** Chunk digest -> digest bytes and record, for the chunks this run used, in order. */
+  private readonly used = new Map<string, { digest: Buffer; record: Uint32Array }>()
+  private changed = false
+
+  private constructor(
+    private readonly file: string,
+    private readonly fields: number,
+  ) {}
+
+  static async open(cacheDir: string, settings: LexicalSettings, version: string, scope: string): Promise<LexicalCache> {
+    const key = createHash('sha256').update(JSON.stringify([FORMAT, version, scope, settings])).digest('hex').slice(0, 16)
+    const cache = new LexicalCache(join(cacheDir, 'lexical', `${key}.bin`), settings.fields.length)
+    const bytes = await readFile(cache.file).catch(() => null)
+    if (bytes) {
+      try {
+        cache.load(bytes)
+      } catch {
+        // A damaged cache only means counting every chunk again.
+        cache.records.clear()
+        cache.terms.length = 0
+        cache.numbers.clear()
+      }
+    }
+    return cache
+  }
+
+  private load(bytes: Buffer): void {
+    // Word-aligned for the u32 view (a Buffer may sit at any offset of a shared pool).
+    const aligned = bytes.byteOffset % 4 ? Uint8Array.from(bytes) : bytes
+    const words = new Uint32Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 4))
+    const [format, chunks, tableBytes, bodyWords] = words
+    if (format !== FORMAT || chunks === undefined || tableBytes === undefined || bodyWords === undefined) throw new Error('not a lexical cache')
+    const tableAt = HEADER_WORDS * 4 + chunks * DIGEST_BYTES
+    const bodyAt = (tableAt + tableBytes + 3) >> 2
+    if (bodyAt + bodyWords !== words.length) throw new Error('lexical cache has the wrong length')
+    const table = Buffer.from(aligned.buffer, aligned.byteOffset + tableAt, tableBytes).toString('utf8')
+    if (table) for (const term of table.split('\n')) this.number(term)
+    let at = bodyAt
+    for (let i = 0; i < chunks; i++) {
+      const size = words[at]!
+      const digest = Buffer.from(aligned.buffer, aligned.byteOffset + HEADER_WORDS * 4 + i * DIGEST_BYTES, DIGEST_BYTES)
+      this.records.set(digest.toString('base64'), words.subarray(at + 1, at + 1 + size))
+      at += 1 + size
+    }
+    if (at !== words.length) throw new Error('lexical cache records overrun')
+  }
+
+  private number(term: string): number {
+    let n = this.numbers.get(term)
+    if (n === undefined) {
+      n = this.terms.push(term) - 1
+      this.numbers.set(term, n)
+    }
+    return n
+  }
+
+  /** `count` behind the cache: a chunk counted by an earlier run is read back, any other counted and kept. */
+  termsOf(count: (chunk: ChunkRecord) => ChunkTerms): (chunk: ChunkRecord) => ChunkTerms {
+    return (chunk) => {
+      const digest = chunkDigest(chunk)
+      const key = digest.toString('base64')
+      const cached = this.records.get(key) ?? this.used.get(key)?.record
+      if (cached) {
+        const terms = this.decode(cached)
+        if (terms) {
+          this.used.set(key, { digest, record: cached })
+          return terms
+        }
+      }
+      const counted = count(chunk)
+      this.used.set(key, { digest, record: this.encode(counted) })
+      this.changed = true
+      return counted
+    }
+  }
+
+  /** A record's counts; undefined when it does not fit these settings' fields or names a term the table lacks. */
+  private decode(record: Uint32Array): ChunkTerms | undefined {
+    const counted: ChunkTerms = { lengths: [], terms: [], counts: [] }
+    let at = 0
+    for (let f = 0; f < this.fields; f++) {
+      counted.lengths[f] = record[at++]!
+      const n = record[at++]!
+      if (at + 2 * n > record.length) return undefined
+      const terms: string[] = (counted.terms[f] = new Array<string>(n))
+      const counts: number[] = (counted.counts[f] = new Array<number>(n))
+      for (let i = 0; i < n; i++) {
+        const term = this.terms[record[at++]!]
+        if (term === undefined) return undefined
+        terms[i] = term
+        counts[i] = record[at++]!
+      }
+    }
+    return at === record.length ? counted : undefined
+  }
+
+  private encode(counted: ChunkTerms): Uint32Array {
+    const words: number[] = []
+    for (let f = 0; f < this.fields; f++) {
+      const terms = counted.terms[f]!
+      words.push(counted.lengths[f]!, terms.length)
+      terms.forEach((term, i) => words.push(this.number(term), counted.counts[f]![i]!))
+    }
+    return Uint32Array.from(words)
+  }
+
+  /** Writes the chunks this run used, when it counted any or left some out (atomically: a crash leaves the previous file). */
+  async save(): Promise<void> {
+    if (!this.changed && this.used.size === this.records.size) return
+    const table = Buffer.from(this.terms.join('\n'))
+    const chunks = [...this.used.values()]
+    const bodyWords = chunks.reduce((sum, c) => sum + 1 + c.record.length, 0)
+    const tableAt = HEADER_WORDS * 4 + chunks.length * DIGEST_BYTES
+    const bodyAt = (tableAt + table.length + 3) >> 2
+    const words = new Uint32Array(bodyAt + bodyWords)
+    const bytes = Buffer.from(words.buffer)
+    words.set([FORMAT, chunks.length, table.length, bodyWords])
+    chunks.forEach((c, i) => bytes.set(c.digest, HEADER_WORDS * 4 + i * DIGEST_BYTES))
+    bytes.set(table, tableAt)
+    let at = bodyAt
+    for (const { record } of chunks) {
+      words[at] = record.length
+      words.set(record, at + 1)
+      at += 1 + record.length
+    }
+    await mkdir(dirname(this.file), { recursive: true })
+    const tmp = `${this.file}.${process.pid}.tmp`
+    await writeFile(tmp, bytes)
+    await rename(tmp, this.file)
+  }
+}
