@@ -10,7 +10,6 @@
  */
 import { readFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
-import { parse as parseJsonWithLocations } from '@humanwhocodes/momoa'
 import { ConfigError, validateConfig } from '../core/config/validate.ts'
 import { ConfigSchema, type DocpilotConfig } from '../core/config/schema.ts'
 import { isFile } from '../indexer/stat.ts'
@@ -32,8 +31,9 @@ function display(file: string, cwd: string): string {
   return rel && !rel.startsWith('..') ? rel : file
 }
 
-/** JSON.parse says what is wrong but rarely where; a parser that tracks positions says where. */
-function jsonSyntaxError(text: string, shown: string, err: Error): ConfigError {
+/** JSON.parse says what is wrong but rarely where; a parser that tracks positions (loaded only then) says where. */
+async function jsonSyntaxError(text: string, shown: string, err: Error): Promise<ConfigError> {
+  const { parse: parseJsonWithLocations } = await import('@humanwhocodes/momoa')
   try {
     parseJsonWithLocations(text)
   } catch (located) {
@@ -68,7 +68,7 @@ async function readExport(file: string, shown: string): Promise<unknown> {
     try {
       return JSON.parse(text)
     } catch (err) {
-      throw jsonSyntaxError(text, shown, err as Error)
+      throw await jsonSyntaxError(text, shown, err as Error)
     }
   }
   const { createJiti } = await import('jiti')

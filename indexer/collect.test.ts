@@ -130,7 +130,7 @@ describe('files, ids and order', () => {
     const kept = (await collectChunks({ ...base, root: tempDocs({ 'a.md': '# A\n\nKept from an earlier run.' }) })).chunks
     const read: string[] = []
     const cache = {
-      unchanged: async (file: string, fingerprint: () => Promise<string | undefined>) => (file === 'a.md' && (await fingerprint()) ? { chunks: kept, warnings: [] } : undefined),
+      unchanged: (file: string, fingerprint: () => string | undefined) => (file === 'a.md' && fingerprint() ? { chunks: kept, warnings: [] } : undefined),
       get: (file: string) => void read.push(file),
       set: () => {},
     }

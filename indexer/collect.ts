@@ -6,7 +6,7 @@
  */
 import { realpath, stat } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
-import { glob } from 'tinyglobby'
+import { glob, globSync } from 'tinyglobby'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { DEFAULT_FILE_LIMITS, type DocpilotConfig, type SluggerName } from '../core/config/schema.ts'
 import { parsePool } from './parse-pool.ts'
@@ -36,7 +36,7 @@ export interface CollectOptions {
    * the file system says is unchanged (`unchanged`, given the file's current fingerprint on request) is not even read.
    */
   cache?: {
-    unchanged?(file: string, fingerprint: () => Promise<string | undefined>): Promise<CollectedPage | undefined>
+    unchanged?(file: string, fingerprint: () => string | undefined): CollectedPage | undefined
     get(file: string, read: ReadFile): CollectedPage | undefined
     set(file: string, read: ReadFile, page: CollectedPage): void
   }
@@ -94,8 +94,9 @@ export async function collectChunks(
   const include = opts.include?.length ? opts.include : DEFAULT_INCLUDE[opts.mode]
   const warnings: CollectWarning[] = []
   const escaping = new Set<string>()
+  // Synchronous for the reason readSource is: a crawl of a docs folder is many small calls.
   const files = (
-    await glob(include, {
+    globSync(include, {
       cwd: root,
       ignore: [...ALWAYS_EXCLUDED, ...(opts.exclude ?? [])],
       onlyFiles: true,
@@ -116,13 +117,13 @@ export async function collectChunks(
   const usable = (page: CollectedPage | undefined): page is CollectedPage => Boolean(page && (page.entry || !opts.pages || !page.chunks.length))
   // Files the file system says are unchanged since a run read them come from the cache without a read.
   const { cache } = opts
-  const unchanged = cache?.unchanged ? await Promise.all(files.map((file) => cache.unchanged!(file, () => sourceFingerprint(root, file)))) : []
+  const unchanged = cache?.unchanged ? files.map((file) => cache.unchanged!(file, () => sourceFingerprint(root, file))) : []
   const parse = parserFor(files.length - unchanged.filter(usable).length)
   let parsed = 0
   /** One file read and turned into chunks (or the reason it gives none); a re-index reuses what did not change. */
   const load = async (file: string, i: number): Promise<CollectedPage> => {
     if (usable(unchanged[i])) return unchanged[i]
-    const read = await readSource(root, file, limits.maxFileBytes)
+    const read = readSource(root, file, limits.maxFileBytes)
     if (!read.ok) return { chunks: [], warnings: [read.reason] }
     const cached = cache?.get(file, read)
     if (usable(cached)) return cached

@@ -66,9 +66,9 @@ export class PageCache {
    * The page of a file an earlier run read, when `fingerprint` (called only
    * for a file the cache has a fingerprint of) says it has not changed since.
    */
-  async unchanged(path: string, fingerprint: () => Promise<string | undefined>): Promise<CollectedPage | undefined> {
+  unchanged(path: string, fingerprint: () => string | undefined): CollectedPage | undefined {
     const known = this.stored.files.get(path)
-    if (!known || (await fingerprint()) !== known[0]) return undefined
+    if (!known || fingerprint() !== known[0]) return undefined
     const page = this.stored.pages.get(known[1])
     if (page) this.use(path, known[1], page, known[0])
     return page

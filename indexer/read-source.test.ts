@@ -9,15 +9,15 @@ describe('readSource', () => {
     const root = mkdtempSync(join(tmpdir(), 'docpilot-read-'))
     const text = 'x'.repeat(10_000)
     writeFileSync(join(root, 'page.md'), text)
-    const read = await readSource(root, 'page.md', 10_000)
+    const read = readSource(root, 'page.md', 10_000)
     expect(read.ok && new TextDecoder().decode(read.bytes)).toBe(text)
-    expect(await readSource(root, 'page.md', 9_999)).toEqual({ ok: false, reason: expect.stringMatching(/^is 10000 bytes, over the per-file limit/) })
+    expect(readSource(root, 'page.md', 9_999)).toEqual({ ok: false, reason: expect.stringMatching(/^is 10000 bytes, over the per-file limit/) })
   })
 
   it.skipIf(process.platform !== 'linux')('reads a file that reports no size (as /proc files do) past its first buffer, and stops at the limit', async () => {
-    const whole = await readSource(realpathSync('/proc/self'), 'maps', 1 << 20)
+    const whole = readSource(realpathSync('/proc/self'), 'maps', 1 << 20)
     expect(whole.ok && whole.bytes.length).toBeGreaterThan(8192)
-    expect(await readSource(realpathSync('/proc/self'), 'maps', 5000)).toEqual({ ok: false, reason: expect.stringMatching(/^holds more than 5000 bytes, over the per-file limit/) })
+    expect(readSource(realpathSync('/proc/self'), 'maps', 5000)).toEqual({ ok: false, reason: expect.stringMatching(/^holds more than 5000 bytes, over the per-file limit/) })
   })
 })
 
@@ -25,12 +25,12 @@ describe('a source file fingerprint', () => {
   it('is what a later stat of the unchanged file finds, and changes with the file', async () => {
     const root = mkdtempSync(join(tmpdir(), 'docpilot-read-'))
     writeFileSync(join(root, 'page.md'), 'one')
-    const read = await readSource(root, 'page.md', 10_000)
-    expect(read.ok && read.fingerprint.id).toBe(await sourceFingerprint(root, 'page.md'))
+    const read = readSource(root, 'page.md', 10_000)
+    expect(read.ok && read.fingerprint.id).toBe(sourceFingerprint(root, 'page.md'))
     writeFileSync(join(root, 'page.md'), 'two!')
-    expect(read.ok && read.fingerprint.id).not.toBe(await sourceFingerprint(root, 'page.md'))
-    expect(await sourceFingerprint(root, 'gone.md')).toBeUndefined()
-    expect(await sourceFingerprint(root, '.')).toBeUndefined()
+    expect(read.ok && read.fingerprint.id).not.toBe(sourceFingerprint(root, 'page.md'))
+    expect(sourceFingerprint(root, 'gone.md')).toBeUndefined()
+    expect(sourceFingerprint(root, '.')).toBeUndefined()
   })
 
   it('is trusted only when the file last changed well before the read', () => {
@@ -47,7 +47,7 @@ describe('a source file fingerprint', () => {
   it('of a file just written is not settled', async () => {
     const root = mkdtempSync(join(tmpdir(), 'docpilot-read-'))
     writeFileSync(join(root, 'page.md'), 'one')
-    const read = await readSource(root, 'page.md', 10_000)
+    const read = readSource(root, 'page.md', 10_000)
     expect(read.ok && read.fingerprint.settled).toBe(false)
   })
 })

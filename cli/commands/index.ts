@@ -1,7 +1,6 @@
 /** `docpilot index`: build the static index from a docs folder or a built site. */
 import { relative, resolve } from 'node:path'
 import type { Command } from 'commander'
-import cliProgress from 'cli-progress'
 import type { Manifest } from '../../core/index/format.ts'
 import { buildIndex, createdAtFromEnv, type EmbedSummary } from '../../indexer/build.ts'
 import type { FetchCost, PartKind } from '../../indexer/fetch-cost.ts'
@@ -69,7 +68,7 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       const out = flags.out ? resolve(ctx.cwd, flags.out) : resolve(loaded.dir, config.out)
       const llms = flags.llms && config.llms.enabled ? { siteOut: siteOutFor(ctx, loaded, flags.siteOut) } : undefined
 
-      const progress = makeProgress(ctx)
+      const progress = await makeProgress(ctx)
       let result
       try {
         result = await buildIndex({
@@ -163,9 +162,10 @@ function embedLines(embed: EmbedSummary | undefined, chunks: number): string[] {
   ]
 }
 
-/** A bar on a terminal; otherwise a line at each quarter, so logs stay short. */
-function makeProgress(ctx: CliContext) {
+/** A bar on a terminal (its library loaded only there); otherwise a line at each quarter, so logs stay short. */
+async function makeProgress(ctx: CliContext) {
   if (ctx.stderrIsTTY) {
+    const { default: cliProgress } = await import('cli-progress')
     const bar = new cliProgress.SingleBar(
       { format: 'indexing [{bar}] {value}/{total} files  {file}', stream: process.stderr, clearOnComplete: true, hideCursor: true },
       cliProgress.Presets.shades_classic,
