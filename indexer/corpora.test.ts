@@ -11,7 +11,11 @@ import type { SluggerName } from '../core/config/schema.ts'
 import { sharedPath } from '../fixtures/shared-data.ts'
 import { collectChunks, type CollectOptions, type CollectResult } from './collect.ts'
 import { parseMarkdown } from './sources/markdown.ts'
+import { loadHtmlParser } from './sources/html-text.ts'
 import { toSections } from './sections.ts'
+
+// parseMarkdown is called directly here, as the parsers call it once the HTML parser is loaded.
+beforeAll(() => loadHtmlParser())
 
 const URLS: CollectOptions['urls'] = { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false }
 const CHUNKS: CollectOptions['chunks'] = { maxWords: 220, overlapWords: 40 }

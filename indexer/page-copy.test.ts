@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { markdownFromNodes } from './page-copy.ts'
 import { parseMarkdown } from './sources/markdown.ts'
+import { loadHtmlParser } from './sources/html-text.ts'
+
+// parseMarkdown is called directly here, as the parsers call it once the HTML parser is loaded.
+beforeAll(() => loadHtmlParser())
 
 const copyOf = (source: string, mdx = true) => parseMarkdown(source, { mdx, copy: true }).markdown
 
@@ -9,6 +13,7 @@ describe('the Markdown copy of an MDX page', () => {
 title: Demo
 ---
 import { Tabs, TabItem, Aside } from '@astrojs/starlight/components'
+
 
 Intro with <Since v="4.0" /> and a {'<'}tag{'>'} and <a href="/x">a link</a>.{/* hidden */}
 

@@ -7,6 +7,7 @@
  * needs the HTML parser and CSS selectors of a built site, and a re-index with
  * nothing to parse loads neither.
  */
+import { HtmlParserNeeded } from './sources/html-text.ts'
 import { markdownNesting, NestingLimitError } from './sources/nesting.ts'
 import type { ParsedPage } from './sources/page.ts'
 
@@ -57,6 +58,8 @@ function outcomeOf(parse: PageParser): FileParser {
     try {
       return { ok: true, page: parse(job) }
     } catch (error) {
+      // Not the page's fault: the caller loads the HTML parser and parses the page again.
+      if (error instanceof HtmlParserNeeded) throw error
       if (error instanceof NestingLimitError) return { ok: false, reason: error.message }
       return { ok: false, reason: `could not be parsed (${(error as Error).message.split('\n')[0]}); skipped` }
     }

@@ -18,6 +18,11 @@ describe('parseHere', () => {
     })
   })
 
+  it('loads the HTML parser for a page whose HTML holds text, and parses it whole', async () => {
+    const outcome = await parseHere({ file: 'c.md', source: '# C\n\n<div class="note">\n  <p>Inside <b>HTML</b>.</p>\n</div>\n\nAfter.\n', mode: 'source', maxNesting: 64 }, 60_000)
+    expect(outcome).toEqual({ ok: true, page: { nodes: [{ type: 'heading', depth: 1, text: 'C' }, { type: 'text', text: 'Inside HTML.' }, { type: 'text', text: 'After.' }] } })
+  })
+
   it('refuses a page nesting past the limit before parsing it', async () => {
     const outcome = await parseHere({ file: 'deep.md', source: `${'>'.repeat(100)} deep`, mode: 'source', maxNesting: 64 }, 60_000)
     expect(outcome).toEqual({ ok: false, reason: expect.stringMatching(/^nests 100 levels deep/) })

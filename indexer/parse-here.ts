@@ -17,19 +17,33 @@
 import { createContext, Script, type Context } from 'node:vm'
 import { overTime } from './parse-pool.ts'
 import { fileParser, type ParseJob, type ParseOutcome } from './parse-file.ts'
+import { HtmlParserNeeded, loadHtmlParser } from './sources/html-text.ts'
 
 let sandbox: { context: Context; script: Script } | undefined
 
 /** `job` parsed here, or skipped with the parse thread's reason when it runs past `timeoutMs`. */
 export async function parseHere(job: ParseJob, timeoutMs: number): Promise<ParseOutcome> {
   const parse = await fileParser(job.mode)
+  const started = performance.now()
+  try {
+    return timed(() => parse(job), timeoutMs, timeoutMs)
+  } catch (error) {
+    if (!(error instanceof HtmlParserNeeded)) throw error
+    // The page has HTML with text in it: load that parser and parse once more, in the time left.
+    await loadHtmlParser()
+    return timed(() => parse(job), Math.max(1, Math.ceil(timeoutMs - (performance.now() - started))), timeoutMs)
+  }
+}
+
+/** `parse` stopped after `budgetMs`, and then said to have run past the page's limit, `limitMs`. */
+function timed(parse: () => ParseOutcome, budgetMs: number, limitMs: number): ParseOutcome {
   sandbox ??= { context: createContext({}), script: new Script('run()') }
   const { context, script } = sandbox
-  context.run = () => parse(job)
+  context.run = parse
   try {
-    return script.runInContext(context, { timeout: timeoutMs }) as ParseOutcome
+    return script.runInContext(context, { timeout: budgetMs }) as ParseOutcome
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return { ok: false, reason: overTime(timeoutMs), transient: true }
+    if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return { ok: false, reason: overTime(limitMs), transient: true }
     throw error
   } finally {
     context.run = undefined

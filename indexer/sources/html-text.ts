@@ -2,16 +2,38 @@
  * Readable text of an HTML fragment found inside Markdown (a `<div>` block,
  * an inline `<Badge />`): tags removed, their text kept, scripts and styles
  * and comments dropped.
+ *
+ * The HTML parser (some fifty modules, ~50 ms to load) is loaded only for a
+ * page that has a fragment with text in it: most fragments are bare tags, and
+ * MDX has no HTML blocks, so a re-index of an MDX page never loads it. Parsing
+ * is synchronous, so a page that needs it before it is loaded throws
+ * HtmlParserNeeded, and is parsed again after loadHtmlParser().
  */
-import { fromHtml } from 'hast-util-from-html'
-import { toText } from 'hast-util-to-text'
+import type { fromHtml as FromHtml } from 'hast-util-from-html'
+import type { toText as ToText } from 'hast-util-to-text'
 
 const ONLY_TAGS = /^(?:\s*(?:<!--[\s\S]*?-->|<\/?[A-Za-z][^<>]*>)\s*)*$/
+
+let hast: { fromHtml: typeof FromHtml; toText: typeof ToText } | undefined
+
+export class HtmlParserNeeded extends Error {
+  override name = 'HtmlParserNeeded'
+  constructor() {
+    super('this page has HTML with text in it: call loadHtmlParser() and parse it again')
+  }
+}
+
+export async function loadHtmlParser(): Promise<void> {
+  if (hast) return
+  const [{ fromHtml }, { toText }] = await Promise.all([import('hast-util-from-html'), import('hast-util-to-text')])
+  hast = { fromHtml, toText }
+}
 
 export function htmlFragmentText(html: string, opts: { inline?: boolean } = {}): string {
   // Most fragments are bare tags (`<Badge ... />`, `</div>`): no parse needed.
   if (ONLY_TAGS.test(html)) return ''
-  const tree = fromHtml(html, { fragment: true })
-  const text = toText(tree, { whitespace: opts.inline ? 'pre' : 'normal' })
+  if (!hast) throw new HtmlParserNeeded()
+  const tree = hast.fromHtml(html, { fragment: true })
+  const text = hast.toText(tree, { whitespace: opts.inline ? 'pre' : 'normal' })
   return opts.inline ? text : text.trim()
 }

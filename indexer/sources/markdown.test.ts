@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { parseMarkdown } from './markdown.ts'
+import { loadHtmlParser } from './html-text.ts'
 import { toSections, type Section } from '../sections.ts'
+
+// parseMarkdown is called directly here, as the parsers call it once the HTML parser is loaded.
+beforeAll(() => loadHtmlParser())
 
 const snippet = (name: string) => readFileSync(new URL(`../../fixtures/snippets/${name}`, import.meta.url), 'utf8')
 const sectionsOf = (name: string, slugger: 'vitepress' | 'starlight' | 'docusaurus' | 'github' = 'vitepress') => {
