@@ -4,6 +4,7 @@
  * unchanged chunks from ever reaching the embedder again; `hf:` models come
  * from a hub-shaped HTTP server once, then from the cache.
  */
+import { createHash } from 'node:crypto'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -68,13 +69,21 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     const packBytes = readFileSync(join(first.out, packName))
     expect(readFileSync(join(rowsDir, cached[0]!)).equals(packBytes)).toBe(true)
 
+    // Beside it, the pack's digest (which names it) and the directory as served.
+    const stem = join(rowsDir, cached[0]!.replace(/\.bin$/, ''))
+    expect(readFileSync(`${stem}.sha256`, 'utf8')).toBe(createHash('sha256').update(packBytes).digest('hex'))
+    expect(readFileSync(`${stem}.dir.gz`).equals(readFileSync(join(first.out, first.result.manifest.embedder.rows!.directory)))).toBe(true)
+
     const second = await build('auto', { cacheDir })
     expect(second.result.manifest.embedder).toEqual(first.result.manifest.embedder)
 
     writeFileSync(join(rowsDir, cached[0]!), packBytes.subarray(0, 1000))
+    writeFileSync(`${stem}.sha256`, 'not a digest')
     const third = await build('auto', { cacheDir })
+    expect(third.result.manifest.embedder).toEqual(first.result.manifest.embedder)
     expect(readFileSync(join(third.out, packName)).equals(packBytes)).toBe(true)
     expect(readFileSync(join(rowsDir, cached[0]!)).equals(packBytes)).toBe(true)
+    expect(readFileSync(`${stem}.sha256`, 'utf8')).toBe(createHash('sha256').update(packBytes).digest('hex'))
   })
 
   it('static: with the model folder unchanged (names, sizes, times), a build reads the cached pack and not the vocabulary or table; a changed table is packed again', async () => {

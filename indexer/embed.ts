@@ -14,7 +14,6 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
-import { gzipSync } from 'node:zlib'
 import { fileURLToPath } from 'node:url'
 import { autoEmbedMember } from '../core/chain/embed.ts'
 import { memberAvailable, resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
@@ -26,7 +25,7 @@ import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
 import { STATIC_MODEL_FORMAT } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import type { ChunkRecord, EmbedderIdentity } from '../core/index/format.ts'
-import { splitIdentity, type RowsPack } from '../core/embed/static-split.ts'
+import { splitIdentity } from '../core/embed/static-split.ts'
 import { encodeVectorCodes, encodeVectorRows } from '../core/retrieval/passage-vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
@@ -34,7 +33,7 @@ import { providerSpec, type MemberId } from '../core/providers/table.ts'
 import { EmbeddingCache, textDigest } from './embed-cache.ts'
 import { ensureHubModel } from './embed-hf.ts'
 import { EmbedConfigError } from './model-files.ts'
-import { openStaticFolder, type StaticFolder } from './static-folder.ts'
+import { openStaticFolder, type ServedRows, type StaticFolder } from './static-folder.ts'
 import { isFile } from './stat.ts'
 
 export interface EmbedContext {
@@ -279,15 +278,14 @@ export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult): Promis
 }
 
 /** A static model's rows as one packed file and its directory of bucket sizes, named by their content. */
-function staticRowFiles(packed: RowsPack): { rows: { pack: string; directory: string; buckets: number }; files: { name: string; bytes: Uint8Array }[] } {
-  const directory = gzipSync(packed.counts, { level: 9 })
-  const pack = `embed-rows.${digest16(packed.pack)}.bin`
-  const directoryName = `embed-rows.${digest16(directory)}.dir.gz`
+function staticRowFiles(served: ServedRows): { rows: { pack: string; directory: string; buckets: number }; files: { name: string; bytes: Uint8Array }[] } {
+  const pack = `embed-rows.${served.packDigest.slice(0, 16)}.bin`
+  const directory = `embed-rows.${digest16(served.directory)}.dir.gz`
   return {
-    rows: { pack, directory: directoryName, buckets: packed.counts.length },
+    rows: { pack, directory, buckets: served.counts.length },
     files: [
-      { name: pack, bytes: packed.pack },
-      { name: directoryName, bytes: directory },
+      { name: pack, bytes: served.pack },
+      { name: directory, bytes: served.directory },
     ],
   }
 }

@@ -7,11 +7,14 @@
  * table's size, modification time and inode: a re-index with the model
  * unchanged reads the pack and nothing else of the model. (A model file
  * rewritten in place that keeps all three is the one change this misses.)
+ * The pack's digest and its served directory are kept beside it, so the
+ * re-index neither hashes 17 MB nor compresses the directory again.
  */
-import { createHash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import { join } from 'node:path'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { staticIdentity } from '../core/embed/static.ts'
 import { staticRows, staticWords, type StaticModelDescriptor } from '../core/embed/static-model.ts'
 import { encodeRowsPack, entryBytes, PackedStaticEmbedder, WORDS_PER_BUCKET, type RowsPack } from '../core/embed/static-split.ts'
@@ -21,12 +24,20 @@ import { EmbedConfigError, modelFile, modelFileStat } from './model-files.ts'
 
 const NEEDS = 'a docpilot static model folder holds model.json, vocab.txt and vectors.bin (scripts/models/distill.ts writes one).'
 
+/** The rows pack with what naming and serving it needs. */
+export interface ServedRows extends RowsPack {
+  /** The pack's SHA-256, hex. */
+  packDigest: string
+  /** The directory as served: the counts, gzip-compressed. */
+  directory: Uint8Array
+}
+
 export interface StaticFolder {
   descriptor: StaticModelDescriptor
   /** model.json as it is, the one model file the index carries whole. */
   descriptorBytes: Uint8Array
   /** The model's rows, packed by word (read from the cache when the folder is unchanged). Read once per run. */
-  rows(): Promise<RowsPack>
+  rows(): Promise<ServedRows>
   /** Pools passages from the rows pack, read at the first text. */
   embedder: Embedder
 }
@@ -41,7 +52,7 @@ export async function openStaticFolder(dir: string, cacheDir?: string): Promise<
     throw new EmbedConfigError(`model file ${join(dir, 'model.json')} is not JSON (${err instanceof Error ? err.message : String(err)})`)
   }
   const stats = await Promise.all([modelFileStat(dir, descriptor.files.vocab, NEEDS), modelFileStat(dir, descriptor.files.vectors, NEEDS)])
-  let rows: Promise<RowsPack> | undefined
+  let rows: Promise<ServedRows> | undefined
   const folder = { dir, descriptor, descriptorBytes, stats, cacheDir }
   const read = () => (rows ??= cachedRows(folder))
   return { descriptor, descriptorBytes, rows: read, embedder: new RowsPackEmbedder(descriptor, read) }
@@ -73,22 +84,33 @@ interface FolderState {
   cacheDir: string | undefined
 }
 
-async function cachedRows(folder: FolderState): Promise<RowsPack> {
+async function cachedRows(folder: FolderState): Promise<ServedRows> {
   const { descriptor, cacheDir } = folder
-  if (!cacheDir) return packRows(folder)
-  const key = createHash('sha256').update(`rows-pack-v2 ${WORDS_PER_BUCKET}\0`).update(folder.descriptorBytes)
+  if (!cacheDir) return served(await packRows(folder))
+  // The zlib version is in the key: the cached directory must be the bytes this run would compress.
+  const key = createHash('sha256').update(`rows-pack-v3 ${WORDS_PER_BUCKET} zlib ${process.versions.zlib}\0`).update(folder.descriptorBytes)
   for (const s of folder.stats) key.update(`\0${s.size} ${s.mtimeMs} ${s.ino}`)
   const cached = join(cacheDir, 'model-rows', key.digest('hex').slice(0, 32))
-  const fits = (p: RowsPack) => p.pack.length === descriptor.vocabSize * entryBytes(descriptor.dims) && p.counts.length === Math.max(1, Math.ceil(descriptor.vocabSize / WORDS_PER_BUCKET))
-  const stored = await Promise.all([readFile(`${cached}.bin`), readFile(`${cached}.counts`)]).then(
-    ([pack, counts]) => ({ pack: new Uint8Array(pack.buffer, pack.byteOffset, pack.byteLength), counts: new Uint8Array(counts.buffer, counts.byteOffset, counts.byteLength) }),
+  const buckets = Math.max(1, Math.ceil(descriptor.vocabSize / WORDS_PER_BUCKET))
+  const stored = await Promise.all([readFile(`${cached}.bin`), readFile(`${cached}.dir.gz`), readFile(`${cached}.sha256`, 'utf8')]).then(
+    ([pack, directory, packDigest]): ServedRows | undefined => {
+      // A cached pack of the wrong size (a damaged cache) is packed again.
+      if (pack.length !== descriptor.vocabSize * entryBytes(descriptor.dims) || !/^[0-9a-f]{64}$/.test(packDigest)) return undefined
+      const counts = gunzipSync(directory)
+      return counts.length === buckets ? { pack: toBytes(pack), counts: toBytes(counts), directory: toBytes(directory), packDigest } : undefined
+    },
     () => undefined,
   )
-  // A cached pack of the wrong size (a damaged cache) is packed again.
-  if (stored && fits(stored)) return stored
-  const packed = await packRows(folder)
-  await saveRowsPack(cached, packed).catch(() => {}) // an unwritable cache only costs the next run the packing
-  return packed
+  if (stored) return stored
+  const rows = served(await packRows(folder))
+  await saveRows(cached, rows).catch(() => {}) // an unwritable cache only costs the next run the packing
+  return rows
+}
+
+const toBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
+
+function served(packed: RowsPack): ServedRows {
+  return { ...packed, packDigest: hash('sha256', packed.pack, 'hex'), directory: gzipSync(packed.counts, { level: 9 }) }
 }
 
 async function packRows({ dir, descriptor }: FolderState): Promise<RowsPack> {
@@ -101,10 +123,10 @@ async function packRows({ dir, descriptor }: FolderState): Promise<RowsPack> {
   }
 }
 
-/** Writes a rows pack to the cache (each file renamed into place, so a killed run leaves no half file). */
-async function saveRowsPack(path: string, packed: RowsPack): Promise<void> {
+/** Writes the served rows to the cache (each file renamed into place, so a killed run leaves no half file). */
+async function saveRows(path: string, rows: ServedRows): Promise<void> {
   await mkdir(join(path, '..'), { recursive: true })
-  for (const [ext, bytes] of [['.bin', packed.pack], ['.counts', packed.counts]] as const) {
+  for (const [ext, bytes] of [['.bin', rows.pack], ['.dir.gz', rows.directory], ['.sha256', rows.packDigest]] as const) {
     const tmp = `${path}${ext}.${process.pid}.tmp`
     await writeFile(tmp, bytes)
     await rename(tmp, `${path}${ext}`)
