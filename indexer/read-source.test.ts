@@ -30,6 +30,7 @@ describe('a source file fingerprint', () => {
     writeFileSync(join(root, 'page.md'), 'two!')
     expect(read.ok && read.fingerprint.id).not.toBe(sourceFingerprint(root, 'page.md'))
     expect(sourceFingerprint(root, 'gone.md')).toBeUndefined()
+    expect(sourceFingerprint(root, 'page.md/under-a-file.md')).toBeUndefined()
     expect(sourceFingerprint(root, '.')).toBeUndefined()
   })
 

@@ -56,8 +56,13 @@ export function settledAt(info: Pick<BigIntStats, 'mtimeNs' | 'ctimeNs'>, readAt
  * same file, unchanged, holds the bytes those checks let through.
  */
 export function sourceFingerprint(realRoot: string, file: string): string | undefined {
-  const info = statSync(resolve(realRoot, file), { bigint: true, throwIfNoEntry: false })
-  return info?.isFile() ? fingerprintId(info) : undefined
+  let info
+  try {
+    info = statSync(resolve(realRoot, file), { bigint: true })
+  } catch {
+    return undefined // gone or unreadable: the read says why
+  }
+  return info.isFile() ? fingerprintId(info) : undefined
 }
 
 /**

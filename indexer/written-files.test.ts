@@ -53,6 +53,15 @@ describe('files written into a folder the indexer does not own', () => {
     expect(readFileSync(join(site, 'a.md'), 'utf8')).toBe('A')
   })
 
+  it('leaves a file alone whose folder was replaced by a file', async () => {
+    const [site, cache] = [temp(), temp()]
+    await run(site, cache, { 'a.md': 'A', 'old/b.md': 'B' })
+    rmSync(join(site, 'old'), { recursive: true })
+    writeFileSync(join(site, 'old'), 'now a file')
+    await run(site, cache, { 'a.md': 'A' })
+    expect(readFileSync(join(site, 'old'), 'utf8')).toBe('now a file')
+  })
+
   it('refuses a file outside its folder', async () => {
     const site = temp()
     mkdirSync(join(site, 'in'))
