@@ -119,9 +119,8 @@ function jsonPart(kind: string, value: unknown): PendingPart {
   return pendingJson(`${kind}.${content.slice(0, 16)}.json.gz`, json, content)
 }
 
-/** Numbered gzip JSON parts in one folder named by the digest of them all (see ShardSet). */
-function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(kind: string, values: readonly unknown[], extra: Extra): { set: ShardSet & Extra; parts: PendingPart[] } {
-  const jsons = values.map((v) => JSON.stringify(v))
+/** Numbered gzip JSON parts in one folder named by the digest of them all (see ShardSet), from their JSON. */
+function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(kind: string, jsons: readonly string[], extra: Extra): { set: ShardSet & Extra; parts: PendingPart[] } {
   const digests = jsons.map(digest)
   const all = createHash('sha256')
   for (const d of digests) all.update(d)
@@ -297,9 +296,9 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const counted = countLexicalPostings(chunks, settings, lexicalCache ? lexicalCache.termsOf(termsOf) : termsOf)
   const split = splitLexicalIndex(counted, sectionRuns(chunks), input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES)
   const lexical = jsonPart('lexical', split.head)
-  const postings = jsonShards('postings', split.shards, { firsts: split.firsts })
+  const postings = jsonShards('postings', split.shardJsons, { firsts: split.firsts })
   const shardTexts = []
-  for (let i = 0; i < chunks.length; i += shardSize) shardTexts.push(encodeTextShard(chunks.slice(i, i + shardSize)))
+  for (let i = 0; i < chunks.length; i += shardSize) shardTexts.push(JSON.stringify(encodeTextShard(chunks.slice(i, i + shardSize))))
   const texts = jsonShards('texts', shardTexts, { per: shardSize })
 
   const embedder = input.dense?.identity ?? input.embedder ?? NO_EMBEDDER

@@ -49,6 +49,8 @@ describe('lexical index split by term', () => {
     for (const shardBytes of [1, 200, undefined]) {
       const counted = splitLexicalIndex(countLexicalPostings(repeated), sectionRuns(repeated), shardBytes)
       expect(counted).toEqual(splitLexicalIndex(buildLexicalIndex(repeated).toPlain(), sectionRuns(repeated), shardBytes))
+      // The shards' JSON, made while sizing them, is what serializing them gives.
+      expect(counted.shardJsons).toEqual(counted.shards.map((shard) => JSON.stringify(shard)))
       // Some term repeats in a chunk: rows carry frequencies, the part the counting builds.
       expect(counted.shards.flat().some((row) => row.some((entry) => entry !== 0 && Array.isArray(entry[0])))).toBe(true)
     }

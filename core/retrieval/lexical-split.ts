@@ -108,14 +108,15 @@ export function sectionRuns(chunks: readonly { path: string; anchor: string }[])
 }
 
 /**
- * Splits an index (minisearch's serialized form, or countLexicalPostings') into its head and postings shards. Pure: same index, same parts.
+ * Splits an index (minisearch's serialized form, or countLexicalPostings') into its head and postings shards
+ * (and each shard as JSON, what JSON.stringify gives). Pure: same index, same parts.
  * `sections`: sectionRuns() of the indexed chunks.
  */
 export function splitLexicalIndex(
   js: AsPlainObject | CountedLexicalIndex,
   sections: number[],
   shardBytes = DEFAULT_POSTINGS_SHARD_BYTES,
-): { head: LexicalHead; shards: PostingsShard[]; firsts: string[] } {
+): { head: LexicalHead; shards: PostingsShard[]; shardJsons: string[]; firsts: string[] } {
   const n = js.documentCount
   if (sections.reduce((a, b) => a + b, 0) !== n) throw new Error(`section runs cover ${sections.reduce((a, b) => a + b, 0)} chunks; the index has ${n}`)
   const fields = Object.keys(js.fieldIds).length
@@ -131,6 +132,8 @@ export function splitLexicalIndex(
   const suffix: string[] = []
   const shardStarts: number[] = []
   const shards: PostingsShard[] = []
+  // Each row's JSON, made to size the shards, makes the shard's JSON too.
+  const rowJsons: string[][] = []
   let previous = ''
   let size = Infinity
   entries.forEach(([term, byField], t) => {
@@ -143,14 +146,18 @@ export function splitLexicalIndex(
     if (size >= shardBytes) {
       shardStarts.push(t)
       shards.push([])
+      rowJsons.push([])
       size = 0
     }
+    const json = JSON.stringify(row)
     shards.at(-1)!.push(row)
-    size += JSON.stringify(row).length + 1
+    rowJsons.at(-1)!.push(json)
+    size += json.length + 1
   })
   return {
     head: { encoding: LEXICAL_SPLIT_ENCODING, documentCount: n, averageFieldLength: js.averageFieldLength, fieldLength, prefix, suffix, shardStarts, sections },
     shards,
+    shardJsons: rowJsons.map((rows) => `[${rows.join(',')}]`),
     firsts: shardStarts.map((t) => entries[t]![0]),
   }
 }
