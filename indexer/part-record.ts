@@ -7,7 +7,8 @@
  * (write.ts), so a record that is missing, damaged or stale only costs time.
  */
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { statSync } from 'node:fs'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 
 /** Bumped when what a content key means changes. */
@@ -43,10 +44,10 @@ export class PartRecord {
    * record says it holds `content` and the file is still the one recorded;
    * undefined otherwise.
    */
-  async unchanged(name: string, path: string, content: string): Promise<number | undefined> {
+  unchanged(name: string, path: string, content: string): number | undefined {
     const entry = this.previous[name]
     if (!Array.isArray(entry) || entry[0] !== content) return undefined
-    const file = await stat(path).catch(() => undefined)
+    const file = statSync(path, { throwIfNoEntry: false })
     return file && file.size === entry[1] && file.mtimeMs === entry[2] && file.ino === entry[3] ? file.size : undefined
   }
 
@@ -56,8 +57,8 @@ export class PartRecord {
   }
 
   /** Records part `name` of the new index, its file at `path` as it is now. */
-  async keep(name: string, path: string, content: string): Promise<void> {
-    const file = await stat(path)
+  keep(name: string, path: string, content: string): void {
+    const file = statSync(path)
     this.kept[name] = [content, file.size, file.mtimeMs, file.ino]
   }
 

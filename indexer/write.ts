@@ -8,7 +8,8 @@
  * bytes (gzip headers carry no time; createdAt comes from the caller).
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { link, mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
+import { linkSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { FORMAT_VERSION, isShardSet, MANIFEST_FILE, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index/format.ts'
@@ -236,10 +237,14 @@ async function previousLocations(out: string): Promise<(name: string) => string 
  * keeps most parts: no compression, no write). Returns the stored bytes, or
  * undefined when the part must be written.
  */
-async function linkUnchanged(from: string | undefined, to: string, part: PendingPart): Promise<Uint8Array | undefined> {
+function linkUnchanged(from: string | undefined, to: string, part: PendingPart): Uint8Array | undefined {
   if (!from) return undefined
-  const stored = await readFile(from).catch(() => undefined)
-  if (!stored) return undefined
+  let stored: Uint8Array
+  try {
+    stored = readFileSync(from)
+  } catch {
+    return undefined
+  }
   let plain: Uint8Array = stored
   if (part.gzipped) {
     try {
@@ -249,37 +254,42 @@ async function linkUnchanged(from: string | undefined, to: string, part: Pending
     }
   }
   if (!Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(part.plain)) return undefined
-  return (await hardLink(from, to)) ? stored : undefined
+  return hardLink(from, to) ? stored : undefined
 }
 
 /** Whether `to` is now a hard link to `from` (a file system without hard links gets a fresh copy instead). */
-const hardLink = (from: string, to: string): Promise<boolean> =>
-  link(from, to).then(
-    () => true,
-    () => false,
-  )
+function hardLink(from: string, to: string): boolean {
+  try {
+    linkSync(from, to)
+    return true
+  } catch {
+    return false
+  }
+}
 
 /**
  * Puts a part into the new index at `to`: linked to the previous index's copy
  * (`was`, its name there) when the record vouches for it or its bytes match,
  * else compressed and written. Returns the stored size, and the stored bytes
- * when this run read or wrote them.
+ * when this run read or wrote them. Synchronous, like the compression: for
+ * the ~580 parts of a large site, promise-API stats, links and writes cost
+ * more CPU than the file system work itself.
  */
-async function storePart(part: PendingPart, to: string, out: string, was: string | undefined, record: PartRecord | undefined): Promise<{ size: number; bytes?: Uint8Array }> {
+function storePart(part: PendingPart, to: string, out: string, was: string | undefined, record: PartRecord | undefined): { size: number; bytes?: Uint8Array } {
   const from = was === undefined ? undefined : join(out, was)
   if (was !== undefined && from && record) {
-    const size = await record.unchanged(was, from, part.content)
-    if (size !== undefined && (await hardLink(from, to))) {
+    const size = record.unchanged(was, from, part.content)
+    if (size !== undefined && hardLink(from, to)) {
       record.carry(part.name, was)
       return { size }
     }
   }
-  let bytes = await linkUnchanged(from, to, part)
+  let bytes = linkUnchanged(from, to, part)
   if (!bytes) {
     bytes = encoded(part)
-    await writeFile(to, bytes)
+    writeFileSync(to, bytes)
   }
-  await record?.keep(part.name, to, part.content)
+  record?.keep(part.name, to, part.content)
   return { size: bytes.length, bytes }
 }
 
@@ -349,7 +359,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     await mkdir(tmp)
     for (const dir of new Set(all.map((p) => dirname(p.name)).filter((d) => d !== '.'))) await mkdir(join(tmp, dir), { recursive: true })
     for (const part of all) {
-      const { size, bytes } = await storePart(part, join(tmp, part.name), out, previous(part.name), record)
+      const { size, bytes } = storePart(part, join(tmp, part.name), out, previous(part.name), record)
       stored.set(part.name, size)
       if (bytes) held.set(part.name, bytes)
       await input.onPart?.(part.name)
