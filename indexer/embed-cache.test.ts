@@ -2,13 +2,14 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { encodeVectorRows } from '../core/retrieval/passage-vectors.ts'
 import { EmbeddingCache, textDigest } from './embed-cache.ts'
 
 const identity = { id: 'test-embedder', model: 'static:test', dims: 3 }
 const vector = (...xs: number[]) => Float32Array.from(xs)
-/** The file's header and one entry's record (32-byte digest, 3 float32). */
+/** The file's header and one entry's record (32-byte digest, 3 float32, its 7-byte row padded to 8). */
 const header = 12 + Math.ceil(`${identity.id}\n${identity.model}`.length / 4) * 4
-const RECORD = 32 + 3 * 4
+const RECORD = 32 + 3 * 4 + 8
 const fileOf = (dir: string) => join(dir, 'embeddings', readdirSync(join(dir, 'embeddings'))[0]!)
 
 async function seeded(dir: string, texts: Record<string, Float32Array>, scope = '/out') {
@@ -29,6 +30,19 @@ describe('EmbeddingCache', () => {
     expect(cache.get(textDigest('b'))).toEqual(b)
     expect(cache.get(textDigest('c'))).toBeUndefined()
     expect(statSync(fileOf(dir)).size).toBe(header + 2 * RECORD)
+  })
+
+  it("keeps each vector's exact row as the index's vectors file holds it, for the entries this run used", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dp-ec-'))
+    const a = vector(0.3, -0.9, 0.05)
+    await seeded(dir, { a })
+    const cache = await EmbeddingCache.open(dir, identity, '/out')
+    expect(cache.row(textDigest('a'))).toBeUndefined()
+    cache.get(textDigest('a'))
+    expect(cache.row(textDigest('a'))).toEqual(encodeVectorRows([a], 3))
+    const b = vector(0, 2, -1)
+    cache.set(textDigest('b'), b)
+    expect(cache.row(textDigest('b'))).toEqual(encodeVectorRows([b], 3))
   })
 
   it('keeps only the entries a run used', async () => {

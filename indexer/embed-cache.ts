@@ -4,11 +4,15 @@
  * from one cache folder do not evict each other's entries. An unchanged chunk
  * is never sent to the embedder again (for a hosted embedder: never billed again).
  *
+ * Each vector is kept with its exact row as the index's vectors file holds
+ * it (core/retrieval/passage-vectors.ts), so a re-index copies rows instead
+ * of quantizing every vector again.
+ *
  * The file is binary and kept as a journal, so a re-index reads its vectors
  * without parsing and writes only what it embedded: u32 magic, u32 dims,
  * u32 identity bytes, the identity (`embedder id\nmodel`, UTF-8, padded to
- * 4 bytes), then records of a 32-byte text digest and dims float32 values,
- * little-endian. A run appends the vectors it embedded; the file is
+ * 4 bytes), then records of a 32-byte text digest, dims float32 values and
+ * the row (padded to 4 bytes), little-endian. A run appends the vectors it embedded; the file is
  * rewritten with the entries the run used alone once unused ones outnumber
  * a quarter of it, or when an append was cut short.
  */
@@ -16,9 +20,10 @@ import { hash } from 'node:crypto'
 import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EmbedderIdentity } from '../core/index/format.ts'
+import { encodeVectorRow, rowBytes } from '../core/retrieval/passage-vectors.ts'
 
-/** "DPE2", little-endian. */
-const MAGIC = 0x32455044
+/** "DPE3", little-endian. */
+const MAGIC = 0x33455044
 const HEADER = 12
 const DIGEST_BYTES = 32
 /** Share of unused records in the file above which a run rewrites it. */
@@ -27,9 +32,16 @@ const MAX_UNUSED = 0.25
 export const textDigest = (text: string) => hash('sha256', text, 'hex')
 
 const pad4 = (n: number) => (n + 3) & ~3
+const recordBytes = (dims: number) => DIGEST_BYTES + dims * 4 + pad4(rowBytes(dims))
+
+interface Entry {
+  vector: Float32Array
+  /** The vector's exact row (rowBytes(dims) bytes). */
+  row: Uint8Array
+}
 
 export class EmbeddingCache {
-  private entries = new Map<string, Float32Array>()
+  private entries = new Map<string, Entry>()
   private used = new Set<string>()
   /** Records in the file as it is, and whether it can be appended to as it is. */
   private stored = 0
@@ -69,12 +81,16 @@ export class EmbeddingCache {
     const header = this.header()
     const start = HEADER + pad4(bytes.readUInt32LE(8))
     if (start !== header.length || !bytes.subarray(HEADER, start).equals(header.subarray(HEADER))) return
-    const size = DIGEST_BYTES + dims * 4
+    const size = recordBytes(dims)
     const records = Math.floor((bytes.length - start) / size)
     // Float32 views need 4-byte alignment; a buffer that is not aligned is copied once.
     const aligned = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes)
     for (let i = 0, at = start; i < records; i++, at += size) {
-      this.entries.set(aligned.toString('hex', at, at + DIGEST_BYTES), new Float32Array(aligned.buffer, aligned.byteOffset + at + DIGEST_BYTES, dims))
+      const vectorAt = aligned.byteOffset + at + DIGEST_BYTES
+      this.entries.set(aligned.toString('hex', at, at + DIGEST_BYTES), {
+        vector: new Float32Array(aligned.buffer, vectorAt, dims),
+        row: new Uint8Array(aligned.buffer, vectorAt + dims * 4, rowBytes(dims)),
+      })
     }
     this.dims = dims
     this.stored = records
@@ -82,30 +98,38 @@ export class EmbeddingCache {
   }
 
   get(digest: string): Float32Array | undefined {
-    const v = this.entries.get(digest)
-    if (!v || (this.dims && v.length !== this.dims)) return undefined
+    const e = this.entries.get(digest)
+    if (!e || (this.dims && e.vector.length !== this.dims)) return undefined
     this.used.add(digest)
-    return v
+    return e.vector
+  }
+
+  /** The exact row of an entry get() or set() gave this run. */
+  row(digest: string): Uint8Array | undefined {
+    return this.used.has(digest) ? this.entries.get(digest)?.row : undefined
   }
 
   set(digest: string, v: Float32Array): void {
     if (v.length !== this.dims) this.appendable = false
     this.dims = v.length
-    this.entries.set(digest, v)
+    const row = new Uint8Array(rowBytes(v.length))
+    encodeVectorRow(v, v.length, row, 0)
+    this.entries.set(digest, { vector: v, row })
     this.used.add(digest)
     this.added.push(digest)
   }
 
   /** These entries' records, one after another, after `head`. */
   private encode(digests: readonly string[], head: Uint8Array = new Uint8Array(0)): Buffer {
-    const size = DIGEST_BYTES + this.dims * 4
-    const out = Buffer.allocUnsafe(head.length + digests.length * size)
+    const size = recordBytes(this.dims)
+    const out = Buffer.alloc(head.length + digests.length * size)
     out.set(head)
     digests.forEach((d, i) => {
-      const v = this.entries.get(d)!
+      const { vector, row } = this.entries.get(d)!
       const at = head.length + i * size
       out.write(d, at, 'hex')
-      out.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), at + DIGEST_BYTES)
+      out.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), at + DIGEST_BYTES)
+      out.set(row, at + DIGEST_BYTES + vector.byteLength)
     })
     return out
   }
@@ -122,7 +146,7 @@ export class EmbeddingCache {
       if (this.added.length) await appendFile(this.file, this.encode(this.added))
       this.stored = total
     } else {
-      const kept = [...this.used].filter((d) => this.entries.get(d)!.length === this.dims).sort()
+      const kept = [...this.used].filter((d) => this.entries.get(d)!.vector.length === this.dims).sort()
       const tmp = `${this.file}.${process.pid}.tmp`
       await writeFile(tmp, this.encode(kept, this.header()))
       await rename(tmp, this.file)

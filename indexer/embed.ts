@@ -26,7 +26,7 @@ import { STATIC_MODEL_FORMAT } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import type { ChunkRecord, EmbedderIdentity } from '../core/index/format.ts'
 import { splitIdentity } from '../core/embed/static-split.ts'
-import { encodeVectorCodes, encodeVectorRows } from '../core/retrieval/passage-vectors.ts'
+import { encodeVectorCodes, rowBytes } from '../core/retrieval/passage-vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
@@ -201,6 +201,8 @@ export function chunkEmbedText(c: Pick<ChunkRecord, 'trail' | 'title' | 'text'>)
 export interface EmbedRunResult {
   identity: EmbedderIdentity
   vectors: Float32Array[]
+  /** The vectors file: every chunk's exact row, in chunk order (core/retrieval/passage-vectors.ts), copied from the cache. */
+  rows: Uint8Array
   embedded: number
   reused: number
 }
@@ -238,7 +240,9 @@ export async function embedChunks(
   const all = vectors as Float32Array[]
   const dims = all[0]?.length ?? identity.dims
   if (all.some((v) => v.length !== dims)) throw new Error(`embedder "${identity.id}" returned vectors of different lengths`)
-  return { identity: { ...identity, dims }, vectors: all, embedded: todo.length, reused: chunks.length - todo.length }
+  const rows = new Uint8Array(all.length * rowBytes(dims))
+  digests.forEach((d, i) => rows.set(cache.row(d)!, i * rowBytes(dims)))
+  return { identity: { ...identity, dims }, vectors: all, rows, embedded: todo.length, reused: chunks.length - todo.length }
 }
 
 export interface DenseParts {
@@ -256,11 +260,10 @@ const digest16 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
 export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult): Promise<DenseParts> {
   const codes = encodeVectorCodes(run.vectors, run.identity.dims)
   const codesPart = `codes.${digest16(codes)}.bits`
-  const rows = encodeVectorRows(run.vectors, run.identity.dims)
-  const vectorsPart = `vectors.${digest16(rows)}.i8`
+  const vectorsPart = `vectors.${digest16(run.rows)}.i8`
   const files = [
     { name: codesPart, bytes: codes },
-    { name: vectorsPart, bytes: rows },
+    { name: vectorsPart, bytes: run.rows },
   ]
   const map: Record<string, string> = {}
   for (const f of ie.modelFiles) {

@@ -128,16 +128,19 @@ export const rowBytes = (dims: number) => 4 + dims
 export function encodeVectorRows(vectors: readonly Float32Array[], dims: number): Uint8Array {
   const size = rowBytes(dims)
   const out = new Uint8Array(vectors.length * size)
-  const view = new DataView(out.buffer)
-  const values = new Int8Array(out.buffer)
   for (let i = 0; i < vectors.length; i++) {
-    const v = vectors[i]!
-    if (v.length !== dims) throw new Error(`vector ${i} has ${v.length} dims, expected ${dims}`)
-    const scale = rowScale(v, dims)
-    view.setFloat32(i * size, scale, true)
-    for (let d = 0, at = i * size + 4; d < dims; d++) values[at + d] = Math.round(v[d]! / scale)
+    if (vectors[i]!.length !== dims) throw new Error(`vector ${i} has ${vectors[i]!.length} dims, expected ${dims}`)
+    encodeVectorRow(vectors[i]!, dims, out, i * size)
   }
   return out
+}
+
+/** One chunk's exact row, written into `out` at `at` (rowBytes(dims) bytes). */
+export function encodeVectorRow(v: Float32Array, dims: number, out: Uint8Array, at: number): void {
+  const scale = rowScale(v, dims)
+  new DataView(out.buffer, out.byteOffset + at, 4).setFloat32(0, scale, true)
+  const values = new Int8Array(out.buffer, out.byteOffset + at + 4, dims)
+  for (let d = 0; d < dims; d++) values[d] = Math.round(v[d]! / scale)
 }
 
 /**
