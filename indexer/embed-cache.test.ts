@@ -19,7 +19,7 @@ async function seeded(dir: string, texts: Record<string, Float32Array>, scope = 
 }
 
 describe('EmbeddingCache', () => {
-  it('gives back the exact float32 values it stored, in a file of 32 bytes of digest and 4 bytes per value per entry', async () => {
+  it('gives back the exact float32 values it stored, in a file of one record (digest, values, row) per entry', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dp-ec-'))
     const a = vector(0.1, -2.5e-8, 3.4e38)
     const b = vector(Number.MIN_VALUE, -0, 1 / 3)

@@ -4,7 +4,7 @@ import type { PartLoader } from '../index/parts.ts'
 import { DEFAULT_MODEL_DIR } from './load-default.ts'
 import { StaticEmbedder, staticTokens } from './static.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
-import { bucketOfWord, bucketStarts, encodeRowsPack, entryBytes, findInBucket, fnv1a32, PackedStaticEmbedder, splitIdentity, SplitStaticEmbedder } from './static-split.ts'
+import { bucketOfWord, bucketStarts, encodeRowsPack, entryBytes, findInBucket, fnv1a32, splitIdentity, SplitStaticEmbedder } from './static-split.ts'
 
 const read = (name: string) => readFileSync(new URL(name, DEFAULT_MODEL_DIR))
 const desc = JSON.parse(read('model.json').toString()) as StaticModelDescriptor
@@ -69,14 +69,6 @@ describe('static model served by word', () => {
       for (let e = starts[b]! + 1; e < starts[b + 1]!; e++) if (view.getUint32((e - 1) * size + 4, true) > view.getUint32(e * size + 4, true)) unordered.push(b)
     }
     expect(unordered).toEqual([])
-  })
-
-  it('embeds from the pack held in memory (the indexer) exactly as the whole table does', async () => {
-    const texts = [...QUESTIONS, words.slice(0, 400).join(' '), 'the the the cookie Cookie COOKIE zzqxw, and the cookie again']
-    const inMemory = new PackedStaticEmbedder(desc, packed)
-    expect(inMemory.identity).toEqual(whole.identity)
-    const [a, b] = [await whole.embed(texts), await inMemory.embed(texts)]
-    texts.forEach((t, i) => expect(Array.from(b[i]!), t).toEqual(Array.from(a[i]!)))
   })
 
   it('tells a word outside the vocabulary from the words of its bucket', () => {

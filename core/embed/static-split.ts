@@ -114,43 +114,6 @@ export function findInBucket(bytes: Uint8Array, word: string, dims: number, what
 }
 
 /**
- * The indexer's side: the rows pack held whole in memory. A word's row is
- * found in its bucket exactly as the reader finds it, so passages are pooled
- * from the very bytes the index serves, and nothing else of the model (its
- * vocabulary, its table) is read.
- */
-export class PackedStaticEmbedder implements Embedder {
-  readonly identity: EmbedderIdentity
-  private readonly starts: Uint32Array
-  private readonly found = new Map<string, StaticRow | null>()
-
-  constructor(
-    private readonly descriptor: StaticModelDescriptor,
-    private readonly packed: RowsPack,
-  ) {
-    this.identity = staticIdentity(descriptor)
-    this.starts = bucketStarts(packed.counts)
-  }
-
-  /** A word's row, or undefined for a word outside the vocabulary. */
-  row(word: string): StaticRow | undefined {
-    let row = this.found.get(word)
-    if (row === undefined) {
-      const size = entryBytes(this.descriptor.dims)
-      const b = bucketOfWord(word, this.packed.counts.length)
-      row = findInBucket(this.packed.pack.subarray(this.starts[b]! * size, this.starts[b + 1]! * size), word, this.descriptor.dims, 'model rows pack') ?? null
-      this.found.set(word, row)
-    }
-    return row ?? undefined
-  }
-
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    const { dims, tokenizer } = this.descriptor
-    return texts.map((text) => poolRows(staticTokens(text, tokenizer.pattern), (t) => this.row(t), dims))
-  }
-}
-
-/**
  * The reader's side: a static embedder that reads the slots of a text's own
  * words through the index's part loader. Seeds are fetched once; each word's
  * row once (a failed read is retried by the next text).
