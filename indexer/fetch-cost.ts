@@ -13,7 +13,7 @@ import { MANIFEST_FILE, partOfModel, type ChunkRecord } from '../core/index/form
 import { countingLoader, sharedPartsLoader, type PartLoader } from '../core/index/parts.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { median } from '../core/stats.ts'
-import { fsPartLoader } from './fs-parts.ts'
+import { fsPartLoaderSync } from './fs-parts.ts'
 
 export type PartKind = 'manifest' | 'lexical' | 'postings' | 'vectors' | 'model' | 'texts'
 
@@ -49,7 +49,7 @@ function kindOf(name: string, modelParts: (name: string) => boolean): PartKind {
  */
 export async function coldFetchCost(index: string | PartLoader, questions: readonly string[], k = 8, opts: { lexicalOnly?: boolean } = {}): Promise<FetchCost> {
   const costs: QuestionCost[] = []
-  const files = sharedPartsLoader(typeof index === 'string' ? fsPartLoader(index) : index)
+  const files = sharedPartsLoader(typeof index === 'string' ? fsPartLoaderSync(index) : index)
   let servedManifest: number | undefined
   for (const question of questions) {
     const loader = countingLoader(files)

@@ -18,7 +18,7 @@ import { DEFAULT_POSTINGS_SHARD_BYTES, sectionRuns, splitLexicalIndex } from '..
 import { encodeTextShard, memoryPartLoader, type PartLoader } from '../core/index/parts.ts'
 import { tuningFor } from '../core/retrieval/tuning.ts'
 import type { DenseParts } from './embed.ts'
-import { fsPartLoader } from './fs-parts.ts'
+import { fsPartLoaderSync } from './fs-parts.ts'
 import { LexicalCache } from './lexical-cache.ts'
 import { PartRecord } from './part-record.ts'
 import type { RanksPart } from './ranks.ts'
@@ -271,7 +271,7 @@ function hardLink(from: string, to: string): boolean {
  * Puts a part into the new index at `to`: linked to the previous index's copy
  * (`was`, its name there) when the record vouches for it or its bytes match,
  * else compressed and written. Returns the stored size, and the stored bytes
- * when this run read or wrote them. Synchronous, like the compression: for
+ * when this run holds them. Synchronous, like the compression: for
  * the ~580 parts of a large site, promise-API stats, links and writes cost
  * more CPU than the file system work itself.
  */
@@ -281,7 +281,8 @@ function storePart(part: PendingPart, to: string, out: string, was: string | und
     const size = record.unchanged(was, from, part.content)
     if (size !== undefined && hardLink(from, to)) {
       record.carry(part.name, was)
-      return { size }
+      // A part stored as it is needs no read to be at hand.
+      return part.gzipped ? { size } : { size, bytes: part.plain }
     }
   }
   let bytes = linkUnchanged(from, to, part)
@@ -380,7 +381,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   ]
   const bytes = parts.reduce((s, p) => ({ raw: s.raw + p.raw, gzip: s.gzip + p.gzip }), { raw: 0, gzip: 0 })
   held.set(MANIFEST_FILE, Buffer.from(manifestJson))
-  return { dir: out, manifest, parts, bytes, loader: memoryPartLoader(held, fsPartLoader(out)) }
+  return { dir: out, manifest, parts, bytes, loader: memoryPartLoader(held, fsPartLoaderSync(out)) }
 }
 
 /** Puts the finished temp folder at `out`, keeping the old index until the new one is in place. */
