@@ -115,28 +115,36 @@ export async function collectChunks(
   const seenIds = new Set<string>()
   // A page cached by a run that wrote no agent files has no entry for them: it is parsed again.
   const usable = (page: CollectedPage | undefined): page is CollectedPage => Boolean(page && (page.entry || !opts.pages || !page.chunks.length))
-  // Files the file system says are unchanged since a run read them come from the cache without a read.
   const { cache } = opts
-  const unchanged = cache?.unchanged ? files.map((file) => cache.unchanged!(file, () => sourceFingerprint(root, file))) : []
-  const parse = parserFor(files.length - unchanged.filter(usable).length)
-  let parsed = 0
-  /** One file read and turned into chunks (or the reason it gives none); a re-index reuses what did not change. */
-  const load = async (file: string, i: number): Promise<CollectedPage> => {
-    if (usable(unchanged[i])) return unchanged[i]
+  // The first report comes before any file is read.
+  onProgress?.(0, files.length, files[0]!)
+  // What each file gives without a parse: its page from the cache (found by the file's fingerprint without
+  // a read, else by its bytes), the reason it cannot be read, or the bytes to parse. Reading is cheap; knowing
+  // how many pages need a parse before the first one decides where they are parsed.
+  const found = files.map((file): CollectedPage | ReadFile => {
+    const known = cache?.unchanged?.(file, () => sourceFingerprint(root, file))
+    if (usable(known)) return known
     const read = readSource(root, file, limits.maxFileBytes)
     if (!read.ok) return { chunks: [], warnings: [read.reason] }
     const cached = cache?.get(file, read)
-    if (usable(cached)) return cached
-    parsed++
-    const { page, lasting } = await pageOf(file, read.bytes, opts, limits, parse)
-    if (lasting) cache?.set(file, read, page)
+    return usable(cached) ? cached : read
+  })
+  const parsed = found.filter((f) => 'bytes' in f).length
+  const parse = parserFor(parsed)
+  /** One file turned into chunks (or the reason it gives none); a re-index reuses what did not change. */
+  const load = async (file: string, i: number): Promise<CollectedPage> => {
+    const source = found[i]!
+    if (!('bytes' in source)) return source
+    const { page, lasting } = await pageOf(file, source.bytes, opts, limits, parse)
+    if (lasting) cache?.set(file, source, page)
+    found[i] = page // the bytes are not needed any more
     return page
   }
-  // Pages are read and parsed (in the parse thread) a few ahead of the one being chunked, and taken in order.
+  // Pages are parsed (in the parse thread) a few ahead of the one being chunked, and taken in order.
   const ahead: Promise<CollectedPage>[] = []
   let next = 0
   for (const [i, file] of files.entries()) {
-    onProgress?.(i, files.length, file)
+    if (i > 0) onProgress?.(i, files.length, file)
     while (next < files.length && ahead.length < PARSE_AHEAD) {
       const pending = load(files[next]!, next++)
       pending.catch(() => {}) // rethrown below, in order

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { collectChunks, type CollectOptions, type CollectedPage } from './collect.ts'
 import { PageCache } from './page-cache.ts'
+import { SETTLE_MS } from './read-source.ts'
 
 const shape: Omit<CollectOptions, 'root'> = {
   mode: 'source',
@@ -29,6 +30,13 @@ function docs(pages: number): string {
   for (let i = 0; i < pages; i++) writeFileSync(join(root, 'guide', `p${i}.md`), `---\ntitle: Page ${i}\n---\n# Page ${i}\n\nText of page ${i}.\n\n## More\n\nMore about ${i}.\n`)
   return root
 }
+
+/**
+ * Waits until every file written so far is settled (read-source.ts), so that
+ * each run keeps every file's fingerprint and the journal's lines are the same
+ * on a fast machine and a slow one.
+ */
+const settle = () => new Promise((done) => setTimeout(done, SETTLE_MS.fine + 50))
 
 /** One index run's collect step with the page cache, as buildIndex runs it. */
 async function run(root: string, cacheDir: string) {
@@ -59,6 +67,7 @@ describe('the page cache', () => {
   it('forgets a deleted page, and is not written again by a run that changed nothing', async () => {
     const root = docs(3)
     const cacheDir = temp()
+    await settle()
     await run(root, cacheDir)
     unlinkSync(join(root, 'guide/p1.md'))
     await run(root, cacheDir)
@@ -72,19 +81,23 @@ describe('the page cache', () => {
   it('appends a changed page to the journal, and rewrites it with the live pages only once unused ones pile up', async () => {
     const root = docs(8)
     const cacheDir = temp()
+    await settle()
     await run(root, cacheDir)
     const file = journal(cacheDir)
     const first = statSync(file)
     for (const edit of [1, 2]) {
       appendFileSync(join(root, 'guide/p0.md'), `\nEdit ${edit}.\n`)
+      await settle()
       await run(root, cacheDir)
-      // Appended: the same file, one line longer (the old version of p0 is unused now).
+      // Appended: the same file, with p0's new page (its old one and its old fingerprint are unused now).
       expect(statSync(file).ino).toBe(first.ino)
       expect(pageLines(file)).toBe(8 + edit)
     }
     appendFileSync(join(root, 'guide/p0.md'), '\nEdit 3.\n')
+    await settle()
     const third = await run(root, cacheDir)
-    // Saving replaces the file (write, then rename): a new inode, with one line per page in use.
+    // Six unused lines, over a quarter of the sixteen live ones (8 pages, 8 fingerprints): the file is
+    // replaced (written, then renamed: a new inode), with one line per page in use.
     expect(statSync(file).ino).not.toBe(first.ino)
     expect(pageLines(file)).toBe(8)
     expect(third.chunks.some((c) => c.text.includes('Edit 3.'))).toBe(true)
@@ -93,6 +106,7 @@ describe('the page cache', () => {
   it('a journal whose last append was cut short keeps its whole lines, and is rewritten by the next save', async () => {
     const root = docs(3)
     const cacheDir = temp()
+    await settle()
     await run(root, cacheDir)
     const file = journal(cacheDir)
     appendFileSync(file, '["page","abc",{"chunks":[')
