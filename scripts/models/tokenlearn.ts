@@ -18,7 +18,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { STATIC_TOKEN_PATTERN, type StaticModelDescriptor } from '../../core/embed/static-model.ts'
@@ -80,6 +80,7 @@ export async function tokenlearn(opts: TokenlearnOptions): Promise<StaticModelDe
   const vocab = [...base.vocab, ...extra]
   log(`vocabulary: ${base.vocab.length} words + ${extra.length} from the training texts; ${texts.length} training texts`)
   const work = resolve(import.meta.dirname, '../../.cache/distill')
+  mkdirSync(work, { recursive: true })
   const vocabFile = join(work, `tokenlearn-${opts.id}.vocab.txt`)
   writeFileSync(vocabFile, vocab.join('\n') + '\n')
   const tableFile = join(work, `tokenlearn-${opts.id}.table.f32`)
