@@ -85,6 +85,7 @@ export const CANDIDATES: Candidate[] = [
       ['tokenlearn-256', '60k words x 256 dims, trained on generic docs texts', '--dims 256'],
       ['tokenlearn-128', '60k words x 128 dims, trained on generic docs texts', '--dims 128'],
       ['tokenlearn-256-x5k', '60k words + up to 5k docs words x 256 dims, trained on generic docs texts', '--dims 256 --extra-words 5000'],
+      ['tokenlearn-256-x5k-40k', '60k words + up to 5k docs words x 256 dims, trained on all 40k generic docs texts', '--dims 256 --extra-words 5000 --epochs 9 --lr 0.02'],
     ] as const
   ).map(([dir, what, args]): Candidate => ({
     name: dir,
@@ -92,7 +93,7 @@ export const CANDIDATES: Candidate[] = [
     embed: { model: join(DISTILLED, dir) },
     needs: {
       dir: join(DISTILLED, dir),
-      how: `python3 scripts/models/tokenlearn_corpus.py .cache/tokenlearn/texts.jsonl && npx tsx scripts/models/tokenlearn.ts --texts .cache/tokenlearn/texts.jsonl ${args} --out ${join(DISTILLED, dir)}`,
+      how: `python3 scripts/models/tokenlearn_corpus.py .cache/tokenlearn/texts.jsonl --max-texts 40000 && npx tsx scripts/models/tokenlearn.ts --texts .cache/tokenlearn/texts.jsonl ${args} --out ${join(DISTILLED, dir)}`,
     },
   })),
 ]
