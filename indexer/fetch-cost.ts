@@ -8,7 +8,7 @@
  * sends: parts stored gzipped count as stored, manifest.json gzipped.
  * `docpilot index` prints this; bench/ measures the same in Chromium.
  */
-import { gzipSync } from 'node:zlib'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { MANIFEST_FILE, partOfModel, type ChunkRecord } from '../core/index/format.ts'
 import { countingLoader, sharedPartsLoader, type PartLoader } from '../core/index/parts.ts'
 import { openIndex } from '../core/retrieval/search.ts'
@@ -49,7 +49,7 @@ function kindOf(name: string, modelParts: (name: string) => boolean): PartKind {
  */
 export async function coldFetchCost(index: string | PartLoader, questions: readonly string[], k = 8, opts: { lexicalOnly?: boolean } = {}): Promise<FetchCost> {
   const costs: QuestionCost[] = []
-  const files = sharedPartsLoader(typeof index === 'string' ? fsPartLoaderSync(index) : index)
+  const files = sharedPartsLoader(typeof index === 'string' ? fsPartLoaderSync(index) : index, (gz) => gunzipSync(gz))
   let servedManifest: number | undefined
   for (const question of questions) {
     const loader = countingLoader(files)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { gzipSync } from 'node:zlib'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { countingLoader, memoryPartLoader, PartMissingError, readJsonPart, readRange, sharedPartsLoader, type PartLoader } from './parts.ts'
 
 /** A loader over in-memory parts that counts how often each part is read. */
@@ -53,6 +53,17 @@ describe('sharedPartsLoader', () => {
     expect(readsOf.get('head.json.gz')).toBe(1)
     expect(Object.fromEntries(first.reads)).toEqual({ 'head.json.gz': stored.length })
     expect(Object.fromEntries(second.reads)).toEqual({ 'head.json.gz': stored.length })
+  })
+
+  it('decodes with the gunzip it is given', async () => {
+    const stored = [...gzipSync(JSON.stringify(['cookie']))]
+    const seen: number[] = []
+    const shared = sharedPartsLoader(memoryLoader({ 'a.json.gz': stored }).loader, (gz) => {
+      seen.push(gz.length)
+      return gunzipSync(gz)
+    })
+    expect(await readJsonPart(shared, 'a.json.gz')).toEqual(['cookie'])
+    expect(seen).toEqual([stored.length])
   })
 
   it('leaves counting to each reader: every counting loader sees its own reads', async () => {
