@@ -130,13 +130,21 @@ export class LexicalCache {
   }
 
   private encode(counted: ChunkTerms): Uint32Array {
-    const words: number[] = []
+    let size = 0
+    for (let f = 0; f < this.fields; f++) size += 2 + 2 * counted.terms[f]!.length
+    const record = new Uint32Array(size)
+    let at = 0
     for (let f = 0; f < this.fields; f++) {
       const terms = counted.terms[f]!
-      words.push(counted.lengths[f]!, terms.length)
-      terms.forEach((term, i) => words.push(this.number(term), counted.counts[f]![i]!))
+      const counts = counted.counts[f]!
+      record[at++] = counted.lengths[f]!
+      record[at++] = terms.length
+      for (let i = 0; i < terms.length; i++) {
+        record[at++] = this.number(terms[i]!)
+        record[at++] = counts[i]!
+      }
     }
-    return Uint32Array.from(words)
+    return record
   }
 
   /** Writes the chunks this run used, when it counted any or left some out (atomically: a crash leaves the previous file). */
