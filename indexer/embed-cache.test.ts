@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { encodeVectorRows } from '../core/retrieval/passage-vectors.ts'
+import { encodeVectorRows } from '../core/index/vectors.ts'
 import { EmbeddingCache, textDigest } from './embed-cache.ts'
 
 const identity = { id: 'test-embedder', model: 'static:test', dims: 3 }

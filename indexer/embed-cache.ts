@@ -5,7 +5,7 @@
  * is never sent to the embedder again (for a hosted embedder: never billed again).
  *
  * Each vector is kept with its exact row as the index's vectors file holds
- * it (core/retrieval/passage-vectors.ts), so a re-index copies rows instead
+ * it (core/index/vectors.ts), so a re-index copies rows instead
  * of quantizing every vector again.
  *
  * The file is binary and kept as a journal, so a re-index reads its vectors
@@ -20,7 +20,7 @@ import { hash } from 'node:crypto'
 import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EmbedderIdentity } from '../core/index/format.ts'
-import { encodeVectorRow, rowBytes } from '../core/retrieval/passage-vectors.ts'
+import { encodeVectorRow, rowBytes } from '../core/index/vectors.ts'
 
 /** "DPE3", little-endian. */
 const MAGIC = 0x33455044

@@ -26,7 +26,7 @@ import { STATIC_MODEL_FORMAT } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import type { ChunkRecord, EmbedderIdentity } from '../core/index/format.ts'
 import { splitIdentity } from '../core/embed/static-split.ts'
-import { encodeVectorCodes, rowBytes } from '../core/retrieval/passage-vectors.ts'
+import { encodeVectorCodes, rowBytes } from '../core/index/vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
@@ -201,7 +201,7 @@ export function chunkEmbedText(c: Pick<ChunkRecord, 'trail' | 'title' | 'text'>)
 export interface EmbedRunResult {
   identity: EmbedderIdentity
   vectors: Float32Array[]
-  /** The vectors file: every chunk's exact row, in chunk order (core/retrieval/passage-vectors.ts), copied from the cache. */
+  /** The vectors file: every chunk's exact row, in chunk order (core/index/vectors.ts), copied from the cache. */
   rows: Uint8Array
   embedded: number
   reused: number
@@ -249,7 +249,7 @@ export interface DenseParts {
   identity: EmbedderIdentity
   /** Content-addressed part files to write next to the other parts. */
   files: { name: string; bytes: Uint8Array }[]
-  /** The passage vectors' codes (fetched whole) and exact rows (read per candidate), see core/retrieval/passage-vectors.ts. */
+  /** The passage vectors' codes (fetched whole) and exact rows (read per candidate), see core/index/vectors.ts. */
   codesPart: string
   vectorsPart: string
 }

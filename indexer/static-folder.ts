@@ -1,6 +1,6 @@
 /**
  * A docpilot static model folder at index time. The index serves the model
- * as rows by word (core/embed/static-split.ts) and the indexer pools passages
+ * as rows by word (core/index/static-rows.ts) and the indexer pools passages
  * from those same rows, so the vocabulary and the table are read only to
  * pack them. Packing is a pure function of the folder's files, so the pack is
  * kept in the cache, keyed by the descriptor's bytes and the vocabulary's and
@@ -18,7 +18,7 @@ import { gunzipSync, gzipSync } from 'node:zlib'
 import { staticIdentity } from '../core/embed/static.ts'
 import { staticRows, staticWords, type StaticModelDescriptor } from '../core/embed/static-model.ts'
 import { PackedStaticEmbedder } from '../core/embed/static-packed.ts'
-import { encodeRowsPack, entryBytes, WORDS_PER_BUCKET, type RowsPack } from '../core/embed/static-split.ts'
+import { encodeRowsPack, entryBytes, WORDS_PER_BUCKET, type RowsPack } from '../core/index/static-rows.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import type { EmbedderIdentity } from '../core/index/format.ts'
 import { EmbedConfigError, modelFile, modelFileStat } from './model-files.ts'

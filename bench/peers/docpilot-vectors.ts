@@ -5,7 +5,7 @@
  * (core/retrieval/hybrid.ts); an index without one yields null, and Orama
  * then runs BM25 only.
  */
-import { rowBytes } from '../../core/retrieval/passage-vectors.ts'
+import { rowBytes } from '../../core/index/vectors.ts'
 import { openDenseChannel } from '../../core/retrieval/hybrid.ts'
 import type { DocIndex } from '../../core/retrieval/search.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'

@@ -5,7 +5,7 @@
  * removal are folded into the rows at build time, so pooling at run time is
  * a plain sum followed by L2 normalization.
  */
-import { decodeQuantized, type QuantizedRows } from './quantize.ts'
+import { decodeQuantized, type QuantizedRows } from '../index/quantized.ts'
 
 export const STATIC_MODEL_FORMAT = 'docpilot-static-v1'
 

@@ -4,7 +4,7 @@ import { DEFAULT_MODEL_DIR } from './load-default.ts'
 import { StaticEmbedder } from './static.ts'
 import { staticWords, type StaticModelDescriptor } from './static-model.ts'
 import { PackedStaticEmbedder } from './static-packed.ts'
-import { encodeRowsPack } from './static-split.ts'
+import { encodeRowsPack } from '../index/static-rows.ts'
 
 const read = (name: string) => readFileSync(new URL(name, DEFAULT_MODEL_DIR))
 const desc = JSON.parse(read('model.json').toString()) as StaticModelDescriptor

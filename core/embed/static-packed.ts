@@ -7,7 +7,7 @@
  */
 import type { EmbedderIdentity } from '../index/format.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
-import { bucketOfWord, bucketStarts, entryBytes, findInBucket, type RowsPack } from './static-split.ts'
+import { bucketOfWord, bucketStarts, entryBytes, findInBucket, type RowsPack } from '../index/static-rows.ts'
 import { poolRows, staticIdentity, staticTokens, type StaticRow } from './static.ts'
 import type { Embedder } from './types.ts'
 

@@ -5,7 +5,8 @@ import { openEmbedder } from './open.ts'
 import { poolRows, StaticEmbedder, staticTokens, type StaticRow } from './static.ts'
 import { EmbedError, l2normalize } from './types.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
-import { encodeRowsPack, splitIdentity } from './static-split.ts'
+import { splitIdentity } from './static-split.ts'
+import { encodeRowsPack } from '../index/static-rows.ts'
 
 const read = (name: string) => readFileSync(new URL(name, DEFAULT_MODEL_DIR))
 const desc = JSON.parse(read('model.json').toString()) as StaticModelDescriptor

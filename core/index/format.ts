@@ -65,7 +65,7 @@ export type EmbedderKind = 'local' | 'hosted' | 'none'
 /**
  * How a reader finds a static model's row for a word without fetching the
  * model: the word's hash names its bucket, the directory where the bucket
- * lies in the packed rows file (core/embed/static-split.ts).
+ * lies in the packed rows file (core/index/static-rows.ts).
  */
 export interface StaticRowsLayout {
   /** The packed rows, read one bucket at a time. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { encodeQuantized, quantizeRows } from '../embed/quantize.ts'
+import { encodeQuantized, quantizeRows } from '../index/quantized.ts'
 import { l2normalize } from '../embed/types.ts'
 import { decodeChunkVectors, denseScore, denseTopK } from './dense.ts'
 

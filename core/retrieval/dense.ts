@@ -3,7 +3,7 @@
  * vector is float32 and unit length; each stored row carries its own scale, so
  * a score is scale * (row . query), which approximates the cosine.
  */
-import { decodeQuantized, type QuantizedRows } from '../embed/quantize.ts'
+import { decodeQuantized, type QuantizedRows } from '../index/quantized.ts'
 
 export interface DenseHit {
   /** Row number = the chunk's position in the index's chunk order. */

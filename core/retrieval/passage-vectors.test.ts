@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { decodeQuantized, quantizeRows } from '../embed/quantize.ts'
+import { quantizeRows } from '../index/quantized.ts'
 import { l2normalize } from '../embed/types.ts'
+import { unitVectors as vectors } from '../index/testing.ts'
 import { denseScore, denseTopK } from './dense.ts'
-import { codeDims, codeScorer, decodeVectorCodes, encodeVectorCodes, encodeVectorRows, MIN_CODE_DIMS, openExactRows, openPassageVectors, rowBytes } from './passage-vectors.ts'
+import { codeScorer, openExactRows, openPassageVectors } from './passage-vectors.ts'
+import { decodeVectorCodes, encodeVectorCodes, encodeVectorRows, rowBytes } from '../index/vectors.ts'
 import type { PartLoader } from '../index/parts.ts'
-
-/** Deterministic pseudo-random unit vectors. */
-function vectors(n: number, dims: number, seed = 7): Float32Array[] {
-  let s = seed
-  const rand = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) * 2 - 1
-  return Array.from({ length: n }, () => l2normalize(Float64Array.from({ length: dims }, rand)))
-}
 
 /** A part loader over one rows file, recording the ranges read. */
 function rowsLoader(file: Uint8Array): PartLoader & { reads: [number, number][] } {
@@ -23,14 +18,6 @@ function rowsLoader(file: Uint8Array): PartLoader & { reads: [number, number][] 
 }
 
 describe('passage vector codes', () => {
-  it('sizes codes to the byte budget: every dimension for a small site, fewer bits per chunk as it grows', () => {
-    expect(codeDims(900, 256)).toBe(256)
-    expect(codeDims(4064, 256)).toBe(128)
-    expect(codeDims(1_000_000, 256)).toBe(MIN_CODE_DIMS)
-    expect(codeDims(10, 20)).toBe(20)
-    expect(codeDims(4064, 256) % 8).toBe(0)
-  })
-
   it('codes the dimensions that vary most, and scores scale * sum of q times the signs', () => {
     const dims = 12
     const rows = vectors(40, dims).map((v) => {
@@ -77,28 +64,10 @@ describe('passage vector codes', () => {
     expect(await pv.exactTopK(q, 3)).toEqual(denseTopK(whole, q, 3))
   })
 
-  it('writes each row as quantizeRows quantizes it: its f32 scale, then its int8 values (a zero row too)', () => {
-    const dims = 24
-    const rows = [...vectors(30, dims), new Float32Array(dims)]
-    const bytes = encodeVectorRows(rows, dims)
-    const q = quantizeRows(rows, dims)
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    expect(bytes.length).toBe(rows.length * rowBytes(dims))
-    rows.forEach((_, i) => {
-      expect(view.getFloat32(i * rowBytes(dims), true)).toBe(q.scales[i])
-      expect(new Int8Array(bytes.buffer, bytes.byteOffset + i * rowBytes(dims) + 4, dims)).toEqual(q.rows.subarray(i * dims, (i + 1) * dims))
-    })
-  })
-
   it('names the rows file when a row is missing from it', async () => {
     const rows = vectors(4, 8)
     const pv = openPassageVectors(decodeVectorCodes(encodeVectorCodes(rows, 8), 4, 8, 'codes'), openExactRows('vectors.x.i8', 8, rowsLoader(encodeVectorRows(rows, 8).subarray(0, 30))))
     await expect(pv.exact(rows[0]!, [3])).rejects.toThrow(/index vectors file vectors\.x\.i8: row 3 has 0 bytes, expected 12/)
   })
 
-  it('refuses codes that do not match the index, naming the file', () => {
-    const bytes = encodeVectorCodes(vectors(5, 8), 8)
-    expect(() => decodeVectorCodes(bytes, 6, 8, 'codes.x.bits')).toThrow(/codes\.x\.bits: codes for 5 chunks of 8 dims; the index has 6 of 8/)
-    expect(() => decodeVectorCodes(bytes.subarray(0, bytes.length - 1), 5, 8, 'codes.x.bits')).toThrow(/codes\.x\.bits: has \d+ bytes, expected \d+/)
-  })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeQuantized, encodeQuantized, quantizeRows } from './quantize.ts'
+import { decodeQuantized, encodeQuantized, quantizeRows } from './quantized.ts'
 
 describe('int8 rows with a scale per row', () => {
   const q = quantizeRows([Float32Array.of(0.5, -1, 0.25), Float32Array.of(0, 0, 0), Float32Array.of(3, 2, -1)], 3)
