@@ -1,7 +1,7 @@
 /**
  * A response that never comes (a dead stream on a reader's flaky phone
  * network) never leaves the panel searching forever. Each read of an index
- * part gives up after a silence and is tried once more (core/retrieval/
+ * part gives up after a silence and is tried once more (core/index/
  * fetch-part.ts):
  * - one exact vector row held forever: its read is tried again and the
  *   first turn is still hybrid (spec 002: both channels, always);

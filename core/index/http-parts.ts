@@ -5,7 +5,7 @@
  * cache, the MCP server on Workers tracks the reads it must wait for, the
  * bench page uses it as it is.
  */
-import { fetchPart } from '../retrieval/fetch-part.ts'
+import { fetchPart } from './fetch-part.ts'
 import type { PartLoader } from './parts.ts'
 
 export interface HttpPartsOptions {

@@ -161,7 +161,7 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
       return within(e.ranksOf(words, ranked), timeoutMs, 'reading word ranks', ctrl)
     },
     vectors() {
-      // Not retried here: the loader is the one place a read is retried (fetch-part.ts), and a second
+      // Not retried here: the loader is the one place a read is retried (core/index/fetch-part.ts), and a second
       // round on top of it would double the wait of a stalled read. A failed read is forgotten, so the
       // next question reads again.
       if (!vectors) {

@@ -8,7 +8,7 @@
  */
 import type { Manifest } from '../../core/index/format.ts'
 import { parseManifest } from '../../core/index/read-manifest.ts'
-import { fetchPart } from '../../core/retrieval/fetch-part.ts'
+import { fetchPart } from '../../core/index/fetch-part.ts'
 import type { Passage, SearchResult } from '../../core/retrieval/search.ts'
 import { systemClock } from '../../core/ladder/cooldown.ts'
 import { routeTransport } from '../../core/ladder/transport.ts'

@@ -1,6 +1,6 @@
 import type { UseStore } from 'idb-keyval'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { PART_ATTEMPTS, PART_STALL_MS } from '../../core/retrieval/fetch-part.ts'
+import { PART_ATTEMPTS, PART_STALL_MS } from '../../core/index/fetch-part.ts'
 import { STORE_WAIT_MS } from '../store-wait.ts'
 import { BrowserPartLoader } from './parts.ts'
 

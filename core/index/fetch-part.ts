@@ -17,7 +17,7 @@
  * cancelled unread: it would send the whole rows file for every few rows.
  */
 import { untilAborted } from '../abort.ts'
-import { PartMissingError } from '../index/parts.ts'
+import { PartMissingError } from './parts.ts'
 
 /** Silence after which a read is given up: far beyond a slow phone's round trip, well short of a reader's patience. */
 export const PART_STALL_MS = 10_000

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fetchPart, PART_ATTEMPTS, PART_STALL_MS } from './fetch-part.ts'
-import { PartMissingError } from '../index/parts.ts'
+import { PartMissingError } from './parts.ts'
 
 const URL_ = 'https://docs.example/docpilot/vectors.i8'
 
