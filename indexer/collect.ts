@@ -176,7 +176,7 @@ export interface CollectedPage {
   entry?: PageEntry
 }
 
-/** How many pages may be read and parsed ahead of the one being chunked. */
+/** How many pages may be parsed ahead of the one being chunked. */
 const PARSE_AHEAD = 8
 
 type Parse = (job: ParseJob, timeoutMs: number) => Promise<ParseOutcome>
