@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } fr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CollectError, collectChunks, type CollectOptions } from './collect.ts'
+import { CollectError, collectChunks, PARSE_HERE_PAGES, type CollectedPage, type CollectOptions } from './collect.ts'
 
 const SNIPPETS = new URL('../fixtures/snippets/', import.meta.url).pathname
 const base: Omit<CollectOptions, 'root'> = {
@@ -304,6 +304,28 @@ describe('hostile docs folders', () => {
     const { files, warnings } = await collectChunks({ ...base, root, mode: 'site' })
     expect(files).toEqual(['ok.html'])
     expect(warnings).toEqual([{ file: 'deep.html', message: expect.stringMatching(/^nests \d+ levels deep, over the per-file limit docs\.maxNesting = 64/) }])
+  })
+
+  it('a page too deep for the main thread stack, parsed in a re-index, is parsed again on the parse thread: the same pages as a first build', async () => {
+    // 4,000 nested <div>s inside Markdown overflow the main thread's stack, not the parse thread's.
+    const deep = (line: string) => `# Deep\n\n${'<div>'.repeat(4000)}text${'</div>'.repeat(4000)}\n\n${line}\n`
+    const fillers = Object.fromEntries(Array.from({ length: PARSE_HERE_PAGES + 4 }, (_, i) => [`f${i}.md`, `# Filler ${i}\n\nFiller text ${i}.`]))
+    const root = tempDocs({ ...fillers, 'deep.md': deep('First.') })
+    const kept = new Map<string, CollectedPage>()
+    const cache = {
+      get: (file: string) => kept.get(file),
+      set: (file: string, _read: unknown, page: CollectedPage) => void kept.set(file, page),
+    }
+    const first = await collectChunks({ ...base, root, cache }) // every page to parse: all on the parse thread
+    expect(first.files).toContain('deep.md')
+    writeFileSync(join(root, 'deep.md'), deep('Edited.'))
+    kept.delete('deep.md')
+    const edited = await collectChunks({ ...base, root, cache }) // one page to parse: on this thread first
+    expect(edited.parsed).toBe(1)
+    expect(edited.warnings).toEqual([])
+    expect(edited.chunks.filter((c) => c.path === 'deep.md').map((c) => c.text)).toEqual(['text\n\nEdited.'])
+    expect(edited.files).toEqual(first.files)
+    expect(kept.get('deep.md')?.chunks.length).toBe(1)
   })
 
   it('refuses a page whose URL would leave the site, and encodes # and ? in names', async () => {

@@ -9,7 +9,7 @@ import { basename, resolve } from 'node:path'
 import { glob, globSync } from 'tinyglobby'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { DEFAULT_FILE_LIMITS, type DocpilotConfig, type SluggerName } from '../core/config/schema.ts'
-import { parsePool } from './parse-pool.ts'
+import { parsePool, timeLeft } from './parse-pool.ts'
 import { parseHere } from './parse-here.ts'
 import type { ParseJob, ParseOutcome } from './parse-file.ts'
 import type { ReadFile } from './page-cache.ts'
@@ -193,7 +193,15 @@ export const PARSE_HERE_CHARS = 256 * 1024
 
 function parserFor(pages: number): Parse {
   if (pages > PARSE_HERE_PAGES) return (job, timeoutMs) => parsePool().parse(job, timeoutMs)
-  return (job, timeoutMs) => (job.source.length > PARSE_HERE_CHARS ? parsePool().parse(job, timeoutMs) : parseHere(job, timeoutMs))
+  return async (job, timeoutMs) => {
+    if (job.source.length > PARSE_HERE_CHARS) return parsePool().parse(job, timeoutMs)
+    const started = performance.now()
+    const here = await parseHere(job, timeoutMs).catch((): undefined => undefined)
+    if (here && (here.ok || !here.threw)) return here
+    // A parse that failed here (deep HTML overflows this thread's smaller stack) is not the page's last word: the
+    // parse thread, which parses every page of a first build, tries it in the time left, so both give one index.
+    return parsePool().parse(job, timeLeft(timeoutMs, started), timeoutMs)
+  }
 }
 
 /**

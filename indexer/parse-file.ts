@@ -21,8 +21,12 @@ export interface ParseJob {
   copy?: boolean
 }
 
-/** `transient`: the page was not refused for what it holds (its parse ran out of time, or its thread died), so a later run tries it again. */
-export type ParseOutcome = { ok: true; page: ParsedPage } | { ok: false; reason: string; transient?: true }
+/**
+ * `transient`: the page was not refused for what it holds (its parse ran out of time, or its thread died), so a
+ * later run tries it again. `threw`: the parser failed rather than a limit refusing the page, which may depend on
+ * the thread it ran on (the main thread's stack is a quarter of the parse thread's: deep HTML overflows it).
+ */
+export type ParseOutcome = { ok: true; page: ParsedPage } | { ok: false; reason: string; transient?: true; threw?: true }
 
 export type FileParser = (job: ParseJob) => ParseOutcome
 
@@ -61,7 +65,7 @@ function outcomeOf(parse: PageParser): FileParser {
       // Not the page's fault: the caller loads the HTML parser and parses the page again.
       if (error instanceof HtmlParserNeeded) throw error
       if (error instanceof NestingLimitError) return { ok: false, reason: error.message }
-      return { ok: false, reason: `could not be parsed (${(error as Error).message.split('\n')[0]}); skipped` }
+      return { ok: false, reason: `could not be parsed (${(error as Error).message.split('\n')[0]}); skipped`, threw: true }
     }
   }
 }

@@ -15,7 +15,7 @@
  * parse, still go to the thread (collect.ts decides).
  */
 import { createContext, Script, type Context } from 'node:vm'
-import { overTime } from './parse-pool.ts'
+import { overTime, timeLeft } from './parse-pool.ts'
 import { fileParser, type ParseJob, type ParseOutcome } from './parse-file.ts'
 import { HtmlParserNeeded, loadHtmlParser } from './sources/html-text.ts'
 
@@ -31,7 +31,7 @@ export async function parseHere(job: ParseJob, timeoutMs: number): Promise<Parse
     if (!(error instanceof HtmlParserNeeded)) throw error
     // The page has HTML with text in it: load that parser and parse once more, in the time left.
     await loadHtmlParser()
-    return timed(() => parse(job), Math.max(1, Math.ceil(timeoutMs - (performance.now() - started))), timeoutMs)
+    return timed(() => parse(job), timeLeft(timeoutMs, started), timeoutMs)
   }
 }
 

@@ -43,8 +43,12 @@ export class ParsePool {
 
   constructor(readonly size: number) {}
 
-  /** `timeoutMs` counts from when a ready thread receives the page, so starting a thread never counts against it. */
-  async parse(job: ParseJob, timeoutMs: number): Promise<ParseOutcome> {
+  /**
+   * `timeoutMs` counts from when a ready thread receives the page, so starting a thread never counts against it.
+   * `limitMs`, the page's whole limit, is the one a page over time is said to have run past (a page parsed here
+   * after a failed try on the main thread gets only the time left).
+   */
+  async parse(job: ParseJob, timeoutMs: number, limitMs = timeoutMs): Promise<ParseOutcome> {
     const slot = await this.acquire()
     try {
       await slot.ready
@@ -55,7 +59,7 @@ export class ParsePool {
       throw error
     }
     slot.worker.ref()
-    const { result, spent } = await this.run(slot, job, timeoutMs)
+    const { result, spent } = await this.run(slot, job, timeoutMs, limitMs)
     if (spent) this.started--
     else slot.worker.unref()
     this.release(spent ? undefined : slot)
@@ -69,7 +73,7 @@ export class ParsePool {
     await Promise.all(slots.map((s) => s.worker.terminate()))
   }
 
-  private run(slot: Slot, job: ParseJob, timeoutMs: number): Promise<{ result: ParseOutcome; spent: boolean }> {
+  private run(slot: Slot, job: ParseJob, timeoutMs: number, limitMs: number): Promise<{ result: ParseOutcome; spent: boolean }> {
     const { worker } = slot
     return new Promise((resolve) => {
       const finish = (result: ParseOutcome, spent: boolean) => {
@@ -84,7 +88,7 @@ export class ParsePool {
       // A parse that crashes its thread (out of memory, a native failure) loses that page and that thread only.
       const onError = (error: Error) => finish({ ok: false, reason: `could not be parsed (${error.message.split('\n')[0]}); skipped`, transient: true }, true)
       const onExit = (code: number) => finish({ ok: false, reason: `could not be parsed (its parse thread exited with code ${code}); skipped`, transient: true }, true)
-      const timer = setTimeout(() => finish({ ok: false, reason: overTime(timeoutMs), transient: true }, true), timeoutMs)
+      const timer = setTimeout(() => finish({ ok: false, reason: overTime(limitMs), transient: true }, true), timeoutMs)
       worker.on('message', onMessage)
       worker.on('error', onError)
       worker.on('exit', onExit)
@@ -120,6 +124,11 @@ let shared: ParsePool | undefined
 /** The process's parse pool (one thread, see above). */
 export function parsePool(): ParsePool {
   return (shared ??= new ParsePool(1))
+}
+
+/** What is left (at least 1 ms) of a page's `limitMs` after a try that began at `started` (performance.now()). */
+export function timeLeft(limitMs: number, started: number): number {
+  return Math.max(1, Math.ceil(limitMs - (performance.now() - started)))
 }
 
 export function overTime(timeoutMs: number): string {
