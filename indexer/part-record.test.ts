@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises'
+import { link, mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -15,7 +15,7 @@ async function recordedRun(out: string, cacheDir: string): Promise<string> {
   const part = join(out, 'a.json.gz')
   await writeFile(part, 'stored bytes')
   const record = await PartRecord.open(cacheDir, out)
-  await record.keep('a.json.gz', part, 'digest-a')
+  record.keep('a.json.gz', 'digest-a', 'stored bytes'.length)
   await record.save()
   return part
 }
@@ -45,14 +45,44 @@ describe('PartRecord', () => {
     expect(await (await PartRecord.open(cacheDir, dir)).unchanged('a.json.gz', part, 'digest-a')).toBeUndefined()
   })
 
+  it('does not vouch for a part rewritten in place with its size and mtime kept (rsync --inplace -t)', async () => {
+    const cacheDir = join(dir, 'cache')
+    const part = await recordedRun(dir, cacheDir)
+    const { atime, mtime } = await stat(part)
+    await writeFile(part, 'CORRUPT byte')
+    await utimes(part, atime, mtime)
+    expect((await stat(part)).mtimeMs).toBe(mtime.getTime())
+    expect(await (await PartRecord.open(cacheDir, dir)).unchanged('a.json.gz', part, 'digest-a')).toBeUndefined()
+  })
+
+  it('vouches for a part carried into a new index folder that replaced the old one (linking and removing change its ctime)', async () => {
+    const cacheDir = join(dir, 'cache')
+    const out = join(dir, 'out')
+    await mkdir(out)
+    await recordedRun(out, cacheDir)
+    const second = await PartRecord.open(cacheDir, out)
+    const tmp = join(dir, 'tmp')
+    await mkdir(tmp)
+    expect(second.unchanged('a.json.gz', join(out, 'a.json.gz'), 'digest-a')).toBe('stored bytes'.length)
+    await link(join(out, 'a.json.gz'), join(tmp, 'a.json.gz'))
+    second.carry('a.json.gz', 'a.json.gz')
+    await rename(out, join(dir, 'old'))
+    await rename(tmp, out)
+    await rm(join(dir, 'old'), { recursive: true })
+    await second.save()
+    expect((await PartRecord.open(cacheDir, out)).unchanged('a.json.gz', join(out, 'a.json.gz'), 'digest-a')).toBe('stored bytes'.length)
+  })
+
   it('records only what the run kept or carried over: a part of the old index the new one dropped is forgotten', async () => {
     const cacheDir = join(dir, 'cache')
     const part = await recordedRun(dir, cacheDir)
     const second = await PartRecord.open(cacheDir, dir)
+    const renamed = join(dir, 'renamed.json.gz')
+    await link(part, renamed)
     second.carry('renamed.json.gz', 'a.json.gz')
     await second.save()
     const third = await PartRecord.open(cacheDir, dir)
-    expect(await third.unchanged('renamed.json.gz', part, 'digest-a')).toBe('stored bytes'.length)
+    expect(await third.unchanged('renamed.json.gz', renamed, 'digest-a')).toBe('stored bytes'.length)
     expect(await third.unchanged('a.json.gz', part, 'digest-a')).toBeUndefined()
   })
 

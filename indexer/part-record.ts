@@ -1,26 +1,31 @@
 /**
  * What the last run stored in an index folder, kept in the cache between
  * runs: per part file, the content it holds and the file as it was left
- * (size, modification time, inode). A re-index links a part whose content
- * has not changed without reading the previous copy back, as long as that
- * file is still the one recorded; any other part is compared byte for byte
- * (write.ts), so a record that is missing, damaged or stale only costs time.
+ * (its stamp: device, inode, size, mtime and ctime to the nanosecond). A
+ * re-index links a part whose content has not changed without reading the
+ * previous copy back, as long as that file is still the one recorded; any
+ * other part is compared byte for byte (write.ts), so a record that is
+ * missing, damaged or stale only costs time. The ctime is what tells a part
+ * rewritten in place with its size and mtime kept (rsync --inplace -t, a
+ * precompress step) from the part as stored.
  */
 import { createHash } from 'node:crypto'
-import { statSync } from 'node:fs'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { fileStamp } from './read-source.ts'
 
-/** Bumped when what a content key means changes. */
-const FORMAT = 1
+/** Bumped when what a content key or an entry means changes. */
+const FORMAT = 2
 
-type Entry = [content: string, size: number, mtimeMs: number, ino: number]
+type Entry = [content: string, size: number, stamp: string]
 
 export class PartRecord {
-  private readonly kept: Record<string, Entry> = {}
+  /** The new index's parts: their content and stored size, stamped once they are in place (save). */
+  private readonly kept = new Map<string, [content: string, size: number]>()
 
   private constructor(
     private readonly file: string,
+    private readonly out: string,
     private readonly previous: Record<string, Entry>,
   ) {}
 
@@ -36,7 +41,7 @@ export class PartRecord {
         // A damaged record only means comparing every part.
       }
     }
-    return new PartRecord(file, previous)
+    return new PartRecord(file, out, previous)
   }
 
   /**
@@ -45,28 +50,36 @@ export class PartRecord {
    * undefined otherwise.
    */
   unchanged(name: string, path: string, content: string): number | undefined {
-    const entry = this.previous[name]
-    if (!Array.isArray(entry) || entry[0] !== content) return undefined
-    const file = statSync(path, { throwIfNoEntry: false })
-    return file && file.size === entry[1] && file.mtimeMs === entry[2] && file.ino === entry[3] ? file.size : undefined
+    const entry = Object.hasOwn(this.previous, name) ? this.previous[name] : undefined
+    if (!Array.isArray(entry) || entry[0] !== content || fileStamp(path) !== entry[2]) return undefined
+    return entry[1]
   }
 
   /** Records part `name` of the new index as a link to part `previous` of the old one, which unchanged() confirmed. */
   carry(name: string, previous: string): void {
-    this.kept[name] = this.previous[previous]!
+    const [content, size] = this.previous[previous]!
+    this.kept.set(name, [content, size])
   }
 
-  /** Records part `name` of the new index, its file at `path` as it is now. */
-  keep(name: string, path: string, content: string): void {
-    const file = statSync(path)
-    this.kept[name] = [content, file.size, file.mtimeMs, file.ino]
+  /** Records part `name` of the new index, holding `content` in `size` stored bytes. */
+  keep(name: string, content: string, size: number): void {
+    this.kept.set(name, [content, size])
   }
 
-  /** Writes what keep() recorded, once the new index is in place (atomically: a crash leaves the previous record). */
+  /**
+   * Writes what the run kept, each part stamped where it now lies, once the new
+   * index is in place: linking a part and removing the old index's name for it
+   * both change its ctime. Atomically: a crash leaves the previous record.
+   */
   async save(): Promise<void> {
+    const entries: Record<string, Entry> = {}
+    for (const [name, [content, size]] of this.kept) {
+      const stamp = fileStamp(join(this.out, name))
+      if (stamp) entries[name] = [content, size, stamp]
+    }
     await mkdir(dirname(this.file), { recursive: true })
     const tmp = `${this.file}.${process.pid}.tmp`
-    await writeFile(tmp, JSON.stringify(this.kept))
+    await writeFile(tmp, JSON.stringify(entries))
     await rename(tmp, this.file)
   }
 }

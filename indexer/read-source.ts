@@ -38,9 +38,6 @@ export interface SourceFingerprint {
  */
 export const SETTLE_MS = { fine: 100, whole: 3000 } as const
 
-function fingerprintId(info: BigIntStats): string {
-  return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
-}
 
 /** Whether a file whose stamps are `info`, read at `readAtMs` (ms since 1970), can be trusted unchanged while its fingerprint holds. */
 export function settledAt(info: Pick<BigIntStats, 'mtimeNs' | 'ctimeNs'>, readAtMs: number): boolean {
@@ -56,13 +53,27 @@ export function settledAt(info: Pick<BigIntStats, 'mtimeNs' | 'ctimeNs'>, readAt
  * same file, unchanged, holds the bytes those checks let through.
  */
 export function sourceFingerprint(realRoot: string, file: string): string | undefined {
+  return fileStamp(resolve(realRoot, file))
+}
+
+/**
+ * Which regular file is at `path` (following links) and when its bytes and its inode last changed: device, inode,
+ * size, mtime and ctime to the nanosecond, as one string; undefined when it is gone, unreadable or not a regular file.
+ * Equal stamps, untouched file: a tool that rewrites a file in place and sets its mtime back cannot set back its ctime.
+ * Synchronous: callers stat every file of a run, and through the promise API a stat costs several times itself.
+ */
+export function fileStamp(path: string): string | undefined {
   let info
   try {
-    info = statSync(resolve(realRoot, file), { bigint: true })
+    info = statSync(path, { bigint: true })
   } catch {
-    return undefined // gone or unreadable: the read says why
+    return undefined // gone, or a folder on its path is not one any more: whoever reads it says why
   }
   return info.isFile() ? fingerprintId(info) : undefined
+}
+
+function fingerprintId(info: BigIntStats): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
 }
 
 /**

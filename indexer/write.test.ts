@@ -129,15 +129,20 @@ describe('writeIndex', () => {
     expect(second.parts).toEqual(fresh.parts)
   })
 
-  it('does not take the record on trust: a part changed on disk after the run is written afresh', async () => {
+  it.each([
+    ['a later modification time (an edit in place)', false],
+    ['its modification time set back (rsync --inplace -t, a precompress step)', true],
+  ])('does not take the record on trust: a part rewritten on disk after the run, same size, %s, is written afresh', async (_, mtimeKept) => {
     const out = join(dir, 'idx')
     const cacheDir = join(dir, 'cache')
     const { manifest } = await writeIndex(input(out, { cacheDir }))
-    // Same size, other bytes, a later modification time: what an edit in place looks like.
     const shard = join(out, shardFile(manifest.parts.texts as ShardSet, 0))
-    const size = (await stat(shard)).size
-    await writeFile(shard, Buffer.alloc(size, 1))
-    await utimes(shard, new Date(), new Date(Date.now() + 10_000))
+    // A whole second, which utimes sets back exactly, recorded by a second run.
+    const stamp = new Date(1_700_000_000_000)
+    await utimes(shard, stamp, stamp)
+    await writeIndex(input(out, { cacheDir }))
+    await writeFile(shard, Buffer.alloc((await stat(shard)).size, 1))
+    await utimes(shard, stamp, mtimeKept ? stamp : new Date(Date.now() + 10_000))
 
     await writeIndex(input(out, { cacheDir }))
     await writeIndex(input(join(dir, 'fresh')))

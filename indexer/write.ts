@@ -290,7 +290,7 @@ function storePart(part: PendingPart, to: string, out: string, was: string | und
     bytes = encoded(part)
     writeFileSync(to, bytes)
   }
-  record?.keep(part.name, to, part.content)
+  record?.keep(part.name, part.content, bytes.length)
   return { size: bytes.length, bytes }
 }
 
