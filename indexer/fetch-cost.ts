@@ -8,12 +8,13 @@
  * sends: parts stored gzipped count as stored, manifest.json gzipped.
  * `docpilot index` prints this; bench/ measures the same in Chromium.
  */
-import { gunzipSync, gzipSync } from 'node:zlib'
+import { gunzipSync } from 'node:zlib'
 import { MANIFEST_FILE, partOfModel, type ChunkRecord } from '../core/index/format.ts'
 import { countingLoader, sharedPartsLoader, type PartLoader } from '../core/index/parts.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { median } from '../core/stats.ts'
 import { fsPartLoaderSync } from './fs-parts.ts'
+import { gzip } from './write.ts'
 
 export type PartKind = 'manifest' | 'lexical' | 'postings' | 'vectors' | 'model' | 'texts'
 
@@ -63,7 +64,7 @@ export async function coldFetchCost(index: string | PartLoader, questions: reado
     for (const [read, size] of loader.reads) {
       // A range read is named `part#start-end`: it belongs to its part.
       const name = read.split('#')[0]!
-      const served = name === MANIFEST_FILE ? (servedManifest ??= gzipSync(await files.bytes(name), { level: 9 }).length) : size
+      const served = name === MANIFEST_FILE ? (servedManifest ??= gzip(await files.bytes(name)).length) : size
       const kind = kindOf(name, isModel)
       byKind[kind] = (byKind[kind] ?? 0) + served
       bytes += served

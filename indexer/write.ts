@@ -89,9 +89,16 @@ function digest(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex')
 }
 
+/**
+ * zlib's level for the JSON parts. Level 9 took twice the CPU of 6 (astro:
+ * about 235 against 117 ms a build) for 0.26% fewer bytes (1,187,846 against
+ * 1,190,949), and build CPU is one of the index's standing bars.
+ */
+export const GZIP_LEVEL = 6
+
 /** Deterministic gzip: node's zlib writes no timestamp or file name into the header. */
-function gzip(data: string | Uint8Array): Uint8Array {
-  return gzipSync(typeof data === 'string' ? Buffer.from(data) : data, { level: 9 })
+export function gzip(data: string | Uint8Array): Uint8Array {
+  return gzipSync(typeof data === 'string' ? Buffer.from(data) : data, { level: GZIP_LEVEL })
 }
 
 interface PendingPart {
