@@ -117,7 +117,7 @@ export interface PublicChatSettings {
 
 /** Content-addressed file names of the other parts, or shard sets. */
 export interface IndexParts {
-  /** The lexical index's head: its dictionary and document statistics (retrieval/lexical-split.ts). */
+  /** The lexical index's head: its dictionary and document statistics (core/index/postings.ts). */
   lexical: string
   /** The lexical postings, split by term; `firsts` lets a reader find a term's shard from the manifest alone. */
   postings: ShardSet

@@ -4,7 +4,8 @@ import { sharedPath } from '../../fixtures/shared-data.ts'
 import { collectChunks, type CollectOptions } from '../../indexer/collect.ts'
 import type { ChunkRecord } from '../index/format.ts'
 import { buildLexicalIndex, buildLexicalPlain, countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type BuiltLexicalIndex, type LexicalHit } from './lexical.ts'
-import { openSplitLexicalIndex, sectionRuns, splitLexicalIndex, type PostingsShard } from './lexical-split.ts'
+import { openSplitLexicalIndex } from './lexical-split.ts'
+import { sectionRuns, splitLexicalIndex, type PostingsShard } from '../index/postings.ts'
 
 const doc = (path: string, title: string, heading: string, text: string): ChunkRecord => ({
   id: `${path}#${heading}`,

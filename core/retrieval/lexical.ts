@@ -119,7 +119,7 @@ export interface LexicalIndex {
   queryTerms(query: string): string[]
 }
 
-/** The whole index in memory, as the indexer builds it: what gets split into parts (see lexical-split.ts). */
+/** The whole index in memory, as the indexer builds it: what gets split into parts (see core/index/postings.ts). */
 export interface BuiltLexicalIndex extends LexicalIndex {
   /** minisearch's own serialization (documents numbered 0..n-1 in chunk order). */
   toPlain(): AsPlainObject

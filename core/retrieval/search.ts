@@ -11,7 +11,8 @@ import { cooccurrenceSignal, vocabularySignal, type GateVerdict } from './gate.t
 import { openWordRanks, questionWords } from './rarity.ts'
 import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseChannel, type DenseOptions } from './hybrid.ts'
 import { queryTermsFor, termExpansion, type LexicalSettings } from './lexical.ts'
-import { openSplitLexicalIndex, shardOfTerm, type LexicalHead, type PostingsShard, type SplitLexicalIndex } from './lexical-split.ts'
+import { openSplitLexicalIndex, type SplitLexicalIndex } from './lexical-split.ts'
+import { shardOfTerm, type LexicalHead, type PostingsShard } from '../index/postings.ts'
 import { decodeTextShard, readJsonPart, type PartLoader, type TextShard } from '../index/parts.ts'
 
 export interface SearchOptions {
