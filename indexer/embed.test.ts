@@ -5,7 +5,7 @@
  * from a hub-shaped HTTP server once, then from the cache.
  */
 import { createHash } from 'node:crypto'
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -30,6 +30,20 @@ const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
 /** Index builds load real models; generous on a machine shared by several people. */
 const SLOW = 180_000
 const maxDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0)
+/** A copy of the default static model in a folder of its own. */
+function modelCopy(): string {
+  const dir = join(tmp('dp-model-'), 'model')
+  cpSync(fileURLToPath(DEFAULT_MODEL_DIR), dir, { recursive: true })
+  return dir
+}
+/** Another valid static table of the same size: every int8 value negated (scales first, one f32 per word, left as they are). */
+function negatedTable(table: Buffer): Buffer {
+  const { vocabSize } = JSON.parse(readFileSync(join(fileURLToPath(DEFAULT_MODEL_DIR), 'model.json'), 'utf8')) as { vocabSize: number }
+  const out = Buffer.from(table)
+  const values = new Int8Array(out.buffer, out.byteOffset + vocabSize * 4, out.length - vocabSize * 4)
+  for (let i = 0; i < values.length; i++) values[i] = Math.min(127, -values[i]!)
+  return out
+}
 
 async function build(embed: unknown, opts: { root?: string; env?: Record<string, string>; cacheDir?: string; out?: string } = {}) {
   const out = opts.out ?? join(tmp('dp-embed-'), 'index')
@@ -86,21 +100,23 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     expect(readFileSync(`${stem}.sha256`, 'utf8')).toBe(createHash('sha256').update(packBytes).digest('hex'))
   })
 
-  it('static: with the model folder unchanged (names, sizes, times), a build reads the cached pack and not the vocabulary or table; a changed table is packed again', async () => {
-    const model = join(tmp('dp-model-'), 'model')
-    cpSync(fileURLToPath(DEFAULT_MODEL_DIR), model, { recursive: true })
+  it("static: a table rewritten in place with its size and times restored (cp -p, a tarball's fixed mtimes) is packed again: the re-index ships what a fresh build ships", async () => {
+    const model = modelCopy()
     const vectors = join(model, 'vectors.bin')
     const when = new Date('2026-01-01T00:00:00Z')
     utimesSync(vectors, when, when)
     const cacheDir = tmp('dp-cache-')
     const first = await build({ model }, { cacheDir })
-    // The same file, its bytes zeroed in place: same inode, size and modification time.
-    writeFileSync(vectors, new Uint8Array(statSync(vectors).size))
+    // The same file (same inode), another valid table of the same size, its modification time put back.
+    writeFileSync(vectors, negatedTable(readFileSync(vectors)))
     utimesSync(vectors, when, when)
-    const second = await build({ model }, { cacheDir })
-    expect(second.result.manifest.embedder).toEqual(first.result.manifest.embedder)
+    const again = await build({ model }, { cacheDir, out: first.out })
+    const fresh = await build({ model })
+    expect(fresh.result.manifest.embedder.rows).not.toEqual(first.result.manifest.embedder.rows)
+    expect(again.result.manifest.embedder).toEqual(fresh.result.manifest.embedder)
+    expect(readFileSync(join(again.out, fresh.result.manifest.embedder.rows!.pack)).equals(readFileSync(join(fresh.out, fresh.result.manifest.embedder.rows!.pack)))).toBe(true)
 
-    writeFileSync(vectors, readFileSync(join(fileURLToPath(DEFAULT_MODEL_DIR), 'vectors.bin')).subarray(0, 4096))
+    writeFileSync(vectors, readFileSync(vectors).subarray(0, 4096))
     await expect(build({ model }, { cacheDir })).rejects.toThrow(new RegExp(`${vectors}: has 4096 bytes, expected \\d+`))
   })
 

@@ -4,15 +4,16 @@
  * from those same rows, so the vocabulary and the table are read only to
  * pack them. Packing is a pure function of the folder's files, so the pack is
  * kept in the cache, keyed by the descriptor's bytes and the vocabulary's and
- * table's size, modification time and inode: a re-index with the model
- * unchanged reads the pack and nothing else of the model. (A model file
- * rewritten in place that keeps all three is the one change this misses.)
- * The pack's digest and its served directory are kept beside it, so the
- * re-index neither hashes 17 MB nor compresses the directory again.
+ * table's fingerprints (device, inode, size, and modification and change
+ * times to the nanosecond: a file rewritten in place with its mtime restored
+ * still has a new ctime): a re-index with the model unchanged reads the pack
+ * and nothing else of the model. The pack's digest and its served directory
+ * are kept beside it, so the re-index neither hashes 17 MB nor compresses the
+ * directory again. A pack is ~17 MB and any new key (a model copied again, a
+ * new zlib) makes another, so a miss removes all but the last few used.
  */
 import { createHash, hash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import type { Stats } from 'node:fs'
+import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { staticIdentity } from '../core/embed/static.ts'
@@ -22,6 +23,7 @@ import { encodeRowsPack, entryBytes, WORDS_PER_BUCKET, type RowsPack } from '../
 import type { Embedder } from '../core/embed/types.ts'
 import type { EmbedderIdentity } from '../core/index/format.ts'
 import { EmbedConfigError, modelFile, modelFileStat } from './model-files.ts'
+import { fileStamp } from './read-source.ts'
 
 const NEEDS = 'a docpilot static model folder holds model.json, vocab.txt and vectors.bin (scripts/models/distill.ts writes one).'
 
@@ -52,9 +54,10 @@ export async function openStaticFolder(dir: string, cacheDir?: string): Promise<
   } catch (err) {
     throw new EmbedConfigError(`model file ${join(dir, 'model.json')} is not JSON (${err instanceof Error ? err.message : String(err)})`)
   }
-  const stats = await Promise.all([modelFileStat(dir, descriptor.files.vocab, NEEDS), modelFileStat(dir, descriptor.files.vectors, NEEDS)])
+  const tables = [descriptor.files.vocab, descriptor.files.vectors]
+  await Promise.all(tables.map((name) => modelFileStat(dir, name, NEEDS)))
   let rows: Promise<ServedRows> | undefined
-  const folder = { dir, descriptor, descriptorBytes, stats, cacheDir }
+  const folder = { dir, descriptor, descriptorBytes, stamps: tables.map((name) => fileStamp(join(dir, name))), cacheDir }
   const read = () => (rows ??= cachedRows(folder))
   return { descriptor, descriptorBytes, rows: read, embedder: new RowsPackEmbedder(descriptor, read) }
 }
@@ -80,8 +83,8 @@ interface FolderState {
   dir: string
   descriptor: StaticModelDescriptor
   descriptorBytes: Uint8Array
-  /** The vocabulary's and the table's. */
-  stats: Stats[]
+  /** The vocabulary's and the table's fileStamp (undefined: not a regular file, which packing reports). */
+  stamps: (string | undefined)[]
   cacheDir: string | undefined
 }
 
@@ -90,8 +93,9 @@ async function cachedRows(folder: FolderState): Promise<ServedRows> {
   if (!cacheDir) return served(await packRows(folder))
   // The zlib version is in the key: the cached directory must be the bytes this run would compress.
   const key = createHash('sha256').update(`rows-pack-v3 ${WORDS_PER_BUCKET} zlib ${process.versions.zlib}\0`).update(folder.descriptorBytes)
-  for (const s of folder.stats) key.update(`\0${s.size} ${s.mtimeMs} ${s.ino}`)
-  const cached = join(cacheDir, 'model-rows', key.digest('hex').slice(0, 32))
+  for (const stamp of folder.stamps) key.update(`\0${stamp}`)
+  const stem = key.digest('hex').slice(0, 32)
+  const cached = join(cacheDir, 'model-rows', stem)
   const buckets = Math.max(1, Math.ceil(descriptor.vocabSize / WORDS_PER_BUCKET))
   const stored = await Promise.all([readFile(`${cached}.bin`), readFile(`${cached}.dir.gz`), readFile(`${cached}.sha256`, 'utf8')]).then(
     ([pack, directory, packDigest]): ServedRows | undefined => {
@@ -102,10 +106,31 @@ async function cachedRows(folder: FolderState): Promise<ServedRows> {
     },
     () => undefined,
   )
-  if (stored) return stored
+  if (stored) {
+    // Marks the pack used, for the pruning of another run's miss.
+    await utimes(`${cached}.bin`, new Date(), new Date()).catch(() => {})
+    return stored
+  }
   const rows = served(await packRows(folder))
   await saveRows(cached, rows).catch(() => {}) // an unwritable cache only costs the next run the packing
+  await pruneRows(join(cacheDir, 'model-rows'), stem).catch(() => {})
   return rows
+}
+
+/** Packs kept in the cache: the one in use and the most recently used other (two models built from one cache take turns). */
+const KEPT_PACKS = 2
+const PACK_FILE = /^([0-9a-f]{32})\.(?:bin|dir\.gz|sha256)(?:\.\d+\.tmp)?$/
+
+/** Removes the files of every pack in `dir` but `inUse` and the most recently used others, and nothing that is not a pack's. */
+async function pruneRows(dir: string, inUse: string): Promise<void> {
+  const files = (await readdir(dir)).flatMap((name) => {
+    const stem = PACK_FILE.exec(name)?.[1]
+    return stem ? [{ name, stem }] : []
+  })
+  const others = [...new Set(files.map((f) => f.stem))].filter((s) => s !== inUse)
+  const used = await Promise.all(others.map((s) => stat(join(dir, `${s}.bin`)).then((st) => st.mtimeMs, () => 0)))
+  const kept = new Set([inUse, ...others.map((s, i) => ({ s, used: used[i]! })).sort((a, b) => b.used - a.used).slice(0, KEPT_PACKS - 1).map((o) => o.s)])
+  await Promise.all(files.filter((f) => !kept.has(f.stem)).map((f) => unlink(join(dir, f.name)).catch(() => {})))
 }
 
 const toBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)

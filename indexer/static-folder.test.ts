@@ -1,0 +1,53 @@
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
+import { openStaticFolder } from './static-folder.ts'
+
+const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
+const modelCopy = () => {
+  const dir = join(tmp('dp-sf-model-'), 'model')
+  cpSync(fileURLToPath(DEFAULT_MODEL_DIR), dir, { recursive: true })
+  return dir
+}
+const rows = async (dir: string, cacheDir: string) => (await openStaticFolder(dir, cacheDir)).rows()
+/** The packs the cache holds, by key. */
+const packs = (cacheDir: string) => readdirSync(join(cacheDir, 'model-rows')).filter((f) => f.endsWith('.bin')).sort()
+
+describe('a static model folder rows pack in the cache', { timeout: 120_000 }, () => {
+  it('is read back while the folder is unchanged, without reading the vocabulary or the table', async () => {
+    const model = modelCopy()
+    const cacheDir = tmp('dp-sf-cache-')
+    const packed = await rows(model, cacheDir)
+    const folder = await openStaticFolder(model, cacheDir)
+    // Gone after the folder was opened: only a cache hit can still give the rows.
+    rmSync(join(model, 'vectors.bin'))
+    rmSync(join(model, 'vocab.txt'))
+    const cached = await folder.rows()
+    expect(cached.packDigest).toBe(packed.packDigest)
+    expect(Buffer.from(cached.pack).equals(Buffer.from(packed.pack))).toBe(true)
+  })
+
+  it('keeps the pack in use and the most recently used other; nothing else in the cache folder is touched', async () => {
+    const [a, b, c] = [modelCopy(), modelCopy(), modelCopy()]
+    const cacheDir = tmp('dp-sf-cache-')
+    await rows(a, cacheDir)
+    const [packA] = packs(cacheDir)
+    writeFileSync(join(cacheDir, 'model-rows', 'notes.txt'), 'mine')
+    writeFileSync(join(cacheDir, 'other.bin'), 'mine')
+    await rows(b, cacheDir)
+    const packB = packs(cacheDir).find((p) => p !== packA)!
+    expect(packs(cacheDir)).toEqual([packA, packB].sort())
+    await rows(a, cacheDir) // a hit: a is now the most recently used
+    await rows(c, cacheDir)
+    const kept = packs(cacheDir)
+    expect(kept).toHaveLength(2)
+    expect(kept).toContain(packA)
+    expect(kept).not.toContain(packB)
+    expect(readdirSync(join(cacheDir, 'model-rows')).filter((f) => f.startsWith(packB.slice(0, 32)))).toEqual([])
+    expect(readdirSync(join(cacheDir, 'model-rows'))).toContain('notes.txt')
+    expect(readdirSync(cacheDir)).toContain('other.bin')
+  })
+})
