@@ -7,10 +7,11 @@ import { EmbeddingCache, textDigest } from './embed-cache.ts'
 
 const identity = { id: 'test-embedder', model: 'static:test', dims: 3 }
 const vector = (...xs: number[]) => Float32Array.from(xs)
-/** The file's header and one entry's record (32-byte digest, 3 float32, its 7-byte row padded to 8). */
-const header = 12 + Math.ceil(`${identity.id}\n${identity.model}`.length / 4) * 4
+/** One entry's record (32-byte digest, 3 float32, its 7-byte row padded to 8). */
 const RECORD = 32 + 3 * 4 + 8
 const fileOf = (dir: string) => join(dir, 'embeddings', readdirSync(join(dir, 'embeddings'))[0]!)
+/** The file's header: 12 bytes, then the identity it names, padded to 4 bytes. */
+const headerOf = (dir: string) => 12 + Math.ceil(readFileSync(fileOf(dir)).readUInt32LE(8) / 4) * 4
 
 async function seeded(dir: string, texts: Record<string, Float32Array>, scope = '/out') {
   const cache = await EmbeddingCache.open(dir, identity, scope)
@@ -29,7 +30,7 @@ describe('EmbeddingCache', () => {
     expect(Object.is(cache.get(textDigest('b'))![1], -0)).toBe(true)
     expect(cache.get(textDigest('b'))).toEqual(b)
     expect(cache.get(textDigest('c'))).toBeUndefined()
-    expect(statSync(fileOf(dir)).size).toBe(header + 2 * RECORD)
+    expect(statSync(fileOf(dir)).size).toBe(headerOf(dir) + 2 * RECORD)
   })
 
   it("keeps each vector's exact row as the index's vectors file holds it, for the entries this run used", async () => {
@@ -83,11 +84,12 @@ describe('EmbeddingCache', () => {
     run.get(textDigest('a'))
     run.set(textDigest('d'), vector(1, 1, 1))
     await run.save()
-    expect(statSync(fileOf(dir)).size).toBe(header + 2 * RECORD)
+    expect(statSync(fileOf(dir)).size).toBe(headerOf(dir) + 2 * RECORD)
     expect((await EmbeddingCache.open(dir, identity, '/out')).get(textDigest('b'))).toBeUndefined()
 
     // The second record (a's or d's: the rewrite orders them by digest) cut short by five bytes.
     const file = readFileSync(fileOf(dir))
+    const header = headerOf(dir)
     const last = file.subarray(header + RECORD, header + RECORD + 32).toString('hex')
     writeFileSync(fileOf(dir), file.subarray(0, file.length - 5))
     const cut = await EmbeddingCache.open(dir, identity, '/out')
@@ -96,7 +98,7 @@ describe('EmbeddingCache', () => {
     expect(cut.get(textDigest(partial))).toBeUndefined()
     cut.set(textDigest('e'), vector(2, 2, 2))
     await cut.save()
-    expect(statSync(fileOf(dir)).size).toBe(header + 2 * RECORD)
+    expect(statSync(fileOf(dir)).size).toBe(headerOf(dir) + 2 * RECORD)
     const next = await EmbeddingCache.open(dir, identity, '/out')
     expect(next.get(textDigest(whole))).toBeDefined()
     expect(next.get(textDigest('e'))).toEqual(vector(2, 2, 2))
@@ -108,11 +110,31 @@ describe('EmbeddingCache', () => {
     expect((await EmbeddingCache.open(dir, identity, '/other')).get(textDigest('a'))).toBeUndefined()
     expect((await EmbeddingCache.open(dir, { ...identity, model: 'static:other' }, '/out')).get(textDigest('a'))).toBeUndefined()
 
+    expect((await EmbeddingCache.open(dir, { ...identity, content: 'rows=0123' }, '/out')).get(textDigest('a'))).toBeUndefined()
+
     writeFileSync(fileOf(dir), readFileSync(fileOf(dir)).subarray(0, 40))
     const damaged = await EmbeddingCache.open(dir, identity, '/out')
     expect(damaged.get(textDigest('a'))).toBeUndefined()
     damaged.set(textDigest('a'), vector(7, 8, 9))
     await damaged.save()
     expect((await EmbeddingCache.open(dir, identity, '/out')).get(textDigest('a'))).toEqual(vector(7, 8, 9))
+  })
+
+  it("is a miss once the model's content changes under the same id, or the file's rows were encoded by another row codec", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dp-ec-'))
+    const model = { ...identity, content: 'rows=aaaa' }
+    const cache = await EmbeddingCache.open(dir, model, '/out')
+    cache.set(textDigest('a'), vector(1, 2, 3))
+    await cache.save()
+    expect((await EmbeddingCache.open(dir, model, '/out')).get(textDigest('a'))).toEqual(vector(1, 2, 3))
+    expect((await EmbeddingCache.open(dir, { ...model, content: 'rows=bbbb' }, '/out')).get(textDigest('a'))).toBeUndefined()
+
+    // The same file as written by a codec whose row for the format's fixed vector differs in one byte.
+    const file = readFileSync(fileOf(dir))
+    const format = file.indexOf('\nrows ', 12, 'latin1') + '\nrows '.length
+    expect(format).toBeGreaterThan(12)
+    file[format] = file[format] === 0x30 ? 0x31 : 0x30
+    writeFileSync(fileOf(dir), file)
+    expect((await EmbeddingCache.open(dir, model, '/out')).get(textDigest('a'))).toBeUndefined()
   })
 })

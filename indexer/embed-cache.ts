@@ -8,10 +8,16 @@
  * it (core/index/vectors.ts), so a re-index copies rows instead
  * of quantizing every vector again.
  *
+ * A file serves only the embedder and rows it was written for: its identity
+ * names the model's content when the index carries the model (a static
+ * model's rows pack, a local model's files, by digest), so a model changed
+ * under the same id is a miss, and the row codec by its output for a fixed
+ * vector, so rows encoded by another codec are never copied into an index.
+ *
  * The file is binary and kept as a journal, so a re-index reads its vectors
  * without parsing and writes only what it embedded: u32 magic, u32 dims,
- * u32 identity bytes, the identity (`embedder id\nmodel`, UTF-8, padded to
- * 4 bytes), then records of a 32-byte text digest, dims float32 values and
+ * u32 identity bytes, the identity (`embedder id\nmodel\n[content\n]row
+ * format`, UTF-8, padded to 4 bytes), then records of a 32-byte text digest, dims float32 values and
  * the row (padded to 4 bytes), little-endian. A run appends the vectors it embedded; the file is
  * rewritten with the entries the run used alone once unused ones outnumber
  * a quarter of it, or when an append was cut short.
@@ -32,6 +38,20 @@ const MAX_UNUSED = 0.25
 export const textDigest = (text: string) => hash('sha256', text, 'hex')
 
 const pad4 = (n: number) => (n + 3) & ~3
+
+/** The row codec's output for a fixed vector: any change to how rows are encoded changes it, no version to remember to bump. */
+const ROW_FORMAT = (() => {
+  const probe = Float32Array.from({ length: 8 }, (_, i) => Math.sin(i + 1) * (i + 1))
+  const row = new Uint8Array(rowBytes(probe.length))
+  encodeVectorRow(probe, probe.length, row, 0)
+  return `rows ${Buffer.from(row).toString('hex')}`
+})()
+
+/** Which embedder a cache file serves. */
+export interface CachedEmbedder extends Pick<EmbedderIdentity, 'id' | 'model' | 'dims'> {
+  /** The model's content, by digest, when it is known (a local model): vectors from another content are not reused. */
+  content?: string
+}
 const recordBytes = (dims: number) => DIGEST_BYTES + dims * 4 + pad4(rowBytes(dims))
 
 interface Entry {
@@ -51,12 +71,13 @@ export class EmbeddingCache {
 
   private constructor(
     private readonly file: string,
-    private readonly identity: Pick<EmbedderIdentity, 'id' | 'model'>,
+    private readonly identity: CachedEmbedder,
     private dims: number,
   ) {}
 
   /** `scope` names the index the cache serves (its output folder). */
-  static async open(cacheDir: string, identity: Pick<EmbedderIdentity, 'id' | 'model' | 'dims'>, scope = ''): Promise<EmbeddingCache> {
+  static async open(cacheDir: string, identity: CachedEmbedder, scope = ''): Promise<EmbeddingCache> {
+    // The content is in the header, not the name: a changed model rewrites its index's file rather than leaving it behind.
     const key = textDigest(`${identity.id}\n${identity.model}\n${scope}`).slice(0, 16)
     const cache = new EmbeddingCache(join(cacheDir, 'embeddings', `${key}.bin`), identity, identity.dims)
     const bytes = await readFile(cache.file).catch(() => null)
@@ -66,7 +87,8 @@ export class EmbeddingCache {
   }
 
   private header(): Buffer {
-    const id = Buffer.from(`${this.identity.id}\n${this.identity.model}`)
+    const { id: embedder, model, content } = this.identity
+    const id = Buffer.from(`${embedder}\n${model}\n${content ? `${content}\n` : ''}${ROW_FORMAT}`)
     const out = Buffer.alloc(HEADER + pad4(id.length))
     out.writeUInt32LE(MAGIC, 0)
     out.writeUInt32LE(this.dims, 4)

@@ -120,6 +120,23 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     await expect(build({ model }, { cacheDir })).rejects.toThrow(new RegExp(`${vectors}: has 4096 bytes, expected \\d+`))
   })
 
+  it("static: after the model's table changes, a re-index embeds every chunk again: its vectors are a fresh build's, not the old table's", async () => {
+    const model = modelCopy()
+    const vectors = join(model, 'vectors.bin')
+    const cacheDir = tmp('dp-cache-')
+    const first = await build({ model }, { cacheDir })
+    const chunks = first.result.manifest.corpus.chunks
+    writeFileSync(vectors, negatedTable(readFileSync(vectors)))
+    const again = await build({ model }, { cacheDir, out: first.out })
+    const fresh = await build({ model })
+    expect(fresh.result.manifest.parts.vectors).not.toBe(first.result.manifest.parts.vectors)
+    expect(again.result.embed).toMatchObject({ embedded: chunks, reused: 0 })
+    expect(again.result.manifest.parts).toEqual(fresh.result.manifest.parts)
+    expect(readFileSync(join(again.out, fresh.result.manifest.parts.vectors!)).equals(readFileSync(join(fresh.out, fresh.result.manifest.parts.vectors!)))).toBe(true)
+    // Unchanged since: every chunk reused.
+    expect((await build({ model }, { cacheDir, out: first.out })).result.embed).toMatchObject({ embedded: 0, reused: chunks })
+  })
+
   it('onnx: the default model exported as ONNX gives the static vectors through onnxruntime-web', async () => {
     const dir = tmp('dp-onnx-static-')
     exportStaticOnnx(fileURLToPath(DEFAULT_MODEL_DIR), dir)

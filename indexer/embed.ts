@@ -215,7 +215,7 @@ export async function embedChunks(
   opts: { cacheDir: string; scope?: string; onProgress?: (done: number, total: number) => void },
 ): Promise<EmbedRunResult> {
   const identity = ie.embedder.identity
-  const cache = await EmbeddingCache.open(opts.cacheDir, identity, opts.scope)
+  const cache = await EmbeddingCache.open(opts.cacheDir, { ...identity, content: await modelContent(ie) }, opts.scope)
   const texts = chunks.map(chunkEmbedText)
   const digests = texts.map(textDigest)
   const vectors: (Float32Array | undefined)[] = digests.map((d) => cache.get(d))
@@ -265,12 +265,8 @@ export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult): Promis
     { name: codesPart, bytes: codes },
     { name: vectorsPart, bytes: run.rows },
   ]
-  const map: Record<string, string> = {}
-  for (const f of ie.modelFiles) {
-    const name = `embed.${digest16(f.bytes)}.${f.name.replace(/\//g, '-')}`
-    map[f.name] = name
-    files.push({ name, bytes: f.bytes })
-  }
+  const map = modelFileNames(ie)
+  for (const f of ie.modelFiles) files.push({ name: map[f.name]!, bytes: f.bytes })
   let identity: EmbedderIdentity = { ...run.identity, quantization: 'int8', ...(ie.modelFiles.length ? { files: map } : {}) }
   if (ie.static) {
     const rows = staticRowFiles(await ie.static.rows())
@@ -278,6 +274,30 @@ export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult): Promis
     identity = splitIdentity(ie.static.descriptor, rows.rows, map)
   }
   return { identity, files, codesPart, vectorsPart }
+}
+
+const fileNames = new WeakMap<IndexEmbedder, Record<string, string>>()
+
+/** The index's name for each model file, by its content (hashed once per embedder: an ONNX model can be 100 MB). */
+function modelFileNames(ie: IndexEmbedder): Record<string, string> {
+  let map = fileNames.get(ie)
+  if (!map) {
+    map = Object.fromEntries(ie.modelFiles.map((f) => [f.name, `embed.${digest16(f.bytes)}.${f.name.replace(/\//g, '-')}`]))
+    fileNames.set(ie, map)
+  }
+  return map
+}
+
+/**
+ * What the vectors depend on beyond the embedder's id and model, from the
+ * digests the index records anyway (a warm re-index reads the rows pack's
+ * from the cache): the model files and a static model's rows. Empty for a
+ * hosted model, whose content only its provider knows.
+ */
+async function modelContent(ie: IndexEmbedder): Promise<string> {
+  const files = Object.entries(modelFileNames(ie)).map(([file, part]) => `${file}=${part}`)
+  if (ie.static) files.push(`rows=${(await ie.static.rows()).packDigest}`)
+  return files.join(' ')
 }
 
 /** A static model's rows as one packed file and its directory of bucket sizes, named by their content. */
