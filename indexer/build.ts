@@ -29,7 +29,7 @@ export interface BuildOptions {
   include?: string[]
   exclude?: string[]
   onCollect?: (done: number, total: number, file: string) => void
-  /** The files' warnings, as soon as every file is read (before a shrink check can stop the run). */
+  /** Warnings as they arise: the files' as soon as every file is read (before a shrink check can stop the run), then the agent files' one. */
   onWarnings?: (warnings: CollectWarning[]) => void
   /** Chunks embedded so far (cached ones count as done at once). */
   onEmbed?: (done: number, total: number) => void
@@ -154,7 +154,14 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     onPart: opts.onPart,
   })
   const firstQuestion = await coldFetchCost(loader, sampleQuestions(collected.chunks))
-  const llms = opts.llms ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode, files: collected.files, config, cacheDir: ctx.cacheDir }) : undefined
+  const llms = opts.llms
+    ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode, files: collected.files, config, record: { cacheDir: ctx.cacheDir, scope: resolve(opts.out) } })
+    : undefined
+  if (llms?.sharedWith) {
+    const shared = { file: llms.dir, message: sharedSiteOut(llms.sharedWith) }
+    collected.warnings.push(shared)
+    opts.onWarnings?.([shared])
+  }
   return {
     ...written,
     firstQuestion,
@@ -167,6 +174,13 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     chat,
     ms: performance.now() - started,
   }
+}
+
+function sharedSiteOut(otherIndex: string): string {
+  return (
+    `the index in ${otherIndex} also writes its agent files into this folder, so neither run removes the copies of pages deleted since ` +
+    '(each folder of page copies belongs to one index: give each its own --site-out, or llms.siteOut)'
+  )
 }
 
 /** The owner's suggestions as written, none for `false`, else questions derived from the headings. */

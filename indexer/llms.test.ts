@@ -92,7 +92,7 @@ describe('writing the agent files', () => {
   it("a later run removes a removed page's copy, rewrites llms.txt and llms-full.txt, and leaves the other copies alone", async () => {
     const cacheDir = join(dir, 'cache')
     const site = join(dir, 'site')
-    const opts = { siteOut: site, siteUrl: '/', fallbackTitle: 'x', cacheDir }
+    const opts = { siteOut: site, siteUrl: '/', fallbackTitle: 'x', record: { cacheDir, scope: join(dir, 'out') } }
     await writeLlms([page('a.md', '/a', 'A'), page('guide/b.md', '/guide/b', 'B')], opts)
     const kept = await stat(join(site, 'a.md'))
     const result = await writeLlms([page('a.md', '/a', 'A')], opts)

@@ -39,9 +39,10 @@ export interface LlmsOptions {
   protect?: ReadonlySet<string>
   /**
    * Where to remember what was written (written-files.ts), so that the next run
-   * rewrites only what changed and removes the copies of pages that are gone.
+   * rewrites only what changed and removes the copies of pages that are gone,
+   * and the index the files belong to (its folder).
    */
-  cacheDir?: string
+  record?: { cacheDir: string; scope: string }
 }
 
 export interface LlmsResult {
@@ -49,6 +50,8 @@ export interface LlmsResult {
   pages: number
   /** Bytes written: llms.txt, llms-full.txt, and all page copies together. */
   bytes: { llmsTxt: number; llmsFull: number; copies: number }
+  /** The other index whose agent files the last run wrote into this folder (neither removes the other's copies). */
+  sharedWith?: string
 }
 
 /** A problem that stops the agent files from being written (nothing was overwritten). */
@@ -166,13 +169,18 @@ export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions):
   })
   const index = llmsTxt(pages, opts)
   const full = llmsFullTxt(pages)
-  const files = await WrittenFiles.open(dir, opts.cacheDir)
+  const files = await WrittenFiles.open(dir, opts.record)
   // Two pages may share a URL (a.md and a.mdx): the later one's copy is the one kept, as when they were written in turn.
   const texts = new Map([...copies.map((copy): [string, string] => [copy.file, copy.text]), [join(dir, LLMS_TXT), index], [join(dir, LLMS_FULL_TXT), full]])
   await Promise.all([...texts].map(([file, text]) => files.write(file, text)))
   await files.finish()
   const copyBytes = copies.reduce((sum, copy) => sum + Buffer.byteLength(copy.text), 0)
-  return { dir, pages: pages.length, bytes: { llmsTxt: Buffer.byteLength(index), llmsFull: Buffer.byteLength(full), copies: copyBytes } }
+  return {
+    dir,
+    pages: pages.length,
+    bytes: { llmsTxt: Buffer.byteLength(index), llmsFull: Buffer.byteLength(full), copies: copyBytes },
+    ...(files.sharedWith ? { sharedWith: files.sharedWith } : {}),
+  }
 }
 
 /**
@@ -204,7 +212,7 @@ export function checkSiteOut(opts: { siteOut: string; root: string; mode: 'sourc
 /** The agent files for one build: pages from the collect step, settings from the config. */
 export async function writeAgentFiles(
   pages: readonly PageEntry[],
-  opts: { siteOut: string; root: string; mode: 'source' | 'site'; files: readonly string[]; config: Pick<DocpilotConfig, 'urls' | 'llms'>; cacheDir?: string },
+  opts: { siteOut: string; root: string; mode: 'source' | 'site'; files: readonly string[]; config: Pick<DocpilotConfig, 'urls' | 'llms'>; record?: LlmsOptions['record'] },
 ): Promise<LlmsResult> {
   checkSiteOut(opts)
   return writeLlms(pages, {
@@ -213,6 +221,6 @@ export async function writeAgentFiles(
     ...(opts.config.llms.title ? { title: opts.config.llms.title } : {}),
     fallbackTitle: basename(resolve(opts.root)),
     protect: new Set(opts.files.map((f) => resolve(opts.root, f))),
-    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+    ...(opts.record ? { record: opts.record } : {}),
   })
 }

@@ -14,9 +14,9 @@ afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-/** One run writing `files` (relative path -> text) into `site`. */
-async function run(site: string, cacheDir: string | undefined, files: Record<string, string>): Promise<number> {
-  const written = await WrittenFiles.open(site, cacheDir)
+/** One run of the index in `scope` writing `files` (relative path -> text) into `site`. */
+async function run(site: string, cacheDir: string | undefined, files: Record<string, string>, scope = '/out'): Promise<number> {
+  const written = await WrittenFiles.open(site, cacheDir ? { cacheDir, scope } : undefined)
   await Promise.all(Object.entries(files).map(([rel, text]) => written.write(join(site, rel), text)))
   await written.finish()
   return written.written
@@ -60,6 +60,20 @@ describe('files written into a folder the indexer does not own', () => {
     writeFileSync(join(site, 'old'), 'now a file')
     await run(site, cache, { 'a.md': 'A' })
     expect(readFileSync(join(site, 'old'), 'utf8')).toBe('now a file')
+  })
+
+  it("two indexes sharing the folder remove none of each other's files, and say they share it", async () => {
+    const [site, cache] = [temp(), temp()]
+    await run(site, cache, { 'a/one.md': 'A1', 'a/two.md': 'A2' }, '/out-a')
+    await run(site, cache, { 'b/one.md': 'B1' }, '/out-b')
+    const again = await WrittenFiles.open(site, { cacheDir: cache, scope: '/out-a' })
+    expect(again.sharedWith).toBe('/out-b')
+    await again.write(join(site, 'a/one.md'), 'A1')
+    await again.finish()
+    expect(readFileSync(join(site, 'b/one.md'), 'utf8')).toBe('B1')
+    // Its own deleted page's copy stays too: the record of it was the other index's run's to keep.
+    expect(readFileSync(join(site, 'a/two.md'), 'utf8')).toBe('A2')
+    expect((await WrittenFiles.open(site, { cacheDir: cache, scope: '/out-a' })).sharedWith).toBeUndefined()
   })
 
   it('refuses a file outside its folder', async () => {

@@ -10,6 +10,12 @@
  * gone, was rewritten by anyone else or was copied back is written again. A
  * file this run no longer produces is removed only while it is still the file
  * an earlier run wrote, so nothing the owner put there or changed is touched.
+ *
+ * The record names the index it belongs to (its scope: the index folder).
+ * Two indexes may share a site folder (docs/a with --out out-a, docs/b with
+ * --out out-b, both with the default site folder): a run finding the other
+ * index's record removes none of its files, which are that index's pages, not
+ * gone ones (`sharedWith` says so, for a warning).
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises'
@@ -17,6 +23,11 @@ import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileStamp } from './read-source.ts'
 
 type Remembered = Record<string, [digest: string, stamp: string]>
+
+interface StoredRecord {
+  scope: string
+  files: Remembered
+}
 
 const sha = (data: string) => createHash('sha256').update(data).digest('hex')
 
@@ -28,22 +39,30 @@ export class WrittenFiles {
 
   private constructor(
     private readonly dir: string,
-    private readonly recordFile: string | undefined,
+    private readonly record: { file: string; scope: string } | undefined,
     private readonly before: Remembered,
+    /** The other index whose files the last run here wrote, when it was not this one. */
+    readonly sharedWith: string | undefined,
   ) {}
 
-  /** The files written into `dir`, remembered under `cacheDir` (without one, every file is written). */
-  static async open(dir: string, cacheDir: string | undefined): Promise<WrittenFiles> {
+  /**
+   * The files written into `dir` for the index `record.scope`, remembered under
+   * `record.cacheDir` (without a record, every file is written).
+   */
+  static async open(dir: string, record: { cacheDir: string; scope: string } | undefined): Promise<WrittenFiles> {
     const root = resolve(dir)
-    const recordFile = cacheDir ? join(cacheDir, 'written', `${sha(root).slice(0, 16)}.json`) : undefined
-    const raw = recordFile ? await readFile(recordFile, 'utf8').catch(() => null) : null
-    let before: Remembered = {}
+    const file = record ? join(record.cacheDir, 'written', `${sha(root).slice(0, 16)}.json`) : undefined
+    const raw = file ? await readFile(file, 'utf8').catch(() => null) : null
+    let stored: Partial<StoredRecord> = {}
     try {
-      if (raw) before = JSON.parse(raw) as Remembered
+      if (raw) stored = JSON.parse(raw) as Partial<StoredRecord>
     } catch {
       // A damaged record only means every file is written again.
     }
-    return new WrittenFiles(root, recordFile, before)
+    // A record without a scope (an older format, or damaged) is no record.
+    const before = typeof stored.scope === 'string' && stored.files && typeof stored.files === 'object' ? stored.files : {}
+    const sharedWith = record && typeof stored.scope === 'string' && stored.scope !== record.scope ? stored.scope : undefined
+    return new WrittenFiles(root, file && record ? { file, scope: record.scope } : undefined, before, sharedWith)
   }
 
   /** Writes `text` to `file` (inside the folder) unless it is on disk already, as written by an earlier run. */
@@ -62,15 +81,21 @@ export class WrittenFiles {
     if (stamp) this.kept[rel] = [digest, stamp]
   }
 
-  /** Removes what earlier runs wrote and this one did not (while untouched), then remembers this run's files. */
+  /**
+   * Removes what earlier runs of this index wrote and this one did not (while
+   * untouched), then remembers this run's files.
+   */
   async finish(): Promise<void> {
-    const gone = Object.entries(this.before).filter(([rel]) => !Object.hasOwn(this.kept, rel))
-    await Promise.all(gone.map(([rel, [, stamp]]) => this.remove(rel, stamp)))
-    if (!this.recordFile) return
-    await mkdir(dirname(this.recordFile), { recursive: true })
-    const tmp = `${this.recordFile}.${process.pid}.tmp`
-    await writeFile(tmp, JSON.stringify(this.kept))
-    await rename(tmp, this.recordFile)
+    if (!this.sharedWith) {
+      const gone = Object.entries(this.before).filter(([rel]) => !Object.hasOwn(this.kept, rel))
+      await Promise.all(gone.map(([rel, [, stamp]]) => this.remove(rel, stamp)))
+    }
+    if (!this.record) return
+    const { file, scope } = this.record
+    await mkdir(dirname(file), { recursive: true })
+    const tmp = `${file}.${process.pid}.tmp`
+    await writeFile(tmp, JSON.stringify({ scope, files: this.kept } satisfies StoredRecord))
+    await rename(tmp, file)
   }
 
   private async remove(rel: string, stamp: string): Promise<void> {

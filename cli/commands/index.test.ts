@@ -84,7 +84,7 @@ describe('docpilot index keeps a good index and counts honestly', () => {
   it('"Indexed N files" counts only the pages indexed, and says how many were skipped', async () => {
     const root = await docs('counted', { 'a.md': '# A\n\nText a.', 'b.md': '# B\n\nText b.', 'empty.md': '# Only a title\n', 'c.mdx': '# C\n\nText c.' })
     await writeFile(join(root, 'latin1.md'), Buffer.from([0x23, 0x20, 0xe9]))
-    const r = await run(['index', root, '--out', join(dir, 'counted-idx'), '--config', await emptyConfig()])
+    const r = await run(['index', root, '--out', join(dir, 'counted-idx'), '--site-out', join(dir, 'counted-site'), '--config', await emptyConfig()])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^Indexed 3 files into 3 chunks in [\d.]+ s; skipped 2 \(see the warnings\) \(2 warnings\)/)
     expect(JSON.parse(await readFile(join(dir, 'counted-idx', 'manifest.json'), 'utf8')).corpus.files).toBe(3)
@@ -117,4 +117,27 @@ describe('docpilot index keeps a good index and counts honestly', () => {
     await writeFile(file, JSON.stringify({ embed: false }))
     return file
   }
+})
+
+describe('two indexes writing their agent files into one site folder (the default .docpilot/site)', () => {
+  it("remove none of each other's page copies, and the run says the folder is shared", async () => {
+    const cwd = await mkdtemp(join(dir, 'shared-site-'))
+    await mkdir(join(cwd, 'a'))
+    await mkdir(join(cwd, 'b'))
+    await writeFile(join(cwd, 'a/alpha.md'), '# Alpha\n\nThe first index.')
+    await writeFile(join(cwd, 'b/beta.md'), '# Beta\n\nThe second index.')
+    await writeFile(join(cwd, 'config.json'), JSON.stringify({ embed: false }))
+    const run = async (docs: string, out: string) => {
+      let stderr = ''
+      const io = { cwd, env: { DOCPILOT_CACHE_DIR: join(cwd, 'cache') }, stdout: () => {}, stderr: (t: string) => void (stderr += t), stderrIsTTY: false }
+      expect(await main(['index', docs, '--out', out, '--config', 'config.json'], io)).toBe(0)
+      return stderr
+    }
+    await run('a', 'out-a')
+    await run('b', 'out-b')
+    const stderr = await run('a', 'out-a')
+    expect(await readFile(join(cwd, '.docpilot/site/beta.md'), 'utf8')).toMatch(/^# Beta/)
+    expect(await readFile(join(cwd, '.docpilot/site/alpha.md'), 'utf8')).toMatch(/^# Alpha/)
+    expect(stderr).toContain(`the index in ${join(cwd, 'out-b')} also writes its agent files into this folder`)
+  })
 })
