@@ -3,19 +3,11 @@ import { describe, expect, it } from 'vitest'
 import { sharedPath } from '../../fixtures/shared-data.ts'
 import { collectChunks, type CollectOptions } from '../../indexer/collect.ts'
 import type { ChunkRecord } from '../index/format.ts'
+import { testChunk as doc } from '../index/testing.ts'
 import { buildLexicalIndex, buildLexicalPlain, countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type BuiltLexicalIndex, type LexicalHit } from './lexical.ts'
 import { openSplitLexicalIndex } from './lexical-split.ts'
 import { sectionRuns, splitLexicalIndex, type PostingsShard } from '../index/postings.ts'
 
-const doc = (path: string, title: string, heading: string, text: string): ChunkRecord => ({
-  id: `${path}#${heading}`,
-  path,
-  url: `/${path}`,
-  anchor: heading.toLowerCase().replace(/\W+/g, '-'),
-  title,
-  trail: [title, heading],
-  text,
-})
 
 const CHUNKS = [
   doc('docs/helpers/cookie.md', 'Cookie Helper', 'Signed cookies', 'Call getSignedCookie(c, secret) to read a cookie that cannot be tampered with.'),

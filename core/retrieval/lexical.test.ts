@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { ChunkRecord } from '../index/format.ts'
+import { testChunk as doc } from '../index/testing.ts'
 import { buildLexicalIndex, DEFAULT_LEXICAL_SETTINGS } from './lexical.ts'
 
-const doc = (path: string, title: string, heading: string, text: string): ChunkRecord => ({
-  id: `${path}#${heading}`,
-  path,
-  url: `/${path}`,
-  anchor: heading.toLowerCase().replace(/\W+/g, '-'),
-  title,
-  trail: [title, heading],
-  text,
-})
 
 const CHUNKS = [
   doc('docs/helpers/cookie.md', 'Cookie Helper', 'Signed cookies', 'Call getSignedCookie(c, secret) to read a cookie that cannot be tampered with.'),
