@@ -62,6 +62,27 @@ describe('LexicalCache', () => {
     expect((await run(CHUNKS)).seen).toEqual([CHUNKS[2]!.id])
   })
 
+  it("keeps only the kept chunks' terms once the others outnumber a quarter of the table, and reads the renumbered counts back", async () => {
+    /** The term table of the cache file (its layout: lexical-cache.ts). */
+    const table = async () => {
+      const folder = join(dir, 'cache', 'lexical')
+      const [file] = await readdir(folder)
+      const bytes = await readFile(join(folder, file!))
+      const [, chunks, tableBytes] = new Uint32Array(bytes.buffer, bytes.byteOffset, 4)
+      const at = 16 + chunks! * 32
+      return bytes.subarray(at, at + tableBytes!).toString('utf8').split('\n').sort()
+    }
+    const termsOf = (chunks: readonly ChunkRecord[]) => countLexicalPostings(chunks).index.map(([term]) => term).sort()
+    await run(CHUNKS)
+    expect(await table()).toEqual(termsOf(CHUNKS))
+    const bun = [CHUNKS[2]!]
+    await run(bun)
+    expect(await table()).toEqual(termsOf(bun))
+    const again = await run(bun)
+    expect(again.seen).toEqual([])
+    expect(again.counted).toEqual(countLexicalPostings(bun))
+  })
+
   it('keeps counts apart per lexical settings', async () => {
     await run(CHUNKS)
     const unstemmed = { ...DEFAULT_LEXICAL_SETTINGS, stemming: 'none' as const }

@@ -10,7 +10,9 @@
  * [format, chunks, term table bytes, body words], then each chunk's 32-byte
  * digest, the term table (terms joined by '\n', zero-padded to 4 bytes), then
  * the body: per chunk its word count, then per field its length, its number
- * of terms and (term number, frequency) pairs.
+ * of terms and (term number, frequency) pairs. The table is renumbered to the
+ * terms the kept chunks use once over a quarter of it is unused (the terms of
+ * chunks edited or removed since), so a kept cache does not grow without bound.
  */
 import { createHash, hash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
@@ -35,6 +37,9 @@ export class LexicalCache {
   private readonly numbers = new Map<string, number>()
   /** Chunk digest -> digest bytes and record, for the chunks this run used, in order. */
   private readonly used = new Map<string, { digest: Buffer; record: Uint32Array }>()
+  /** Which term numbers the records this run used name (1 = named), and how many. */
+  private named = new Uint8Array(1024)
+  private namedTerms = 0
   private changed = false
 
   private constructor(
@@ -120,8 +125,10 @@ export class LexicalCache {
       const terms: string[] = (counted.terms[f] = new Array<string>(n))
       const counts: number[] = (counted.counts[f] = new Array<number>(n))
       for (let i = 0; i < n; i++) {
-        const term = this.terms[record[at++]!]
+        const number = record[at++]!
+        const term = this.terms[number]
         if (term === undefined) return undefined
+        this.name(number)
         terms[i] = term
         counts[i] = record[at++]!
       }
@@ -140,17 +147,40 @@ export class LexicalCache {
       record[at++] = counted.lengths[f]!
       record[at++] = terms.length
       for (let i = 0; i < terms.length; i++) {
-        record[at++] = this.number(terms[i]!)
+        const number = this.number(terms[i]!)
+        this.name(number)
+        record[at++] = number
         record[at++] = counts[i]!
       }
     }
     return record
   }
 
+  private name(number: number): void {
+    if (number >= this.named.length) {
+      const grown = new Uint8Array(Math.max(2 * this.named.length, number + 1))
+      grown.set(this.named)
+      this.named = grown
+    }
+    if (this.named[number]) return
+    this.named[number] = 1
+    this.namedTerms++
+  }
+
+  /** The new number of each term this run's records name (-1: none), when over a quarter of the table is unused; else undefined. */
+  private renumbering(): Int32Array | undefined {
+    if (this.terms.length - this.namedTerms <= this.terms.length / 4) return undefined
+    const numbers = new Int32Array(this.terms.length).fill(-1)
+    let next = 0
+    for (let n = 0; n < this.terms.length; n++) if (this.named[n]) numbers[n] = next++
+    return numbers
+  }
+
   /** Writes the chunks this run used, when it counted any or left some out (atomically: a crash leaves the previous file). */
   async save(): Promise<void> {
     if (!this.changed && this.used.size === this.records.size) return
-    const table = Buffer.from(this.terms.join('\n'))
+    const renumbered = this.renumbering()
+    const table = Buffer.from((renumbered ? this.terms.filter((_, n) => renumbered[n]! >= 0) : this.terms).join('\n'))
     const chunks = [...this.used.values()]
     const bodyWords = chunks.reduce((sum, c) => sum + 1 + c.record.length, 0)
     const tableAt = HEADER_WORDS * 4 + chunks.length * DIGEST_BYTES
@@ -164,11 +194,22 @@ export class LexicalCache {
     for (const { record } of chunks) {
       words[at] = record.length
       words.set(record, at + 1)
+      if (renumbered) this.renumber(words.subarray(at + 1, at + 1 + record.length), renumbered)
       at += 1 + record.length
     }
     await mkdir(dirname(this.file), { recursive: true })
     const tmp = `${this.file}.${process.pid}.tmp`
     await writeFile(tmp, bytes)
     await rename(tmp, this.file)
+  }
+
+  /** `record`'s term numbers, in place, as `numbers` maps them. */
+  private renumber(record: Uint32Array, numbers: Int32Array): void {
+    let at = 0
+    for (let f = 0; f < this.fields; f++) {
+      const n = record[at + 1]!
+      at += 2
+      for (let i = 0; i < n; i++, at += 2) record[at] = numbers[record[at]!]!
+    }
   }
 }
