@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process'
-import { cpSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { tempDirs } from '../fixtures/temp-dirs.ts'
 import { CollectError, collectChunks, PARSE_HERE_PAGES, type CollectedPage, type CollectOptions } from './collect.ts'
 
 const SNIPPETS = new URL('../fixtures/snippets/', import.meta.url).pathname
@@ -13,19 +14,15 @@ const base: Omit<CollectOptions, 'root'> = {
   chunks: { maxWords: 220, overlapWords: 40 },
 }
 
-const temps: string[] = []
+const temp = tempDirs('docpilot-collect-')
 function tempDocs(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'docpilot-collect-'))
-  temps.push(dir)
+  const dir = temp()
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(dir, path, '..'), { recursive: true })
     writeFileSync(join(dir, path), text)
   }
   return dir
 }
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
 
 async function collectError(opts: CollectOptions): Promise<CollectError> {
   const error = await collectChunks(opts).then(

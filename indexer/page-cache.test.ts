@@ -1,7 +1,7 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { tempDirs } from '../fixtures/temp-dirs.ts'
 import { collectChunks, type CollectOptions, type CollectedPage } from './collect.ts'
 import { PageCache } from './page-cache.ts'
 import { SETTLE_MS } from './read-source.ts'
@@ -14,15 +14,7 @@ const shape: Omit<CollectOptions, 'root'> = {
   pages: true,
 }
 
-const temps: string[] = []
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'docpilot-pages-'))
-  temps.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const temp = tempDirs('docpilot-pages-')
 
 function docs(pages: number): string {
   const root = temp()

@@ -10,10 +10,11 @@ beforeEach(async () => {
 })
 afterEach(() => rm(dir, { recursive: true, force: true }))
 
-/** A run that stored part `a.json.gz` holding content `digest-a` in the index at `out`. */
-async function recordedRun(out: string, cacheDir: string): Promise<string> {
+/** A run that stored part `a.json.gz` holding content `digest-a` in the index at `out` (its mtime set to `mtime` s, when given). */
+async function recordedRun(out: string, cacheDir: string, mtime?: number): Promise<string> {
   const part = join(out, 'a.json.gz')
   await writeFile(part, 'stored bytes')
+  if (mtime !== undefined) await utimes(part, mtime, mtime)
   const record = await PartRecord.open(cacheDir, out)
   record.keep('a.json.gz', 'digest-a', 'stored bytes'.length)
   await record.save()
@@ -47,11 +48,12 @@ describe('PartRecord', () => {
 
   it('does not vouch for a part rewritten in place with its size and mtime kept (rsync --inplace -t)', async () => {
     const cacheDir = join(dir, 'cache')
-    const part = await recordedRun(dir, cacheDir)
-    const { atime, mtime } = await stat(part)
+    // A whole second: what utimes sets back exactly (a Date or a float loses the mtime's sub-millisecond part).
+    const mtime = Math.floor(Date.now() / 1000) - 60
+    const part = await recordedRun(dir, cacheDir, mtime)
     await writeFile(part, 'CORRUPT byte')
-    await utimes(part, atime, mtime)
-    expect((await stat(part)).mtimeMs).toBe(mtime.getTime())
+    await utimes(part, mtime, mtime)
+    expect((await stat(part, { bigint: true })).mtimeNs).toBe(BigInt(mtime) * 1_000_000_000n)
     expect(await (await PartRecord.open(cacheDir, dir)).unchanged('a.json.gz', part, 'digest-a')).toBeUndefined()
   })
 

@@ -1,18 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { tempDirs } from '../fixtures/temp-dirs.ts'
 import { WrittenFiles } from './written-files.ts'
 
-const temps: string[] = []
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'docpilot-written-'))
-  temps.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const temp = tempDirs('docpilot-written-')
 
 /** One run of the index in `scope` writing `files` (relative path -> text) into `site`. */
 async function run(site: string, cacheDir: string | undefined, files: Record<string, string>, scope = '/out'): Promise<number> {
