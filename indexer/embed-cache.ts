@@ -23,10 +23,11 @@
  * a quarter of it, or when an append was cut short.
  */
 import { hash } from 'node:crypto'
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EmbedderIdentity } from '../core/index/format.ts'
 import { encodeVectorRow, rowBytes } from '../core/index/vectors.ts'
+import { cacheFile, replaceFile } from './cache-file.ts'
 
 /** "DPE3", little-endian. */
 const MAGIC = 0x33455044
@@ -78,8 +79,7 @@ export class EmbeddingCache {
   /** `scope` names the index the cache serves (its output folder). */
   static async open(cacheDir: string, identity: CachedEmbedder, scope = ''): Promise<EmbeddingCache> {
     // The content is in the header, not the name: a changed model rewrites its index's file rather than leaving it behind.
-    const key = textDigest(`${identity.id}\n${identity.model}\n${scope}`).slice(0, 16)
-    const cache = new EmbeddingCache(join(cacheDir, 'embeddings', `${key}.bin`), identity, identity.dims)
+    const cache = new EmbeddingCache(cacheFile(cacheDir, 'embeddings', `${identity.id}\n${identity.model}\n${scope}`, '.bin'), identity, identity.dims)
     const bytes = await readFile(cache.file).catch(() => null)
     // A damaged or foreign file is only a slower run: start empty.
     if (bytes) cache.load(bytes)
@@ -169,9 +169,7 @@ export class EmbeddingCache {
       this.stored = total
     } else {
       const kept = [...this.used].filter((d) => this.entries.get(d)!.vector.length === this.dims).sort()
-      const tmp = `${this.file}.${process.pid}.tmp`
-      await writeFile(tmp, this.encode(kept, this.header()))
-      await rename(tmp, this.file)
+      await replaceFile(this.file, this.encode(kept, this.header()))
       this.stored = kept.length
       this.appendable = true
     }

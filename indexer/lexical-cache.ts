@@ -14,11 +14,11 @@
  * terms the kept chunks use once over a quarter of it is unused (the terms of
  * chunks edited or removed since), so a kept cache does not grow without bound.
  */
-import { createHash, hash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { hash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
 import type { ChunkRecord } from '../core/index/format.ts'
 import type { ChunkTerms, LexicalSettings } from '../core/retrieval/lexical.ts'
+import { cacheFile, replaceFile } from './cache-file.ts'
 
 /** Bumped when the layout or what is counted changes. */
 const FORMAT = 1
@@ -48,8 +48,7 @@ export class LexicalCache {
   ) {}
 
   static async open(cacheDir: string, settings: LexicalSettings, version: string, scope: string): Promise<LexicalCache> {
-    const key = createHash('sha256').update(JSON.stringify([FORMAT, version, scope, settings])).digest('hex').slice(0, 16)
-    const cache = new LexicalCache(join(cacheDir, 'lexical', `${key}.bin`), settings.fields.length)
+    const cache = new LexicalCache(cacheFile(cacheDir, 'lexical', JSON.stringify([FORMAT, version, scope, settings]), '.bin'), settings.fields.length)
     const bytes = await readFile(cache.file).catch(() => null)
     if (bytes) {
       try {
@@ -197,10 +196,7 @@ export class LexicalCache {
       if (renumbered) this.renumber(words.subarray(at + 1, at + 1 + record.length), renumbered)
       at += 1 + record.length
     }
-    await mkdir(dirname(this.file), { recursive: true })
-    const tmp = `${this.file}.${process.pid}.tmp`
-    await writeFile(tmp, bytes)
-    await rename(tmp, this.file)
+    await replaceFile(this.file, bytes)
   }
 
   /** `record`'s term numbers, in place, as `numbers` maps them. */

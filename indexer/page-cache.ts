@@ -19,10 +19,11 @@
  * quarter of the live ones, or when its last append was cut short.
  */
 import { createHash } from 'node:crypto'
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { appendFile, mkdir, readFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import type { CollectedPage, CollectOptions } from './collect.ts'
 import type { SourceFingerprint } from './read-source.ts'
+import { cacheFile, replaceFile } from './cache-file.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
 const FORMAT = 3
@@ -58,7 +59,7 @@ export class PageCache {
   /** The cache for these options; `scope` names the index it serves (its output folder). */
   static async open(cacheDir: string, opts: Omit<CollectOptions, 'root' | 'include' | 'exclude' | 'cache'>, version: string, scope: string): Promise<PageCache> {
     const shape = JSON.stringify([FORMAT, version, scope, opts.mode, opts.contentSelector ?? '', opts.slugger, opts.urls, opts.chunks, opts.limits ?? {}])
-    const file = join(cacheDir, 'pages', `${sha(shape).slice(0, 16)}.jsonl`)
+    const file = cacheFile(cacheDir, 'pages', shape, '.jsonl')
     return new PageCache(file, readJournal(await readFile(file, 'utf8').catch(() => '')))
   }
 
@@ -104,9 +105,7 @@ export class PageCache {
     await mkdir(dirname(this.file), { recursive: true })
     if (!damaged && unused <= live / 4) return appendFile(this.file, serialize(added))
     const all: Line[] = [...[...this.used].map(([key, page]): Line => ['page', key, page]), ...[...this.seen].map(([path, [fingerprint, key]]): Line => ['file', path, fingerprint, key])]
-    const tmp = `${this.file}.${process.pid}.tmp`
-    await writeFile(tmp, serialize(all))
-    await rename(tmp, this.file)
+    await replaceFile(this.file, serialize(all))
   }
 
   private key(path: string, bytes: Uint8Array): string {

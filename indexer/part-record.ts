@@ -9,10 +9,10 @@
  * rewritten in place with its size and mtime kept (rsync --inplace -t, a
  * precompress step) from the part as stored.
  */
-import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileStamp } from './read-source.ts'
+import { cacheFile, replaceFile } from './cache-file.ts'
 
 /** Bumped when what a content key or an entry means changes. */
 const FORMAT = 2
@@ -31,7 +31,7 @@ export class PartRecord {
 
   /** The record of the index at `out` (an absolute path). */
   static async open(cacheDir: string, out: string): Promise<PartRecord> {
-    const file = join(cacheDir, 'parts', `${createHash('sha256').update(JSON.stringify([FORMAT, out])).digest('hex').slice(0, 16)}.json`)
+    const file = cacheFile(cacheDir, 'parts', JSON.stringify([FORMAT, out]), '.json')
     let previous: Record<string, Entry> = {}
     const raw = await readFile(file, 'utf8').catch(() => null)
     if (raw) {
@@ -77,9 +77,6 @@ export class PartRecord {
       const stamp = fileStamp(join(this.out, name))
       if (stamp) entries[name] = [content, size, stamp]
     }
-    await mkdir(dirname(this.file), { recursive: true })
-    const tmp = `${this.file}.${process.pid}.tmp`
-    await writeFile(tmp, JSON.stringify(entries))
-    await rename(tmp, this.file)
+    await replaceFile(this.file, JSON.stringify(entries))
   }
 }

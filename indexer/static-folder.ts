@@ -13,7 +13,7 @@
  * new zlib) makes another, so a miss removes all but the last few used.
  */
 import { createHash, hash } from 'node:crypto'
-import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises'
+import { readdir, readFile, stat, unlink, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { staticIdentity } from '../core/embed/static.ts'
@@ -24,6 +24,7 @@ import type { Embedder } from '../core/embed/types.ts'
 import type { EmbedderIdentity } from '../core/index/format.ts'
 import { EmbedConfigError, modelFile, modelFileStat } from './model-files.ts'
 import { fileStamp } from './read-source.ts'
+import { replaceFile } from './cache-file.ts'
 
 const NEEDS = 'a docpilot static model folder holds model.json, vocab.txt and vectors.bin (scripts/models/distill.ts writes one).'
 
@@ -151,10 +152,5 @@ async function packRows({ dir, descriptor }: FolderState): Promise<RowsPack> {
 
 /** Writes the served rows to the cache (each file renamed into place, so a killed run leaves no half file). */
 async function saveRows(path: string, rows: ServedRows): Promise<void> {
-  await mkdir(join(path, '..'), { recursive: true })
-  for (const [ext, bytes] of [['.bin', rows.pack], ['.dir.gz', rows.directory], ['.sha256', rows.packDigest]] as const) {
-    const tmp = `${path}${ext}.${process.pid}.tmp`
-    await writeFile(tmp, bytes)
-    await rename(tmp, `${path}${ext}`)
-  }
+  for (const [ext, bytes] of [['.bin', rows.pack], ['.dir.gz', rows.directory], ['.sha256', rows.packDigest]] as const) await replaceFile(`${path}${ext}`, bytes)
 }

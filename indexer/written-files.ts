@@ -18,9 +18,10 @@
  * gone ones (`sharedWith` says so, for a warning).
  */
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+import { mkdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises'
+import { dirname, relative, resolve, sep } from 'node:path'
 import { fileStamp } from './read-source.ts'
+import { cacheFile, replaceFile } from './cache-file.ts'
 
 type Remembered = Record<string, [digest: string, stamp: string]>
 
@@ -51,7 +52,7 @@ export class WrittenFiles {
    */
   static async open(dir: string, record: { cacheDir: string; scope: string } | undefined): Promise<WrittenFiles> {
     const root = resolve(dir)
-    const file = record ? join(record.cacheDir, 'written', `${sha(root).slice(0, 16)}.json`) : undefined
+    const file = record ? cacheFile(record.cacheDir, 'written', root, '.json') : undefined
     const raw = file ? await readFile(file, 'utf8').catch(() => null) : null
     let stored: Partial<StoredRecord> = {}
     try {
@@ -92,10 +93,7 @@ export class WrittenFiles {
     }
     if (!this.record) return
     const { file, scope } = this.record
-    await mkdir(dirname(file), { recursive: true })
-    const tmp = `${file}.${process.pid}.tmp`
-    await writeFile(tmp, JSON.stringify({ scope, files: this.kept } satisfies StoredRecord))
-    await rename(tmp, file)
+    await replaceFile(file, JSON.stringify({ scope, files: this.kept } satisfies StoredRecord))
   }
 
   private async remove(rel: string, stamp: string): Promise<void> {
