@@ -38,6 +38,15 @@ async function run(root: string, cacheDir: string) {
   return result
 }
 
+/** `pages` settled docs, run once with a fresh cache: the journal as a first run leaves it. */
+async function firstRun(pages: number) {
+  const root = docs(pages)
+  const cacheDir = temp()
+  await settle()
+  await run(root, cacheDir)
+  return { root, cacheDir, file: journal(cacheDir) }
+}
+
 const journal = (cacheDir: string) => join(cacheDir, 'pages', readdirSync(join(cacheDir, 'pages'))[0]!)
 const pageLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith('["page"')).length
 
@@ -57,13 +66,9 @@ describe('the page cache', () => {
   })
 
   it('forgets a deleted page, and is not written again by a run that changed nothing', async () => {
-    const root = docs(3)
-    const cacheDir = temp()
-    await settle()
-    await run(root, cacheDir)
+    const { root, cacheDir, file } = await firstRun(3)
     unlinkSync(join(root, 'guide/p1.md'))
     await run(root, cacheDir)
-    const file = journal(cacheDir)
     const written = statSync(file)
     expect(pageLines(file)).toBe(2)
     expect((await run(root, cacheDir)).parsed).toBe(0)
@@ -71,11 +76,7 @@ describe('the page cache', () => {
   })
 
   it('appends a changed page to the journal, and rewrites it with the live pages only once unused ones pile up', async () => {
-    const root = docs(8)
-    const cacheDir = temp()
-    await settle()
-    await run(root, cacheDir)
-    const file = journal(cacheDir)
+    const { root, cacheDir, file } = await firstRun(8)
     const first = statSync(file)
     for (const edit of [1, 2]) {
       appendFileSync(join(root, 'guide/p0.md'), `\nEdit ${edit}.\n`)
@@ -96,11 +97,7 @@ describe('the page cache', () => {
   })
 
   it('a journal whose last append was cut short keeps its whole lines, and is rewritten by the next save', async () => {
-    const root = docs(3)
-    const cacheDir = temp()
-    await settle()
-    await run(root, cacheDir)
-    const file = journal(cacheDir)
+    const { root, cacheDir, file } = await firstRun(3)
     appendFileSync(file, '["page","abc",{"chunks":[')
     expect((await run(root, cacheDir)).parsed).toBe(0)
     expect(readFileSync(file, 'utf8').endsWith(']\n')).toBe(true)
