@@ -1,6 +1,6 @@
 /**
- * docpilot's CLI as an installed package runs it: the compiled JavaScript in
- * dist/ that `npm pack` builds (`npm run build:node`), not the TypeScript
+ * docpilot's CLI as an installed package runs it: the bundled JavaScript in
+ * dist/bin/ that `npm pack` builds (`npm run build:node`), not the TypeScript
  * sources a checkout runs through tsx. Builds are timed with process start
  * included, so timing the checkout's launcher would charge every build the
  * TypeScript compiler's start-up, which no site owner pays.
@@ -35,7 +35,7 @@ export function compiledCli(): Promise<string> {
   compiled ??= (async () => {
     await buildNode()
     const launcher = join(await mkdtemp(join(tmpdir(), 'docpilot-bench-cli-')), 'docpilot.mjs')
-    const main = pathToFileURL(join(ROOT, 'dist/cli/main.js')).href
+    const main = pathToFileURL(join(ROOT, 'dist/bin/main.js')).href
     await writeFile(launcher, `import { main } from ${JSON.stringify(main)}\nprocess.exitCode = await main(process.argv.slice(2))\n`)
     return launcher
   })()

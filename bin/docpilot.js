@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// An installed package runs the compiled JavaScript in dist/ (built at `npm pack`).
+// An installed package runs the bundled JavaScript in dist/bin/ (built at `npm pack`,
+// scripts/build-cli.ts).
 // A checkout of the repository has the TypeScript sources beside this file and
 // runs them through tsx, a dev dependency, so a change needs no build step.
 import { existsSync } from 'node:fs'
@@ -11,6 +12,6 @@ if (existsSync(sources)) {
   register()
   ;({ main } = await import(sources.href))
 } else {
-  ;({ main } = await import('../dist/cli/main.js'))
+  ;({ main } = await import('../dist/bin/main.js'))
 }
 process.exitCode = await main(process.argv.slice(2))

@@ -15,6 +15,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { builtinModules, createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, relative } from 'node:path'
 import { promisify } from 'node:util'
@@ -210,19 +211,39 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
   it('ships compiled JavaScript whose every import is a declared dependency, and declares nothing it does not import', async () => {
     const pkgDir = join(project, 'node_modules/docpilot')
     const manifest = JSON.parse(await readFile(join(pkgDir, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> }
+    const declared = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)])
+    const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)
+    const isPackage = (spec: string) => !spec.startsWith('.') && !spec.startsWith('node:') && !builtinModules.includes(spec)
+    // The modules tsc compiled: each import names a package the install must provide.
     const imported = new Set<string>()
     walk(join(pkgDir, 'dist'), (path, isDir) => {
-      if (isDir || !path.endsWith('.js') || path.includes('/dist/widget/')) return
+      if (isDir || !path.endsWith('.js') || path.includes('/dist/widget/') || path.includes('/dist/bin/')) return
       expect(path.endsWith('.ts')).toBe(false)
       for (const m of readFileSync(path, 'utf8').matchAll(/(?:^(?:import|export)\b[^'"\n]*?from\s*|\b(?:import|require)\(\s*)["']([^"']+)["']/gm)) {
-        const spec = m[1]!
-        if (spec.startsWith('node:') || spec.startsWith('.')) continue
-        imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)
+        if (isPackage(m[1]!)) imported.add(packageOf(m[1]!))
       }
     })
-    const declared = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)])
     expect([...imported].filter((d) => !declared.has(d)), 'imported but not declared').toEqual([])
     expect([...declared].filter((d) => !imported.has(d)), 'declared but never imported').toEqual([])
+    // The bundled CLI (dist/bin/) carries its dependencies inside; what it left
+    // outside (esbuild's import statements, import() and __require() calls) is
+    // declared, or resolves from there as an optional probe does (fdir's picomatch).
+    const bundle = join(pkgDir, 'dist/bin')
+    const external = new Set<string>()
+    for (const file of readdirSync(bundle).filter((f) => f.endsWith('.js'))) {
+      for (const m of readFileSync(join(bundle, file), 'utf8').matchAll(/(?:^import\b[^'"\n]*?from\s*|\b(?:import|__require)\(\s*)"([^"]+)"/gm)) {
+        if (isPackage(m[1]!)) external.add(packageOf(m[1]!))
+      }
+    }
+    const resolvable = (name: string) => {
+      try {
+        createRequire(join(bundle, 'main.js')).resolve(name)
+        return true
+      } catch {
+        return false
+      }
+    }
+    expect([...external].filter((d) => !declared.has(d) && !resolvable(d)), 'left outside the bundle, neither declared nor installed').toEqual([])
     expect(existsSync(join(pkgDir, 'cli'))).toBe(false)
     expect(readdirSync(join(pkgDir, 'dist/widget')).filter((f) => f.startsWith('ort-'))).toEqual([])
     expect(existsSync(join(pkgDir, 'dist/cli/main.d.ts'))).toBe(true)

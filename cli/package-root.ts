@@ -1,11 +1,11 @@
 /**
  * The package's own folder (the one holding its package.json), found the same
- * way from the sources (cli/) and from the compiled code (dist/cli/), which
- * sit at different depths below it.
+ * way from the sources (cli/), from the compiled code (dist/cli/) and from the
+ * bundled CLI (dist/bin/), which sit at different depths below it.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 function packageRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
@@ -25,3 +25,13 @@ export const FROM_SOURCES = import.meta.url.endsWith('.ts')
 
 /** The version in the package's package.json (what `--version` prints and manifests record). */
 export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version
+
+/**
+ * The committed offline default model, for code that runs in Node (the CLI,
+ * tests, benchmarks): models/ in a checkout, dist/models/ in an installed
+ * package (`build:node` copies it there). Found from the package root rather
+ * than from this module's own URL, because the bundled CLI sits at another
+ * depth than the compiled modules. Browser code gets the same files from the
+ * index folder, content-addressed, and never imports this.
+ */
+export const DEFAULT_MODEL_DIR = pathToFileURL(join(PACKAGE_ROOT, FROM_SOURCES ? '' : 'dist', 'models', 'default-en') + '/')

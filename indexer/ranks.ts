@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
+import { DEFAULT_MODEL_DIR } from '../cli/package-root.ts'
 import type { StaticModelDescriptor } from '../core/embed/static-model.ts'
 import type { DenseParts } from './embed.ts'
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_MODEL_DIR } from '../core/embed/load-default.ts'
+import { DEFAULT_MODEL_DIR } from '../cli/package-root.ts'
 import { openStaticFolder } from './static-folder.ts'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))

@@ -237,7 +237,7 @@ describe('MCP with an ONNX index', () => {
 
   beforeAll(async () => {
     const { exportStaticOnnx } = await import('../scripts/onnx/export-static.ts')
-    const { DEFAULT_MODEL_DIR } = await import('../core/embed/load-default.ts')
+    const { DEFAULT_MODEL_DIR } = await import('../cli/package-root.ts')
     const { fileURLToPath } = await import('node:url')
     const { buildIndex } = await import('../indexer/build.ts')
     const { ConfigSchema } = await import('../core/config/schema.ts')

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_MODEL_DIR } from './load-default.ts'
+import { DEFAULT_MODEL_DIR } from '../../cli/package-root.ts'
 import { StaticEmbedder } from './static.ts'
 import { staticWords, type StaticModelDescriptor } from './static-model.ts'
 import { PackedStaticEmbedder } from './static-packed.ts'

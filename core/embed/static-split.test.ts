@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { PartLoader } from '../index/parts.ts'
-import { DEFAULT_MODEL_DIR } from './load-default.ts'
+import { DEFAULT_MODEL_DIR } from '../../cli/package-root.ts'
 import { StaticEmbedder, staticTokens } from './static.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
 import { splitIdentity, SplitStaticEmbedder } from './static-split.ts'

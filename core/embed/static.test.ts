@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_MODEL_DIR } from './load-default.ts'
+import { DEFAULT_MODEL_DIR } from '../../cli/package-root.ts'
 import { openEmbedder } from './open.ts'
 import { poolRows, StaticEmbedder, staticTokens, type StaticRow } from './static.ts'
 import { EmbedError, l2normalize } from './types.ts'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_MODEL_DIR } from '../embed/load-default.ts'
+import { DEFAULT_MODEL_DIR } from '../../cli/package-root.ts'
 import { StaticEmbedder } from '../embed/static.ts'
 import type { StaticModelDescriptor } from '../embed/static-model.ts'
 import { bucketOfWord, bucketStarts, encodeRowsPack, entryBytes, findInBucket, fnv1a32 } from './static-rows.ts'
