@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDirs } from '../fixtures/temp-dirs.ts'
@@ -48,7 +48,9 @@ async function firstRun(pages: number) {
 }
 
 const journal = (cacheDir: string) => join(cacheDir, 'pages', readdirSync(join(cacheDir, 'pages'))[0]!)
-const pageLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith('["page"')).length
+const linesOf = (kind: 'page' | 'file') => (file: string) => readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith(`["${kind}"`)).length
+const pageLines = linesOf('page')
+const fileLines = linesOf('file')
 
 const page = (text: string): CollectedPage => ({ chunks: [{ id: 'a.md#', path: 'a.md', url: '/a', anchor: '', title: 'A', trail: ['A'], text }], warnings: [] })
 const bytes = (text: string) => new TextEncoder().encode(text)
@@ -76,7 +78,7 @@ describe('the page cache', () => {
   })
 
   it('appends a changed page to the journal, and rewrites it with the live pages only once unused ones pile up', async () => {
-    const { root, cacheDir, file } = await firstRun(8)
+    const { root, cacheDir, file } = await firstRun(10)
     const first = statSync(file)
     for (const edit of [1, 2]) {
       appendFileSync(join(root, 'guide/p0.md'), `\nEdit ${edit}.\n`)
@@ -84,16 +86,30 @@ describe('the page cache', () => {
       await run(root, cacheDir)
       // Appended: the same file, with p0's new page (its old one and its old fingerprint are unused now).
       expect(statSync(file).ino).toBe(first.ino)
-      expect(pageLines(file)).toBe(8 + edit)
+      expect(pageLines(file)).toBe(10 + edit)
     }
     appendFileSync(join(root, 'guide/p0.md'), '\nEdit 3.\n')
     await settle()
     const third = await run(root, cacheDir)
-    // Six unused lines, over a quarter of the sixteen live ones (8 pages, 8 fingerprints): the file is
-    // replaced (written, then renamed: a new inode), with one line per page in use.
+    // Three unused pages and their fingerprints, about 30% of the live lines' characters (ten pages, each
+    // with its fingerprint), over a quarter: the file is replaced (written, then renamed: a new inode),
+    // with one line per page in use.
     expect(statSync(file).ino).not.toBe(first.ino)
-    expect(pageLines(file)).toBe(8)
+    expect(pageLines(file)).toBe(10)
     expect(third.chunks.some((c) => c.text.includes('Edit 3.'))).toBe(true)
+  })
+
+  it('appends the fingerprints a run over a copy of the docs finds (every file touched), rather than rewriting every page', async () => {
+    const { root, cacheDir, file } = await firstRun(8)
+    const first = statSync(file)
+    const copy = temp()
+    cpSync(root, copy, { recursive: true })
+    await settle()
+    expect((await run(copy, cacheDir)).parsed).toBe(0)
+    // Eight unused fingerprint lines weigh far less than a quarter of the live pages: appended, not rewritten.
+    expect(statSync(file).ino).toBe(first.ino)
+    expect(fileLines(file)).toBe(16)
+    expect(pageLines(file)).toBe(8)
   })
 
   it('a journal whose last append was cut short keeps its whole lines, and is rewritten by the next save', async () => {

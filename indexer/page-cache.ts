@@ -15,8 +15,11 @@
  * The file is a journal, one JSON line per page or file record, a later line
  * replacing an earlier one: a run that changed one page appends two lines
  * instead of writing megabytes again. Lines no run uses any more (pages since
- * changed or deleted) are dropped by rewriting the file once they outnumber a
- * quarter of the live ones, or when its last append was cut short.
+ * changed or deleted, fingerprints since replaced) are dropped by rewriting
+ * the file once their characters outweigh a quarter of the live lines', or
+ * when its last append was cut short. Weighed by size, not counted: a run over
+ * a fresh checkout replaces every file's fingerprint (a short line each) and
+ * appends them, where counting lines would rewrite every page (megabytes).
  */
 import { createHash } from 'node:crypto'
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
@@ -42,7 +45,11 @@ export interface ReadFile {
 interface Journal {
   pages: Map<string, CollectedPage>
   files: Map<string, [fingerprint: string, key: string]>
-  lines: number
+  /** Characters of the line that holds each page (by key) and each file's fingerprint (by path). */
+  pageChars: Map<string, number>
+  fileChars: Map<string, number>
+  /** Characters in the whole file, live lines and unused ones. */
+  chars: number
   /** The file ends in a cut-off line: the next save rewrites it. */
   damaged: boolean
 }
@@ -92,18 +99,24 @@ export class PageCache {
    * leaves the previous file). A run that changed nothing writes nothing.
    */
   async save(): Promise<void> {
-    const { pages, files, lines, damaged } = this.stored
-    const added: Line[] = []
-    for (const [key, page] of this.used) if (!pages.has(key)) added.push(['page', key, page])
+    const { pages, files, pageChars, fileChars, chars, damaged } = this.stored
+    const added: string[] = []
+    let live = 0
+    const add = (line: Line) => {
+      const text = serialize([line])
+      added.push(text)
+      return text.length
+    }
+    for (const [key, page] of this.used) live += pages.has(key) ? pageChars.get(key)! : add(['page', key, page])
     for (const [path, [fingerprint, key]] of this.seen) {
       const before = files.get(path)
-      if (before?.[0] !== fingerprint || before[1] !== key) added.push(['file', path, fingerprint, key])
+      live += before?.[0] === fingerprint && before[1] === key ? fileChars.get(path)! : add(['file', path, fingerprint, key])
     }
-    const live = this.used.size + this.seen.size
-    const unused = lines + added.length - live
-    if (!damaged && unused <= live / 4 && !added.length) return
+    const unused = chars + added.reduce((sum, text) => sum + text.length, 0) - live
+    const compact = damaged || unused > live / 4
+    if (!compact && !added.length) return
     await mkdir(dirname(this.file), { recursive: true })
-    if (!damaged && unused <= live / 4) return appendFile(this.file, serialize(added))
+    if (!compact) return appendFile(this.file, added.join(''))
     const all: Line[] = [...[...this.used].map(([key, page]): Line => ['page', key, page]), ...[...this.seen].map(([path, [fingerprint, key]]): Line => ['file', path, fingerprint, key])]
     await replaceFile(this.file, serialize(all))
   }
@@ -125,10 +138,9 @@ const serialize = (lines: Line[]) => lines.map((line) => `${JSON.stringify(line)
 
 /** The journal's contents; a missing file is an empty cache, and a damaged line is skipped (the next save rewrites the file). */
 function readJournal(raw: string): Journal {
-  const journal: Journal = { pages: new Map(), files: new Map(), lines: 0, damaged: false }
+  const journal: Journal = { pages: new Map(), files: new Map(), pageChars: new Map(), fileChars: new Map(), chars: raw.length, damaged: false }
   for (const text of raw.split('\n')) {
     if (!text) continue
-    journal.lines++
     let line: Line
     try {
       line = JSON.parse(text) as Line
@@ -136,9 +148,14 @@ function readJournal(raw: string): Journal {
       journal.damaged = true
       continue
     }
-    if (line[0] === 'page') journal.pages.set(line[1], line[2])
-    else if (line[0] === 'file') journal.files.set(line[1], [line[2], line[3]])
-    else journal.damaged = true
+    // Each line's characters with its newline, as serialize writes it.
+    if (line[0] === 'page') {
+      journal.pages.set(line[1], line[2])
+      journal.pageChars.set(line[1], text.length + 1)
+    } else if (line[0] === 'file') {
+      journal.files.set(line[1], [line[2], line[3]])
+      journal.fileChars.set(line[1], text.length + 1)
+    } else journal.damaged = true
   }
   if (raw && !raw.endsWith('\n')) journal.damaged = true
   return journal
