@@ -341,7 +341,7 @@ describe('hostile docs folders', () => {
     await new Promise((r) => setImmediate(r))
     process.off('warning', onWarning)
     expect(files).toEqual(['tagged.md'])
-    expect(warnings).toEqual([{ file: 'tagged.md', message: expect.stringMatching(/^frontmatter: Unresolved tag: tag:yaml.org,2002:python\/object at line 1/) }])
+    expect(warnings).toEqual([{ file: 'tagged.md', message: expect.stringMatching(/^frontmatter: Unresolved tag: tag:yaml.org,2002:python\/object/) }])
     expect(emitted).toEqual([])
   })
 })

@@ -195,6 +195,11 @@ describe('edge cases', () => {
     ])
   })
 
+  it('reads frontmatter with YAML 1.2 core types: a date or yes/no title stays the text written', () => {
+    expect(parseMarkdown('---\ntitle: 2024-01-01\n---\n\nBody.\n', { mdx: false }).metaTitle).toBe('2024-01-01')
+    expect(parseMarkdown('---\ntitle: yes\ndescription: |\n  Two\n  lines\n---\n\nBody.\n', { mdx: false })).toMatchObject({ metaTitle: 'yes', description: 'Two\nlines' })
+  })
+
   it('reports malformed frontmatter as a note and keeps the body', () => {
     const page = parseMarkdown('---\ntitle: [unclosed\n---\n\n# Page\n\nBody text.\n', { mdx: false })
     expect(page.notes?.[0]).toMatch(/frontmatter is not valid YAML/)

@@ -7,7 +7,7 @@
  */
 import { Lexer, Tokenizer, type MarkedOptions, type Token, type Tokens } from 'marked'
 import { decodeHTML } from 'entities/decode'
-import { parseDocument as parseYaml } from 'yaml'
+import { CORE_SCHEMA, load as loadYaml, Type } from 'js-yaml'
 import { parseExplicitId } from '../anchors/slugger.ts'
 import { markdownCopy } from '../page-copy.ts'
 import { htmlFragmentText } from './html-text.ts'
@@ -62,16 +62,41 @@ function firstLine(error: unknown): string {
 
 type PageDraft = ParsedPage & { frontmatterText?: string }
 
+/** Tags the schema does not know, met by the load running now (`!!python/object`, `!custom`); once each (the loader may construct a node twice). */
+let unknownTags = new Set<string>()
+
+/**
+ * YAML 1.2's core schema (`date: 2024-01-01` and `draft: yes` stay strings),
+ * where a value under a tag it does not know is read as if untagged, with a
+ * warning, instead of failing the whole frontmatter.
+ */
+const FRONTMATTER_SCHEMA = CORE_SCHEMA.extend(
+  (['scalar', 'sequence', 'mapping'] as const).map(
+    (kind) =>
+      new Type('', {
+        kind,
+        multi: true,
+        construct(data: unknown, tag?: string) {
+          unknownTags.add(tag!)
+          return data
+        },
+      }),
+  ),
+)
+
 function readFrontmatter(yaml: string, page: PageDraft): void {
   if (!yaml.trim()) return
-  // Silent: the library's own warnings would reach the console without the file's name; they become notes.
-  const doc = parseYaml(yaml, { logLevel: 'silent' })
-  if (doc.errors.length) {
-    ;(page.notes ??= []).push(`frontmatter is not valid YAML (${firstLine(doc.errors[0])}); ignored`)
+  const warnings: string[] = []
+  unknownTags = new Set()
+  let data: unknown
+  try {
+    data = loadYaml(yaml, { schema: FRONTMATTER_SCHEMA, onWarning: (warning) => warnings.push(`frontmatter: ${firstLine(warning)}`) })
+  } catch (error) {
+    ;(page.notes ??= []).push(`frontmatter is not valid YAML (${firstLine(error)}); ignored`)
     return
   }
-  for (const warning of doc.warnings) (page.notes ??= []).push(`frontmatter: ${firstLine(warning)}`)
-  const data: unknown = doc.toJS()
+  for (const tag of unknownTags) warnings.push(`frontmatter: Unresolved tag: ${tag}`)
+  if (warnings.length) (page.notes ??= []).push(...warnings)
   if (!data || typeof data !== 'object') return
   const fm = data as Record<string, unknown>
   if (typeof fm.title === 'string' && fm.title.trim()) page.metaTitle = fm.title.trim()
