@@ -137,6 +137,16 @@ describe('the page cache', () => {
     expect(next.get('b.md', { bytes: bytes('# B') })).toEqual(page('two'))
   })
 
+  it('reads back pages in any script, each line decoded on its own', async () => {
+    const cacheDir = temp()
+    const texts = ['plain ASCII', 'Größe und Maß', '日本語のページ', 'emoji 🚀 and \u2028 a line separator']
+    const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+    texts.forEach((text, i) => cache.set(`p${i}.md`, { bytes: bytes(text) }, page(text)))
+    await cache.save()
+    const next = await PageCache.open(cacheDir, shape, 'test', '/out')
+    texts.forEach((text, i) => expect(next.get(`p${i}.md`, { bytes: bytes(text) })).toEqual(page(text)))
+  })
+
   it('a damaged cache file is an empty cache', async () => {
     const cacheDir = temp()
     const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
