@@ -5,13 +5,14 @@
  * Markdown (mdx-source.ts: ESM and component tags out, expressions resolved),
  * so both kinds of page go through the same tokenizer and the same walk.
  */
-import { Lexer, Tokenizer, type MarkedOptions, type Token, type Tokens } from 'marked'
+import { Tokenizer, type MarkedOptions, type Token, type Tokens } from 'marked'
 import { decodeHTML } from 'entities/decode'
 import { CORE_SCHEMA, load as loadYaml, Type } from 'js-yaml'
 import { parseExplicitId } from '../anchors/slugger.ts'
 import { markdownCopy } from '../page-copy.ts'
 import { htmlFragmentText } from './html-text.ts'
 import { mdxToMarkdown } from './mdx-source.ts'
+import { PageLexer } from './page-lexer.ts'
 import type { PageNode, ParsedPage } from './page.ts'
 
 /**
@@ -38,7 +39,7 @@ export function parseMarkdown(source: string, opts: { mdx: boolean; copy?: boole
   const markdown = opts.mdx ? mdxToMarkdown(body) : { index: body, copy: body }
   const page: PageDraft = { nodes: [] }
   if (frontmatter !== undefined) readFrontmatter(frontmatter, page)
-  walkBlocks(new Lexer(opts.mdx ? MDX : MARKDOWN).lex(markdown.index), page.nodes)
+  walkBlocks(new PageLexer(opts.mdx ? MDX : MARKDOWN).lex(markdown.index), page.nodes)
   if (!page.nodes.some((n) => n.type === 'text') && page.frontmatterText) {
     page.nodes.push({ type: 'text', text: page.frontmatterText })
   }
