@@ -43,6 +43,8 @@ describe('reading a manifest', () => {
     expect(checkManifest(written)).toBe(written)
     const hybrid = withField(written, 'retrieval.fusion', { method: 'rrf', k: 60, lexicalWeight: 1, denseWeight: 1 })
     expect(checkManifest(hybrid)).toBe(hybrid)
+    const covered = withField(written, 'retrieval.fusion', { method: 'linear', lexicalWeight: 0.3, denseWeight: 0.7, coverageWeight: 0.3 })
+    expect(checkManifest(covered)).toBe(covered)
     expect((await readManifest(fsPartLoader(dir))).corpus.chunks).toBe(1)
   })
 
@@ -59,6 +61,7 @@ describe('reading a manifest', () => {
     ['retrieval.fusion', 'linear', 'retrieval.fusion is string "linear"; it must be an object'],
     ['retrieval.fusion', { method: 'linear', lexicalWeight: 0.4 }, 'retrieval.fusion.denseWeight is missing; it must be a number'],
     ['retrieval.fusion', { method: 'rrf', lexicalWeight: 1, denseWeight: 1 }, 'retrieval.fusion.k is missing; it must be a number'],
+    ['retrieval.fusion', { method: 'linear', lexicalWeight: 0.3, denseWeight: 0.7, coverageWeight: '0.3' }, 'retrieval.fusion.coverageWeight is string "0.3"; it must be a number'],
     ['retrieval.gate', undefined, 'retrieval.gate is missing; it must be an object'],
     ['retrieval.gate.threshold', null, 'retrieval.gate.threshold is null; it must be a number'],
     ['retrieval.gate.weights', [0.6, 0.4], 'retrieval.gate.weights is a list; it must be an object'],

@@ -129,7 +129,7 @@ const lexical = fields({
 /** A lexical-only index carries no fusion: `{}`. */
 const fusion: Check = (v, path) => {
   if (isObject(v) && Object.keys(v).length === 0) return
-  fields({ method: oneOf('linear', 'rrf'), lexicalWeight: number, denseWeight: number })(v, path)
+  fields({ method: oneOf('linear', 'rrf'), lexicalWeight: number, denseWeight: number, coverageWeight: optional(number) })(v, path)
   if ((v as { method: string }).method === 'rrf') number((v as { k?: unknown }).k, at(path, 'k'))
 }
 

@@ -9,16 +9,22 @@
  * query-dependent), dense cosines as they are (already on a fixed scale), then
  * a weighted sum. A candidate missing from one list gets that channel's exact
  * score when the caller can compute it (every chunk has a vector), else 0.
+ * `coverageWeight` adds the share of the question's rarity-weighted terms the
+ * passage holds (coverage.ts; 0 for a passage outside the lexical list): BM25
+ * alone lets a passage that repeats one of the question's words outrank one
+ * that holds all of them.
  * rrf: reciprocal rank fusion, kept for comparison in the eval.
  */
 
 export type FusionConfig =
-  | { method: 'linear'; lexicalWeight: number; denseWeight: number }
+  | { method: 'linear'; lexicalWeight: number; denseWeight: number; coverageWeight?: number }
   | { method: 'rrf'; k: number; lexicalWeight: number; denseWeight: number }
 
 export interface Scored {
   id: string
   score: number
+  /** Lexical hits: the share of the question the passage covers (coverage.ts). */
+  coverage?: number
 }
 
 export interface Fused {
@@ -52,13 +58,17 @@ export function fuse(
     })
   } else {
     const best = lexical.reduce((m, h) => Math.max(m, h.score), 0)
-    for (const h of lexical) entry(h.id).channels.lexical = h.score
+    const coverage = new Map<string, number>()
+    for (const h of lexical) {
+      entry(h.id).channels.lexical = h.score
+      if (h.coverage !== undefined) coverage.set(h.id, h.coverage)
+    }
     for (const h of dense) entry(h.id).channels.dense = h.score
     for (const e of byId.values()) {
       if (e.channels.dense === undefined && denseScoreOf) e.channels.dense = denseScoreOf(e.id)
       const lex = best > 0 ? (e.channels.lexical ?? 0) / best : 0
       const den = Math.max(0, e.channels.dense ?? 0)
-      e.score = config.lexicalWeight * lex + config.denseWeight * den
+      e.score = config.lexicalWeight * lex + config.denseWeight * den + (config.coverageWeight ?? 0) * (coverage.get(e.id) ?? 0)
     }
   }
   // Stable order: score, then lexical list order, then dense list order (Map insertion order).

@@ -278,7 +278,7 @@ export async function rankHybrid(input: RankInput): Promise<Ranked> {
   const approximate = vectors.approximate(v)
   const denseOf = (o: number) => exact.get(o) ?? approximate(o)
   const fused = fuse(
-    input.lexical.slice(0, FUSION_CANDIDATES).map((h) => ({ id: String(h.ordinal), score: h.score })),
+    input.lexical.slice(0, FUSION_CANDIDATES).map((h) => ({ id: String(h.ordinal), score: h.score, coverage: h.coverage })),
     denseHits.map((h) => ({ id: String(h.index), score: denseOf(h.index) })).sort((a, b) => b.score - a.score),
     fusionConfig(input.manifest),
     (id) => denseOf(Number(id)),

@@ -37,9 +37,13 @@ describe('lexical index', () => {
     expect(index.searchNow('documen', 8).map((h) => h.ordinal)).toEqual([3])
   })
 
-  it('reports how much of the question the passage covers', () => {
+  it('reports how much of the question the passage covers, a word the docs lack weighing most', () => {
     const [top] = index.searchNow('signed cookie bananas', 3)
-    expect(top!.coverage).toBeCloseTo(2 / 3)
+    expect(top!.terms).toEqual(['sign', 'cooki'])
+    // Two of three terms, but "bananas" (in no chunk) is the rarest: it weighs more than a third.
+    expect(top!.coverage).toBeGreaterThan(0)
+    expect(top!.coverage).toBeLessThan(2 / 3)
+    expect(index.searchNow('signed cookie', 3)[0]!.coverage).toBeCloseTo(1)
   })
 
   it('refuses settings written for another tokenizer', () => {

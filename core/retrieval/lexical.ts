@@ -6,6 +6,7 @@
  */
 import MiniSearch, { type AsPlainObject, type SearchResult as MiniResult } from 'minisearch'
 import { LEXICAL_FIELDS, type ChunkRecord, type LexicalField } from '../index/format.ts'
+import { coverageOf } from './coverage.ts'
 import { termProcessor, tokenize } from './terms.ts'
 
 /** Name of the tokenizer below; a reader refuses an index built with another. */
@@ -105,9 +106,9 @@ export interface LexicalHit {
   /** Position of the chunk in the index. */
   ordinal: number
   score: number
-  /** Share of the query's distinct terms the chunk matched (0..1). */
+  /** Share of the query's distinct terms the chunk matched, each weighted by its rarity in the docs (0..1; coverage.ts). */
   coverage: number
-  /** The query terms the chunk matched (coverage = terms.length / query terms). */
+  /** The query terms the chunk matched. */
   terms: string[]
 }
 
@@ -172,10 +173,12 @@ export function lexicalSearcher(mini: MiniSearch<{ id: number }>, settings: Lexi
         fuzzy: (t) => (t.length >= settings.fuzzyMinLength ? settings.fuzzy : false),
         maxFuzzy: settings.maxFuzzy,
       })
+      // Every hit, not only the first `limit`, gives the terms' document frequencies.
+      const coverage = coverageOf(terms, hits.map((h) => h.queryTerms), mini.documentCount)
       return hits.slice(0, limit).map((h) => ({
         ordinal: h.id as number,
         score: h.score,
-        coverage: h.queryTerms.length / terms.length,
+        coverage: coverage(h.queryTerms),
         terms: h.queryTerms,
       }))
     },
