@@ -5,8 +5,9 @@
  * - gate: choose weights and thresholds on one corpus (at most 2.5% of its
  *   answerable questions refused) and count what they refuse on the other,
  *   both ways, and pooled; next to the settings that ship (tuning.ts);
- * - fusion: R@1, R@8 and MRR@8 per file for each lexical/dense blend, the
- *   blend chosen on one corpus and checked on the other.
+ * - fusion: R@1, R@8 and MRR@8 per file for each blend of the lexical score,
+ *   the dense cosine and the question's coverage (fusion.ts), the blend
+ *   chosen on one corpus and checked on the other, both ways.
  *
  *   npm run bench -- --only gate                      the shipped default model
  *   DOCPILOT_BENCH_EMBED=.cache/models/minilm-l6-v2-int8 npm run bench -- --only gate
@@ -39,7 +40,13 @@ const CORPORA = [
 ] as const
 
 const SETS = ['dev', 'dev-2']
-const BLENDS = [0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1]
+/** Lexical and coverage weights tried; the dense weight is what remains of 1. */
+const LEXICAL_WEIGHTS = [0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1]
+const COVERAGE_WEIGHTS = [0, 0.1, 0.2, 0.25, 0.3, 0.4]
+
+type Figures = ReturnType<typeof retrieval>
+/** How a blend ranks on a corpus's files: R@8 first, then paraphrase R@8, R@1 and MRR. */
+const blendScore = (files: Figures[]) => files.reduce((s, f) => s + 2 * f.r8 + f.paraR8 + f.r1 + f.mrr, 0)
 
 interface Asked {
   question: EvalQuestion
@@ -144,26 +151,36 @@ export async function run(opts: BenchOptions & { workDir?: string; smoke?: boole
     gateRows.push({ tuned: 'pooled', gate: pooled.gate, train: pooled.train, lexicalTrain: pooled.lexicalTrain })
   }
 
-  // Fusion: every blend on every file.
-  const fusionRows: Record<string, unknown>[] = []
-  log('\nfusion (linear, lexical weight; R@1 / R@8 / MRR@8 / paraphrase R@8 per file):')
-  for (const lexicalWeight of BLENDS) {
-    const row: Record<string, unknown> = { lexicalWeight }
-    const cells: string[] = []
-    for (const name of names) {
-      const { index } = byCorpus[name]!
-      const before = index.manifest.retrieval.fusion
-      index.manifest.retrieval.fusion = { method: 'linear', lexicalWeight, denseWeight: Math.round((1 - lexicalWeight) * 100) / 100 } satisfies FusionConfig
-      const asked = await ask(index, name)
-      index.manifest.retrieval.fusion = before
-      for (const set of SETS) {
-        const f = retrieval(asked.filter((a) => a.set === `${name}-${set}`))
-        row[`${name}-${set}`] = f
-        cells.push(`${name}-${set} ${f.r1.toFixed(2)}/${f.r8.toFixed(2)}/${f.mrr.toFixed(2)}/${f.paraR8.toFixed(2)}`)
+  // Fusion: every blend on every file, then chosen on one corpus and checked on the other.
+  const fusionRows: Array<{ fusion: FusionConfig; files: Record<string, Figures> }> = []
+  log('\nfusion (linear: lexical / dense / coverage weights; R@1 / R@8 / MRR@8 / paraphrase R@8 per file):')
+  const round2 = (x: number) => Math.round(x * 100) / 100
+  for (const lexicalWeight of LEXICAL_WEIGHTS) {
+    for (const coverageWeight of COVERAGE_WEIGHTS) {
+      const denseWeight = round2(1 - lexicalWeight - coverageWeight)
+      if (denseWeight < 0) continue
+      const fusion: FusionConfig = { method: 'linear', lexicalWeight, denseWeight, coverageWeight }
+      const files: Record<string, Figures> = {}
+      for (const name of names) {
+        const { index } = byCorpus[name]!
+        const before = index.manifest.retrieval.fusion
+        index.manifest.retrieval.fusion = fusion
+        const asked = await ask(index, name)
+        index.manifest.retrieval.fusion = before
+        for (const set of SETS) files[`${name}-${set}`] = retrieval(asked.filter((a) => a.set === `${name}-${set}`))
       }
+      log(`  ${lexicalWeight} / ${denseWeight} / ${coverageWeight}: ${Object.entries(files).map(([file, f]) => `${file} ${f.r1.toFixed(2)}/${f.r8.toFixed(2)}/${f.mrr.toFixed(2)}/${f.paraR8.toFixed(2)}`).join('  ')}`)
+      fusionRows.push({ fusion, files })
     }
-    log(`  ${lexicalWeight.toFixed(1)}: ${cells.join('  ')}`)
-    fusionRows.push(row)
   }
-  return { embed, embedder: byCorpus[names[0]!]!.index.manifest.embedder.id, gate: gateRows, fusion: fusionRows }
+  const filesOf = (row: (typeof fusionRows)[number], corpus: string) => SETS.map((set) => row.files[`${corpus}-${set}`]!)
+  const blend = (f: FusionConfig) => (f.method === 'linear' ? `${f.lexicalWeight} / ${f.denseWeight} / ${f.coverageWeight ?? 0}` : JSON.stringify(f))
+  const fusionChoices: Record<string, unknown>[] = []
+  for (const [train, check] of names.length === 2 ? [[names[0]!, names[1]!], [names[1]!, names[0]!]] : []) {
+    const best = [...fusionRows].sort((a, b) => blendScore(filesOf(b, train!)) - blendScore(filesOf(a, train!)))[0]!
+    const shown = (corpus: string) => SETS.map((set) => { const f = best.files[`${corpus}-${set}`]!; return `${corpus}-${set} ${f.r1.toFixed(2)}/${f.r8.toFixed(2)}/${f.paraR8.toFixed(2)}` }).join('  ')
+    log(`fusion tuned on ${train}: ${blend(best.fusion)}\n  on ${train}: ${shown(train!)}\n  on ${check}: ${shown(check!)}`)
+    fusionChoices.push({ tuned: train, checked: check, fusion: best.fusion })
+  }
+  return { embed, embedder: byCorpus[names[0]!]!.index.manifest.embedder.id, gate: gateRows, fusion: fusionRows, fusionChoices }
 }

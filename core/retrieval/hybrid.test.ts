@@ -317,4 +317,26 @@ describe('dense candidates scored exactly', () => {
     expect(exactAsked).toHaveLength(1)
     expect(exactAsked[0]).toEqual(expect.arrayContaining([0, 1, 2, 7]))
   })
+
+  it("adds the lexical hits' coverage with the manifest's coverage weight", async () => {
+    // Hit 0 has the better BM25 score, hit 1 holds more of the question.
+    const lexical = [
+      { ordinal: 0, score: 3, coverage: 0.3 },
+      { ordinal: 1, score: 2.5, coverage: 1 },
+    ]
+    const firstWith = async (coverageWeight: number) => {
+      const fusion = { method: 'linear', lexicalWeight: 0.5, denseWeight: 0.5, coverageWeight }
+      const ranked = await rankHybrid({
+        question: 'q',
+        k: 2,
+        lexical,
+        evidence: { vocabulary: 1, cooccurrence: 1 },
+        dense,
+        manifest: { ...manifest, retrieval: { ...manifest.retrieval, fusion } } as Manifest,
+      })
+      return ranked.hits.find((h) => h.ordinal !== 7)!.ordinal
+    }
+    expect(await firstWith(0)).toBe(0)
+    expect(await firstWith(0.5)).toBe(1)
+  })
 })
