@@ -18,7 +18,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import type { EmbedConfig } from '../core/config/schema.ts'
@@ -29,7 +29,7 @@ import { parseQuestions, scoreRun, type EvalQuestion, type EvalReport, type Quer
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { buildIndex, type BuildResult } from '../indexer/build.ts'
 import { EmbeddingCache, textDigest } from '../indexer/embed-cache.ts'
-import { chunkEmbedText, resolveIndexEmbedder } from '../indexer/embed.ts'
+import { chunkEmbedText, modelContent, resolveIndexEmbedder } from '../indexer/embed.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { DEFAULT_MODELS_DIR } from '../scripts/models/fetch.ts'
 import { timeInProcess, type Timing } from './cpu-time.ts'
@@ -196,16 +196,15 @@ export async function prefillOnnxCache(c: Candidate & { embed: { model: string }
   const chunks = await index.chunks(Array.from({ length: lex.chunks }, (_, i) => i))
   const texts = chunks.map(chunkEmbedText)
   const vectors = nativeVectors(c.embed.model, texts, work, log)
-  const dims = vectors[0]!.length
-  const name = `local:${basename(c.embed.model)}`
-  const cache = await EmbeddingCache.open(cacheDir, { id: name, model: `onnx:${name}`, dims }, resolve(out))
+  // The product's own embedder: its identity and model content key the cache the build reads (a cache written
+  // under another content is ignored and every chunk is embedded again in WebAssembly), and it embeds a sample.
+  const ie = (await resolveIndexEmbedder(c.embed, { env: {}, chat: validateConfig({}, '(bench)').chat, configDir: process.cwd(), cacheDir }))!
+  const cache = await EmbeddingCache.open(cacheDir, { ...ie.embedder.identity, content: await modelContent(ie) }, resolve(out))
   texts.forEach((t, i) => cache.set(textDigest(t), vectors[i]!))
   await cache.save()
-  // The product's own embedder (WebAssembly) on a sample, for the build-time estimate.
-  const ie = await resolveIndexEmbedder(c.embed, { env: {}, chat: validateConfig({}, '(bench)').chat, configDir: process.cwd(), cacheDir })
   const sample = texts.slice(0, 48)
   const t0 = performance.now()
-  const wasm = await ie!.embedder.embed(sample, { purpose: 'document' })
+  const wasm = await ie.embedder.embed(sample, { purpose: 'document' })
   const perChunkMs = (performance.now() - t0) / sample.length
   const worst = Math.min(...wasm.map((v, i) => v.reduce((s, x, d) => s + x * vectors[i]![d]!, 0)))
   // int8 kernels round differently in WebAssembly and natively; a [CLS]-pooled model feels it most (bge: 0.996-0.998).

@@ -294,7 +294,7 @@ function modelFileNames(ie: IndexEmbedder): Record<string, string> {
  * from the cache): the model files and a static model's rows. Empty for a
  * hosted model, whose content only its provider knows.
  */
-async function modelContent(ie: IndexEmbedder): Promise<string> {
+export async function modelContent(ie: IndexEmbedder): Promise<string> {
   const files = Object.entries(modelFileNames(ie)).map(([file, part]) => `${file}=${part}`)
   if (ie.static) files.push(`rows=${(await ie.static.rows()).packDigest}`)
   return files.join(' ')
