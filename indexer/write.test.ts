@@ -71,6 +71,21 @@ describe('writeIndex', () => {
     expect(files.sort()).toEqual(['0.json.gz', '1.json.gz', '2.json.gz'])
   })
 
+  it('gives the same chunks the same corpus digest, and another one when any chunk field or the order changes', async () => {
+    const digestOf = async (chunks: ChunkRecord[], name: string) => (await writeIndex(input(join(dir, name), { chunks }))).manifest.corpus.digest
+    const same = await digestOf(CHUNKS, 'a')
+    expect(same).toMatch(/^[0-9a-f]{64}$/)
+    expect(await digestOf(CHUNKS.map((c) => ({ ...c })), 'b')).toBe(same)
+    const last = CHUNKS[4]!
+    const variants: ChunkRecord[][] = [
+      ...(['id', 'path', 'url', 'anchor', 'title', 'text'] as const).map((field) => [...CHUNKS.slice(0, 4), { ...last, [field]: `${last[field]}x` }]),
+      [...CHUNKS.slice(0, 4), { ...last, trail: [...last.trail, 'More'] }],
+      [...CHUNKS.slice(0, 3), CHUNKS[4]!, CHUNKS[3]!],
+    ]
+    const digests = await Promise.all(variants.map((chunks, i) => digestOf(chunks, `v${i}`)))
+    expect(new Set([same, ...digests]).size).toBe(variants.length + 1)
+  })
+
   it('round-trips every chunk field through the parts', async () => {
     await writeIndex(input(join(dir, 'idx')))
     const index = await openIndex(fsPartLoader(join(dir, 'idx')))

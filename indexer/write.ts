@@ -134,18 +134,21 @@ function jsonPart(kind: string, value: unknown): PendingPart {
   return pendingJson(`${kind}.${content.slice(0, 16)}.json.gz`, json, content)
 }
 
-/** Numbered gzip JSON parts in one folder named by the digest of them all (see ShardSet), from their JSON. */
-function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(kind: string, jsons: readonly string[], extra: Extra): { set: ShardSet & Extra; parts: PendingPart[] } {
+/**
+ * Numbered gzip JSON parts in one folder named by the digest of them all (see
+ * ShardSet), from their JSON; `digest` is that digest in full.
+ */
+function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(
+  kind: string,
+  jsons: readonly string[],
+  extra: Extra,
+): { set: ShardSet & Extra; parts: PendingPart[]; digest: string } {
   const digests = jsons.map(digest)
   const all = createHash('sha256')
   for (const d of digests) all.update(d)
-  const set = { dir: `${kind}.${all.digest('hex').slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...extra }
-  return { set, parts: jsons.map((json, i) => pendingJson(shardFile(set, i), json, digests[i]!)) }
-}
-
-/** The corpus digest identifies what was indexed: every chunk field, in order. */
-export function corpusDigest(chunks: readonly ChunkRecord[]): string {
-  return digest(JSON.stringify(chunks.map((c) => [c.id, c.path, c.url, c.anchor, c.title, c.trail, c.text])))
+  const whole = all.digest('hex')
+  const set = { dir: `${kind}.${whole.slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...extra }
+  return { set, parts: jsons.map((json, i) => pendingJson(shardFile(set, i), json, digests[i]!)), digest: whole }
 }
 
 /** Refuses to replace a folder that holds something other than a docpilot index. */
@@ -338,7 +341,9 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     format: FORMAT_VERSION,
     docpilot: input.docpilotVersion,
     createdAt: input.createdAt,
-    corpus: { digest: corpusDigest(chunks), files: input.files, chunks: chunks.length },
+    // What was indexed: the text shards hold every chunk field, in order, and decode back to them, so
+    // their digest (made anyway, to name them) identifies the corpus without hashing the chunks again.
+    corpus: { digest: texts.digest, files: input.files, chunks: chunks.length },
     embedder,
     parts: {
       lexical: lexical.name,
