@@ -32,7 +32,7 @@ async function run(chunks: readonly ChunkRecord[], settings: LexicalSettings = D
     seen.push(c.id)
     return counter(c)
   }
-  const counted = countLexicalPostings(chunks, settings, cache.termsOf(count))
+  const counted = cache.countPostings(chunks, count)
   await cache.save()
   return { counted, seen }
 }
@@ -102,5 +102,24 @@ describe('LexicalCache', () => {
       expect(after.seen).toHaveLength(3)
       expect(after.counted).toEqual(countLexicalPostings(CHUNKS))
     }
+  })
+
+  it('counts again a chunk whose record names a term the table lacks', async () => {
+    await run(CHUNKS)
+    const folder = join(dir, 'cache', 'lexical')
+    const [file] = await readdir(folder)
+    const bytes = await readFile(join(folder, file!))
+    const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
+    // The layout (lexical-cache.ts): header [format, chunks, table bytes, body words], digests, the table, then the
+    // first chunk's record: its size, then per field its length, its number of terms and (term, frequency) pairs.
+    const [, chunks, tableBytes] = words
+    let at = (16 + chunks! * 32 + tableBytes! + 3) >> 2
+    at += 1
+    while (words[at + 1] === 0) at += 2
+    words[at + 2] = 0xffffffff
+    await writeFile(join(folder, file!), bytes)
+    const after = await run(CHUNKS)
+    expect(after.seen).toHaveLength(1)
+    expect(after.counted).toEqual(countLexicalPostings(CHUNKS))
   })
 })

@@ -17,7 +17,7 @@
 import { hash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import type { ChunkRecord } from '../core/index/format.ts'
-import type { ChunkTerms, LexicalSettings } from '../core/retrieval/lexical.ts'
+import { countNumberedPostings, type ChunkTerms, type CountedLexicalIndex, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 
 /** Bumped when the layout or what is counted changes. */
@@ -42,13 +42,17 @@ export class LexicalCache {
   private namedTerms = 0
   private changed = false
 
+  private readonly fields: number
+
   private constructor(
     private readonly file: string,
-    private readonly fields: number,
-  ) {}
+    private readonly settings: LexicalSettings,
+  ) {
+    this.fields = settings.fields.length
+  }
 
   static async open(cacheDir: string, settings: LexicalSettings, version: string, scope: string): Promise<LexicalCache> {
-    const cache = new LexicalCache(cacheFile(cacheDir, 'lexical', JSON.stringify([FORMAT, version, scope, settings]), '.bin'), settings.fields.length)
+    const cache = new LexicalCache(cacheFile(cacheDir, 'lexical', JSON.stringify([FORMAT, version, scope, settings]), '.bin'), settings)
     const bytes = await readFile(cache.file).catch(() => null)
     if (bytes) {
       try {
@@ -93,46 +97,41 @@ export class LexicalCache {
     return n
   }
 
-  /** `count` behind the cache: a chunk counted by an earlier run is read back, any other counted and kept. */
-  termsOf(count: (chunk: ChunkRecord) => ChunkTerms): (chunk: ChunkRecord) => ChunkTerms {
-    return (chunk) => {
-      const digest = chunkDigest(chunk)
-      const key = digest.toString('base64')
-      const cached = this.records.get(key) ?? this.used.get(key)?.record
-      if (cached) {
-        const terms = this.decode(cached)
-        if (terms) {
-          this.used.set(key, { digest, record: cached })
-          return terms
-        }
-      }
-      const counted = count(chunk)
-      this.used.set(key, { digest, record: this.encode(counted) })
-      this.changed = true
-      return counted
-    }
+  /**
+   * The lexical index of `chunks` (countNumberedPostings), each chunk's counts
+   * read back from an earlier run's record, or counted by `count` and kept.
+   */
+  countPostings(chunks: readonly ChunkRecord[], count: (chunk: ChunkRecord) => ChunkTerms): CountedLexicalIndex {
+    return countNumberedPostings(chunks.length, this.settings, this.terms, (doc) => this.recordOf(chunks[doc]!, count))
   }
 
-  /** A record's counts; undefined when it does not fit these settings' fields or names a term the table lacks. */
-  private decode(record: Uint32Array): ChunkTerms | undefined {
-    const counted: ChunkTerms = { lengths: [], terms: [], counts: [] }
+  private recordOf(chunk: ChunkRecord, count: (chunk: ChunkRecord) => ChunkTerms): Uint32Array {
+    const digest = chunkDigest(chunk)
+    const key = digest.toString('base64')
+    const cached = this.records.get(key) ?? this.used.get(key)?.record
+    let record = cached && this.fits(cached) ? cached : undefined
+    if (!record) {
+      record = this.encode(count(chunk))
+      this.changed = true
+    }
+    this.used.set(key, { digest, record })
+    return record
+  }
+
+  /** Whether a record fits these settings' fields and names only terms of the table (which it marks as named). */
+  private fits(record: Uint32Array): boolean {
     let at = 0
     for (let f = 0; f < this.fields; f++) {
-      counted.lengths[f] = record[at++]!
-      const n = record[at++]!
-      if (at + 2 * n > record.length) return undefined
-      const terms: string[] = (counted.terms[f] = new Array<string>(n))
-      const counts: number[] = (counted.counts[f] = new Array<number>(n))
-      for (let i = 0; i < n; i++) {
-        const number = record[at++]!
-        const term = this.terms[number]
-        if (term === undefined) return undefined
+      const n = record[at + 1]
+      at += 2
+      if (n === undefined || at + 2 * n > record.length) return false
+      for (let i = 0; i < n; i++, at += 2) {
+        const number = record[at]!
+        if (number >= this.terms.length) return false
         this.name(number)
-        terms[i] = term
-        counts[i] = record[at++]!
       }
     }
-    return at === record.length ? counted : undefined
+    return at === record.length
   }
 
   private encode(counted: ChunkTerms): Uint32Array {

@@ -321,7 +321,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
 
   const lexicalCache = input.cacheDir ? await LexicalCache.open(input.cacheDir, settings, input.docpilotVersion, out) : undefined
   const termsOf = chunkTermCounter(settings)
-  const counted = countLexicalPostings(chunks, settings, lexicalCache ? lexicalCache.termsOf(termsOf) : termsOf)
+  const counted = lexicalCache ? lexicalCache.countPostings(chunks, termsOf) : countLexicalPostings(chunks, settings, termsOf)
   const split = splitLexicalIndex(counted, sectionRuns(chunks), input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES)
   const lexical = jsonPart('lexical', split.head)
   const postings = jsonShards('postings', split.shardJsons, { firsts: split.firsts })

@@ -250,7 +250,7 @@ export function chunkTermCounter(settings: LexicalSettings = DEFAULT_LEXICAL_SET
  * the same tokens, terms, frequencies and field lengths, and the same
  * running average of field lengths, in the same order, so every BM25 score
  * is the same. It skips the search tree and the serialization minisearch
- * would build first. `termsOf` counts a chunk (a cache may answer instead).
+ * would build first. `termsOf` counts a chunk.
  */
 export function countLexicalPostings(
   chunks: readonly ChunkRecord[],
@@ -258,38 +258,79 @@ export function countLexicalPostings(
   termsOf: (chunk: ChunkRecord) => ChunkTerms = chunkTermCounter(settings),
 ): CountedLexicalIndex {
   checkTokenizer(settings)
+  const terms: string[] = []
+  const numbers = new Map<string, number>()
+  return countNumberedPostings(chunks.length, settings, terms, (doc) => {
+    const counted = termsOf(chunks[doc]!)
+    const run: number[] = []
+    for (let f = 0; f < settings.fields.length; f++) {
+      const fieldTerms = counted.terms[f]!
+      run.push(counted.lengths[f]!, fieldTerms.length)
+      for (let i = 0; i < fieldTerms.length; i++) {
+        let t = numbers.get(fieldTerms[i]!)
+        if (t === undefined) numbers.set(fieldTerms[i]!, (t = terms.push(fieldTerms[i]!) - 1))
+        run.push(t, counted.counts[f]![i]!)
+      }
+    }
+    return run
+  })
+}
+
+/**
+ * countLexicalPostings over counts with numbered terms, the form a cache of
+ * counts keeps (indexer/lexical-cache.ts), which spares a lookup by string
+ * per term of every chunk. `countsOf(doc)` gives one run of numbers per
+ * chunk: per field (the settings' order) its length, its number of terms,
+ * then (term number, frequency) pairs. The numbers index `terms`, read once
+ * every chunk is counted (a counter may add terms as it goes).
+ */
+export function countNumberedPostings(
+  documents: number,
+  settings: LexicalSettings,
+  terms: readonly string[],
+  countsOf: (doc: number) => ArrayLike<number>,
+): CountedLexicalIndex {
   const fields = settings.fields
-  const postings = new Map<string, Array<number[] | undefined>>()
+  const postings: Array<Array<number[] | undefined>> = []
+  // Terms in the order they first occur, as minisearch (and a Map keyed by term) would list them.
+  const order: number[] = []
   const documentIds: Record<string, number> = {}
   const fieldLength: Record<string, number[]> = {}
   const averageFieldLength: number[] = []
-  chunks.forEach((chunk, doc) => {
+  for (let doc = 0; doc < documents; doc++) {
     documentIds[doc] = doc
-    const { lengths, terms, counts } = termsOf(chunk)
-    fieldLength[doc] = lengths
+    const counts = countsOf(doc)
+    const lengths: number[] = []
+    let at = 0
     for (let f = 0; f < fields.length; f++) {
-      averageFieldLength[f] = ((averageFieldLength[f] || 0) * doc + lengths[f]!) / (doc + 1)
-      const fieldTerms = terms[f]!
-      const fieldCounts = counts[f]!
-      for (let i = 0; i < fieldTerms.length; i++) {
-        let byField = postings.get(fieldTerms[i]!)
-        if (!byField) postings.set(fieldTerms[i]!, (byField = []))
+      const length = counts[at++]!
+      const n = counts[at++]!
+      lengths.push(length)
+      averageFieldLength[f] = ((averageFieldLength[f] || 0) * doc + length) / (doc + 1)
+      for (let i = 0; i < n; i++, at += 2) {
+        const term = counts[at]!
+        let byField = postings[term]
+        if (!byField) {
+          postings[term] = byField = []
+          order.push(term)
+        }
         // Documents arrive in order, each term once per field: postings stay ascending.
         const docs = (byField[f] ??= [])
-        docs.push(doc, fieldCounts[i]!)
+        docs.push(doc, counts[at + 1]!)
       }
     }
-  })
+    fieldLength[doc] = lengths
+  }
   return {
-    documentCount: chunks.length,
-    nextId: chunks.length,
+    documentCount: documents,
+    nextId: documents,
     documentIds,
     fieldIds: Object.fromEntries(fields.map((f, i) => [f, i])),
     fieldLength,
     averageFieldLength,
     storedFields: {},
     dirtCount: 0,
-    index: [...postings],
+    index: order.map((term) => [terms[term]!, postings[term]!]),
     serializationVersion: 2,
   }
 }
