@@ -259,7 +259,7 @@ class Converter {
         }
         q = flushed
       } else {
-        q++
+        q = nextInlineSyntax(src, q + 1, limit)
       }
       if (q > end) end = limit = lineEnd(src, q)
     }
@@ -406,6 +406,16 @@ class Converter {
     }
     return fail()
   }
+}
+
+/** What can open an escape, a code span, a tag or an expression, or end a line (so that a search stops there). */
+const INLINE_SYNTAX = /[\\`{<\n]/g
+
+/** The next place from `from` where inline MDX syntax may start, at most `limit`: the text between is copied as it is. */
+function nextInlineSyntax(src: string, from: number, limit: number): number {
+  INLINE_SYNTAX.lastIndex = from
+  const next = INLINE_SYNTAX.exec(src)
+  return next ? Math.min(next.index, limit) : limit
 }
 
 function lineEnd(src: string, at: number): number {
