@@ -8,13 +8,14 @@
 import type { EmbedderIdentity } from '../index/format.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
 import { bucketOfWord, bucketStarts, entryBytes, findInBucket, type RowsPack } from '../index/static-rows.ts'
-import { poolRows, staticIdentity, staticTokens, type StaticRow } from './static.ts'
+import { RowPool } from './row-pool.ts'
+import { staticIdentity, staticTokens, type StaticRow } from './static.ts'
 import type { Embedder } from './types.ts'
 
 export class PackedStaticEmbedder implements Embedder {
   readonly identity: EmbedderIdentity
   private readonly starts: Uint32Array
-  private readonly found = new Map<string, StaticRow | null>()
+  private readonly pool: RowPool
 
   constructor(
     private readonly descriptor: StaticModelDescriptor,
@@ -22,22 +23,18 @@ export class PackedStaticEmbedder implements Embedder {
   ) {
     this.identity = staticIdentity(descriptor)
     this.starts = bucketStarts(packed.counts)
+    // The pool looks each word up once.
+    this.pool = new RowPool((word) => this.row(word), descriptor.dims)
   }
 
   /** A word's row, or undefined for a word outside the vocabulary. */
   row(word: string): StaticRow | undefined {
-    let row = this.found.get(word)
-    if (row === undefined) {
-      const size = entryBytes(this.descriptor.dims)
-      const b = bucketOfWord(word, this.packed.counts.length)
-      row = findInBucket(this.packed.pack.subarray(this.starts[b]! * size, this.starts[b + 1]! * size), word, this.descriptor.dims, 'model rows pack') ?? null
-      this.found.set(word, row)
-    }
-    return row ?? undefined
+    const size = entryBytes(this.descriptor.dims)
+    const b = bucketOfWord(word, this.packed.counts.length)
+    return findInBucket(this.packed.pack.subarray(this.starts[b]! * size, this.starts[b + 1]! * size), word, this.descriptor.dims, 'model rows pack')
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const { dims, tokenizer } = this.descriptor
-    return texts.map((text) => poolRows(staticTokens(text, tokenizer.pattern), (t) => this.row(t), dims))
+    return texts.map((text) => this.pool.pool(staticTokens(text, this.descriptor.tokenizer.pattern)))
   }
 }

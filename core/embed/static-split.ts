@@ -17,7 +17,8 @@ import type { EmbedderIdentity, StaticRowsLayout } from '../index/format.ts'
 import { readRange, type PartLoader } from '../index/parts.ts'
 import { bucketOfWord, bucketStarts, decodeDirectory, entryBytes, findInBucket } from '../index/static-rows.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
-import { poolRows, staticIdentity, staticTokens, type StaticRow } from './static.ts'
+import { poolRows } from './row-pool.ts'
+import { staticIdentity, staticTokens, type StaticRow } from './static.ts'
 import { EmbedError, type Embedder } from './types.ts'
 
 /**

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_MODEL_DIR } from '../../cli/package-root.ts'
 import { openEmbedder } from './open.ts'
-import { poolRows, StaticEmbedder, staticTokens, type StaticRow } from './static.ts'
-import { EmbedError, l2normalize } from './types.ts'
+import { StaticEmbedder, staticTokens } from './static.ts'
+import { EmbedError } from './types.ts'
 import type { StaticModelDescriptor } from './static-model.ts'
 import { splitIdentity } from './static-split.ts'
 import { encodeRowsPack } from '../index/static-rows.ts'
@@ -31,21 +31,6 @@ describe('static embedder (offline default model)', () => {
       'Recipe for a spicy chicken curry with rice',
     ])
     expect(cos(a!, b!)).toBeGreaterThan(cos(a!, c!) + 0.1)
-  })
-
-  it('pools as the plain sum of scaled rows in token order, whatever the dimension count', () => {
-    for (const dims of [1, 6, 7, 9]) {
-      const values = Int8Array.from({ length: 3 * dims }, (_, i) => ((i * 37) % 255) - 127)
-      const rows: Record<string, StaticRow> = {
-        a: { rank: 0, scale: 0.013, values, offset: 0 },
-        b: { rank: 1, scale: 0.0071, values, offset: dims },
-        c: { rank: 2, scale: 0.29, values, offset: 2 * dims },
-      }
-      const tokens = ['b', 'a', 'zz', 'c', 'a']
-      const sum = new Float64Array(dims)
-      for (const t of tokens) if (rows[t]) for (let d = 0; d < dims; d++) sum[d] = sum[d]! + rows[t].values[rows[t].offset + d]! * rows[t].scale
-      expect(poolRows(tokens, (t) => rows[t], dims), `dims ${dims}`).toEqual(l2normalize(sum))
-    }
   })
 
   it('gives a zero vector when no word is known, rather than noise', async () => {

@@ -6,7 +6,8 @@
  */
 import type { EmbedderIdentity } from '../index/format.ts'
 import { parseStaticTable, type StaticModelDescriptor, type StaticTable } from './static-model.ts'
-import { l2normalize, type Embedder } from './types.ts'
+import { RowPool } from './row-pool.ts'
+import type { Embedder } from './types.ts'
 
 export function staticTokens(text: string, pattern: string): string[] {
   return text.toLowerCase().match(new RegExp(pattern, 'gu')) ?? []
@@ -21,29 +22,6 @@ export interface StaticRow {
   offset: number
 }
 
-/**
- * The pooling every static embedder shares, whole table or rows fetched by
- * token: the same sums in the same order, so both give identical vectors.
- */
-export function poolRows(tokens: readonly string[], rowOf: (token: string) => StaticRow | undefined, dims: number): Float32Array {
-  const sum = new Float64Array(dims)
-  for (const tok of tokens) {
-    const row = rowOf(tok)
-    if (!row) continue
-    const { scale: s, values, offset: o } = row
-    // Four dimensions a step: the indexer pools every passage's every word here (each dimension's sum is the same either way).
-    let d = 0
-    for (; d + 3 < dims; d += 4) {
-      sum[d] = sum[d]! + values[o + d]! * s
-      sum[d + 1] = sum[d + 1]! + values[o + d + 1]! * s
-      sum[d + 2] = sum[d + 2]! + values[o + d + 2]! * s
-      sum[d + 3] = sum[d + 3]! + values[o + d + 3]! * s
-    }
-    for (; d < dims; d++) sum[d] = sum[d]! + values[o + d]! * s
-  }
-  return l2normalize(sum)
-}
-
 /** The identity an index names for a static model. */
 export function staticIdentity(descriptor: StaticModelDescriptor, extra: Partial<EmbedderIdentity> = {}): EmbedderIdentity {
   return { id: descriptor.id, kind: 'local', model: `static:${descriptor.id}`, dims: descriptor.dims, quantization: 'int8', ...extra }
@@ -53,6 +31,7 @@ export function staticIdentity(descriptor: StaticModelDescriptor, extra: Partial
 export class StaticEmbedder implements Embedder {
   readonly identity: EmbedderIdentity
   readonly table: StaticTable
+  private readonly pool: RowPool
 
   constructor(
     readonly descriptor: StaticModelDescriptor,
@@ -64,6 +43,7 @@ export class StaticEmbedder implements Embedder {
   ) {
     this.table = parseStaticTable(descriptor, vocabText, vectors, names ?? (files?.['vocab.txt'] && files['vectors.bin'] ? { vocab: files['vocab.txt'], vectors: files['vectors.bin'] } : descriptor.files))
     this.identity = staticIdentity(descriptor, files ? { files } : {})
+    this.pool = new RowPool((word) => this.row(word), this.table.dims)
   }
 
   /** A word's row, or undefined for a word outside the vocabulary. */
@@ -73,7 +53,7 @@ export class StaticEmbedder implements Embedder {
   }
 
   embedOne(text: string): Float32Array {
-    return poolRows(staticTokens(text, this.descriptor.tokenizer.pattern), (t) => this.row(t), this.table.dims)
+    return this.pool.pool(staticTokens(text, this.descriptor.tokenizer.pattern))
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
