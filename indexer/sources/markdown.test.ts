@@ -200,6 +200,15 @@ describe('edge cases', () => {
     expect(parseMarkdown('---\ntitle: yes\ndescription: |\n  Two\n  lines\n---\n\nBody.\n', { mdx: false })).toMatchObject({ metaTitle: 'yes', description: 'Two\nlines' })
   })
 
+  it('makes runs of spaces and tabs one space and drops them around line breaks, in headings, text and cells', () => {
+    const md = '# A  \t heading\n\nWide \t gaps,\nspace before a break \nand `code\tspan` after.\n\n| a  b | c\t\td |\n| - | - |\n'
+    expect(parseMarkdown(md, { mdx: false }).nodes).toEqual([
+      { type: 'heading', depth: 1, text: 'A heading' },
+      { type: 'text', text: 'Wide gaps,\nspace before a break\nand code span after.' },
+      { type: 'text', text: 'a b | c d' },
+    ])
+  })
+
   it('reports malformed frontmatter as a note and keeps the body', () => {
     const page = parseMarkdown('---\ntitle: [unclosed\n---\n\n# Page\n\nBody text.\n', { mdx: false })
     expect(page.notes?.[0]).toMatch(/frontmatter is not valid YAML/)
