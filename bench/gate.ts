@@ -61,12 +61,28 @@ function embedConfig(): unknown {
   return raw.startsWith('hf:') || !raw.includes('/') ? raw : { model: resolve(process.env.INIT_CWD ?? process.cwd(), raw) }
 }
 
+/** Each question's vector, embedded once per index: the fusion grid asks every question dozens of times, and a transformer takes ~0.1 s a question. */
+const questionVectors = new WeakMap<DocIndex, Map<string, Float32Array>>()
+
+async function questionVector(index: DocIndex, question: string): Promise<Float32Array | undefined> {
+  if (!index.dense) return undefined
+  let vectors = questionVectors.get(index)
+  if (!vectors) questionVectors.set(index, (vectors = new Map()))
+  if (!vectors.has(question)) {
+    const v = await index.dense.queryVector(question)
+    if (!('vector' in v)) return undefined
+    vectors.set(question, v.vector)
+  }
+  return vectors.get(question)
+}
+
 async function ask(index: DocIndex, corpus: string): Promise<Asked[]> {
   const asked: Asked[] = []
   for (const set of SETS) {
     const file = join(SHARED, `eval/${corpus}-${set}.jsonl`)
     for (const question of parseQuestions(readFileSync(file, 'utf8'), file)) {
-      const result = await index.search(question.q)
+      const queryVector = await questionVector(index, question.q)
+      const result = await index.search(question.q, queryVector ? { queryVector } : {})
       asked.push({
         question,
         set: `${corpus}-${set}`,
