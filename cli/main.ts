@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander'
 import { UsageError, type CliContext } from './context.ts'
 import { PACKAGE_VERSION } from './package-root.ts'
+import { tuneTieringForShortRuns } from './tiering.ts'
 
 type DefineCommand = (program: Command, ctx: CliContext) => void
 
@@ -92,7 +93,10 @@ function quietOnClosedPipe(): void {
 }
 
 export async function main(argv: string[], overrides: Partial<CliContext> = {}): Promise<number> {
-  if (!overrides.stdout) quietOnClosedPipe()
+  if (!overrides.stdout) {
+    quietOnClosedPipe()
+    tuneTieringForShortRuns()
+  }
   const ctx = { ...defaultContext(), ...overrides }
   const program = await buildProgram(ctx, commandsFor(argv))
   if (argv.length === 0) {

@@ -1,0 +1,27 @@
+/**
+ * V8's tiering, tuned for a command that runs once and exits.
+ *
+ * By default V8 hands a function to its optimizing compiler after a small
+ * budget of work (interrupt budget 66 KB of bytecode executed). A
+ * `docpilot index` runs most of its code a few hundred times at most: a
+ * profile of an astro build found about a quarter of its CPU in TurboFan,
+ * compiling code that would have finished sooner unoptimized. With 15 times
+ * the budget only the truly hot loops (tokenizing, pooling, gzip's callers)
+ * are optimized: astro full build 4.27 -> 3.78 s CPU (median of 5 interleaved
+ * runs, bench/README.md has the quiet-machine figure), output unchanged (the
+ * flag changes when code is compiled, never what it computes).
+ *
+ * V8 flags are process-wide, so the parse thread started later gets it too.
+ * The servers (`proxy`, `dev`, `mcp`) reach the larger budget on their hot
+ * paths within their first requests, so they lose nothing that matters.
+ * Node documents changing flags after start-up as unpredictable in general;
+ * the interrupt budget is read each time a function's feedback is set up,
+ * so setting it before the commands load is enough.
+ */
+import { setFlagsFromString } from 'node:v8'
+
+export const SHORT_RUN_INTERRUPT_BUDGET = 1_000_000
+
+export function tuneTieringForShortRuns(): void {
+  setFlagsFromString(`--interrupt-budget=${SHORT_RUN_INTERRUPT_BUDGET}`)
+}
