@@ -14,7 +14,7 @@
  *                                                     an ONNX folder (or any `embed` config string)
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { validateConfig } from '../core/config/validate.ts'
 import { toContractLine } from '../core/eval/contract.ts'
 import { parseQuestions, scoreRun, type EvalQuestion, type QueryOutput } from '../core/eval/score.ts'
@@ -111,7 +111,9 @@ function retrieval(asked: readonly Asked[]) {
 export async function run(opts: BenchOptions & { workDir?: string; smoke?: boolean }): Promise<unknown> {
   const log = opts.log
   const embed = embedConfig()
-  const work = join(opts.workDir ?? join(import.meta.dirname, 'results/work'), 'gate')
+  // One folder per embedder: an index left by another embedder's run would be rebuilt without the native vectors.
+  const embedName = typeof embed === 'string' ? embed : basename((embed as { model: string }).model)
+  const work = join(opts.workDir ?? join(import.meta.dirname, 'results/work'), 'gate', embedName.replace(/[^\w.-]+/g, '-'))
   mkdirSync(work, { recursive: true })
   log(`embedder: ${JSON.stringify(embed)}`)
 
