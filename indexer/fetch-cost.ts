@@ -2,9 +2,11 @@
  * What a reader's browser downloads to answer a first question on a cold
  * visit, measured rather than estimated: the reader's own search (the code
  * the worker runs) over the index folder, through a loader that records
- * every part it reads. One fresh reader per question, so nothing is shared
+ * every part it reads. One fresh reader per question, so no fetch is shared
  * between questions, as on a first visit (only the files are read from disk
- * once for all of them). Sizes are what a static host
+ * once for all of them, and decoded once: the readers share decoded parts
+ * and what is made from them, which they only read, while each reader's
+ * reads are counted as it asks). Sizes are what a static host
  * sends: parts stored gzipped count as stored, manifest.json gzipped.
  * `docpilot index` prints this; bench/ measures the same in Chromium.
  */

@@ -22,6 +22,18 @@ import { staticIdentity, staticTokens, type StaticRow } from './static.ts'
 import { EmbedError, type Embedder } from './types.ts'
 
 /**
+ * Bucket starts, decoded once per directory bytes: readers served one copy
+ * of the parts (the indexer's fetch-cost sample) share them; rows() only
+ * reads them.
+ */
+const startsOfDirectory = new WeakMap<Uint8Array, Uint32Array>()
+function startsOf(bytes: Uint8Array, buckets: number, name: string): Uint32Array {
+  let starts = startsOfDirectory.get(bytes)
+  if (!starts) startsOfDirectory.set(bytes, (starts = bucketStarts(decodeDirectory(bytes, buckets, name))))
+  return starts
+}
+
+/**
  * The reader's side: a static embedder that reads the slots of a text's own
  * words through the index's part loader. Seeds are fetched once; each word's
  * row once (a failed read is retried by the next text).
@@ -48,7 +60,7 @@ export class SplitStaticEmbedder implements Embedder {
   private starts(): Promise<Uint32Array> {
     if (!this.directory) {
       const { directory, buckets } = this.layout
-      this.directory = this.read(() => this.loader.bytes(directory), directory).then((b) => bucketStarts(decodeDirectory(b, buckets, directory)))
+      this.directory = this.read(() => this.loader.bytes(directory), directory).then((b) => startsOf(b, buckets, directory))
       this.directory.catch(() => (this.directory = undefined))
     }
     return this.directory

@@ -12,7 +12,7 @@
  */
 import SearchableMap from 'minisearch/SearchableMap'
 import { decodeRow, decodeTerms, lastAtOrBefore, LEXICAL_SPLIT_ENCODING, type LexicalHead, type PostingsShard } from '../index/postings.ts'
-import { lexicalSearcher, PostingsIndex, termExpansion, type LexicalHit, type LexicalIndex, type LexicalSettings } from './lexical.ts'
+import { documentTables, lexicalSearcher, PostingsIndex, termExpansion, type DocumentTables, type LexicalHit, type LexicalIndex, type LexicalSettings } from './lexical.ts'
 
 /** Fetches postings shard `i` (the reader's part loader decides from where). */
 export type PostingsFetcher = (shard: number) => Promise<PostingsShard>
@@ -28,19 +28,26 @@ export interface SplitLexicalIndex extends LexicalIndex {
   sectionOf(ordinal: number): number
 }
 
+interface HeadTables {
+  terms: string[]
+  dictionary: SearchableMap<number>
+  documents: DocumentTables
+}
+
 /**
- * The head's terms and a dictionary over them (term -> term number), made
- * once per head: readers that share one decoded head (the indexer's
- * fetch-cost sample) share its dictionary, which searches only read.
+ * The head's terms, a dictionary over them (term -> term number) and the
+ * per-document tables of minisearch, made once per head: readers that share
+ * one decoded head (the indexer's fetch-cost sample) share them, and
+ * searches only read them.
  */
-const dictionaries = new WeakMap<LexicalHead, { terms: string[]; dictionary: SearchableMap<number> }>()
-function dictionaryOf(head: LexicalHead): { terms: string[]; dictionary: SearchableMap<number> } {
-  let made = dictionaries.get(head)
+const tablesOfHead = new WeakMap<LexicalHead, HeadTables>()
+function headTables(head: LexicalHead): HeadTables {
+  let made = tablesOfHead.get(head)
   if (!made) {
     const terms = decodeTerms(head)
     const dictionary = new SearchableMap<number>()
     terms.forEach((term, t) => dictionary.set(term, t))
-    dictionaries.set(head, (made = { terms, dictionary }))
+    tablesOfHead.set(head, (made = { terms, dictionary, documents: documentTables(head) }))
   }
   return made
 }
@@ -50,8 +57,8 @@ export function openSplitLexicalIndex(head: LexicalHead, settings: LexicalSettin
   if (head.encoding !== LEXICAL_SPLIT_ENCODING) {
     throw new Error(`unknown lexical index encoding "${String(head.encoding)}"; rebuild the index with this docpilot version`)
   }
-  const { terms, dictionary } = dictionaryOf(head)
-  const index = new PostingsIndex(head, settings)
+  const { terms, dictionary, documents } = headTables(head)
+  const index = new PostingsIndex(head, settings, documents)
   const section = new Int32Array(head.documentCount)
   let ordinal = 0
   head.sections.forEach((run, s) => section.fill(s, ordinal, (ordinal += run)))

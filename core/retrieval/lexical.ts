@@ -351,24 +351,44 @@ export function buildLexicalPlain(chunks: readonly ChunkRecord[], settings: Lexi
 }
 
 /**
+ * minisearch's per-document tables (its ids both ways, each document's field
+ * lengths), as its loadJS would fill them. A search only reads them (it would
+ * change them only for a discarded document, and a PostingsIndex has none),
+ * so indexes over one head may share one set (lexical-split.ts).
+ */
+export interface DocumentTables {
+  ids: Map<number, number>
+  shortIds: Map<number, number>
+  fieldLength: Map<number, number[]>
+}
+
+export function documentTables(stats: DocumentStats): DocumentTables {
+  const tables: DocumentTables = { ids: new Map(), shortIds: new Map(), fieldLength: new Map() }
+  for (let doc = 0; doc < stats.documentCount; doc++) {
+    tables.ids.set(doc, doc)
+    tables.shortIds.set(doc, doc)
+    tables.fieldLength.set(doc, stats.fieldLength.map((lengths) => lengths[doc]!))
+  }
+  return tables
+}
+
+/**
  * A minisearch index that starts with the documents' statistics and no
  * terms, and receives postings as they are fetched. It searches with
  * minisearch's own code; only loading is done here, through the fields
  * minisearch leaves open to subclasses (the same ones its loadJS fills).
  */
 export class PostingsIndex extends MiniSearch<{ id: number }> {
-  constructor(stats: DocumentStats, settings: LexicalSettings) {
+  constructor(stats: DocumentStats, settings: LexicalSettings, documents: DocumentTables = documentTables(stats)) {
     super(miniSearchOptions(settings))
     const n = stats.documentCount
     this._documentCount = n
     this._nextId = n
     this._fieldIds = Object.fromEntries(settings.fields.map((f, i) => [f, i]))
     this._avgFieldLength = stats.averageFieldLength
-    for (let doc = 0; doc < n; doc++) {
-      this._documentIds.set(doc, doc)
-      this._idToShortId.set(doc, doc)
-      this._fieldLength.set(doc, stats.fieldLength.map((lengths) => lengths[doc]!))
-    }
+    this._documentIds = documents.ids
+    this._idToShortId = documents.shortIds
+    this._fieldLength = documents.fieldLength
   }
 
   /** Adds one term's postings: field number -> document number -> term frequency. */
