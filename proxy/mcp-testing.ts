@@ -66,7 +66,7 @@ export async function buildCorpusSite(corpus: CorpusName, opts: { env?: Record<s
 }
 
 /** The official SDK client on the proxy's Streamable HTTP route; `received` collects every response as the client got it. */
-export async function connectHttp(url: string, opts: { received?: string[] } = {}): Promise<Client> {
+export async function connectHttp(url: string, opts: { received?: string[]; attempt?: number } = {}): Promise<Client> {
   const client = new Client({ name: 'docpilot-test', version: '0' })
   const received = opts.received
   const recording = received
@@ -76,8 +76,16 @@ export async function connectHttp(url: string, opts: { received?: string[] } = {
         return res
       }
     : undefined
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), recording ? { fetch: recording } : {}))
-  return client
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), recording ? { fetch: recording } : {}))
+    return client
+  } catch (err) {
+    // wrangler dev answers a POST with this 503 when it restarts the Worker
+    // under the request (its own advice is to send it again); a connect is
+    // a fresh session, so connecting again is exactly that.
+    if (!String(err).includes('Your worker restarted mid-request') || (opts.attempt ?? 1) >= 3) throw err
+    return connectHttp(url, { ...opts, attempt: (opts.attempt ?? 1) + 1 })
+  }
 }
 
 /**

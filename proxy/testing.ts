@@ -77,14 +77,16 @@ export async function startNodeProcess(opts: StartOptions): Promise<RunningProxy
   const dir = mkdtempSync(join(tmpdir(), 'docpilot-node-proxy-'))
   const settingsFile = join(dir, 'settings.json')
   writeFileSync(settingsFile, JSON.stringify(parseProxySettings(opts.settings)))
-  const port = await freePort()
-  const child = spawn(process.execPath, [join(ROOT, 'bin/docpilot.js'), 'proxy', '--port', String(port), '--db', opts.statePath, '--settings', settingsFile], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
+  return onFreshPorts(async () => {
+    const port = await freePort()
+    const child = spawn(process.execPath, [join(ROOT, 'bin/docpilot.js'), 'proxy', '--port', String(port), '--db', opts.statePath, '--settings', settingsFile], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
+    return waitForStart(child, 'docpilot proxy', `http://127.0.0.1:${port}`, (output) => output.includes('docpilot proxy on'), 'node')
   })
-  return waitForStart(child, 'docpilot proxy', `http://127.0.0.1:${port}`, (output) => output.includes('docpilot proxy on'), 'node')
 }
 
 /** Waits until `ready` says the child is serving; on failure stops its process group and throws with its output. */
@@ -114,6 +116,21 @@ async function waitForStart<R extends Runtime>(
 }
 
 const START_TIMEOUT_MS = 120_000
+
+/**
+ * freePort() hands out a port that was free a moment ago; another process
+ * (any outgoing connection takes an ephemeral port) can bind it before the
+ * server does. Start again on fresh ports when that is what failed.
+ */
+async function onFreshPorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start()
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use|EADDRINUSE/i.test(String(err))) throw err
+    }
+  }
+}
 
 const KEY_VARS = new Set(CHAIN.flatMap((s) => (s.keyEnv ? [s.keyEnv] : [])))
 
@@ -227,31 +244,33 @@ export async function startWorkerProxy(opts: WorkerStartOptions): Promise<Runnin
   })
   writeFileSync(join(configDir, 'wrangler.toml'), toml)
   writeFileSync(join(configDir, '.dev.vars'), devVars)
-  const port = await freePort()
-  const inspector = await freePort()
-  const child = spawn(
-    join(ROOT, 'node_modules/.bin/wrangler'),
-    ['dev', '-c', join(configDir, 'wrangler.toml'), '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector),
-      '--persist-to', opts.statePath, '--show-interactive-dev-session=false', '--log-level', 'warn'],
-    // Its own process group: workerd is a grandchild and must go down with it.
-    {
-      cwd: configDir,
-      env: { ...process.env, ...WRANGLER_ENV, ...(opts.registryPath ? { WRANGLER_REGISTRY_PATH: opts.registryPath } : {}) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    },
-  )
-  const url = `http://127.0.0.1:${port}`
-  const running = await waitForStart(child, 'wrangler dev', url, async () => {
-    try {
-      // Outside /ai: no rate-limit token is spent waiting for the Worker to come up.
-      const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) })
-      await res.arrayBuffer()
-      return true
-    } catch {
-      return false
-    }
-  }, 'workers')
+  const running = await onFreshPorts(async () => {
+    const port = await freePort()
+    const inspector = await freePort()
+    const child = spawn(
+      join(ROOT, 'node_modules/.bin/wrangler'),
+      ['dev', '-c', join(configDir, 'wrangler.toml'), '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector),
+        '--persist-to', opts.statePath, '--show-interactive-dev-session=false', '--log-level', 'warn'],
+      // Its own process group: workerd is a grandchild and must go down with it.
+      {
+        cwd: configDir,
+        env: { ...process.env, ...WRANGLER_ENV, ...(opts.registryPath ? { WRANGLER_REGISTRY_PATH: opts.registryPath } : {}) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    )
+    const url = `http://127.0.0.1:${port}`
+    return waitForStart(child, 'wrangler dev', url, async () => {
+      try {
+        // Outside /ai: no rate-limit token is spent waiting for the Worker to come up.
+        const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) })
+        await res.arrayBuffer()
+        return true
+      } catch {
+        return false
+      }
+    }, 'workers')
+  })
   return { ...running, configDir }
 }
 
