@@ -20,7 +20,7 @@
  */
 import { setFlagsFromString } from 'node:v8'
 
-export const SHORT_RUN_INTERRUPT_BUDGET = 1_000_000
+const SHORT_RUN_INTERRUPT_BUDGET = 1_000_000
 
 export function tuneTieringForShortRuns(): void {
   setFlagsFromString(`--interrupt-budget=${SHORT_RUN_INTERRUPT_BUDGET}`)

@@ -66,8 +66,7 @@ export async function buildCorpusSite(corpus: CorpusName, opts: { env?: Record<s
 }
 
 /** The official SDK client on the proxy's Streamable HTTP route; `received` collects every response as the client got it. */
-export async function connectHttp(url: string, opts: { received?: string[]; attempt?: number } = {}): Promise<Client> {
-  const client = new Client({ name: 'docpilot-test', version: '0' })
+export async function connectHttp(url: string, opts: { received?: string[] } = {}): Promise<Client> {
   const received = opts.received
   const recording = received
     ? async (input: string | URL, init?: RequestInit) => {
@@ -76,15 +75,17 @@ export async function connectHttp(url: string, opts: { received?: string[]; atte
         return res
       }
     : undefined
-  try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), recording ? { fetch: recording } : {}))
-    return client
-  } catch (err) {
-    // wrangler dev answers a POST with this 503 when it restarts the Worker
-    // under the request (its own advice is to send it again); a connect is
-    // a fresh session, so connecting again is exactly that.
-    if (!String(err).includes('Your worker restarted mid-request') || (opts.attempt ?? 1) >= 3) throw err
-    return connectHttp(url, { ...opts, attempt: (opts.attempt ?? 1) + 1 })
+  for (let attempt = 1; ; attempt++) {
+    const client = new Client({ name: 'docpilot-test', version: '0' })
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), recording ? { fetch: recording } : {}))
+      return client
+    } catch (err) {
+      // wrangler dev answers a POST with this 503 when it restarts the Worker
+      // under the request (its own advice is to send it again); a connect is
+      // a fresh session, so connecting again is exactly that.
+      if (attempt >= 3 || !String(err).includes('Your worker restarted mid-request')) throw err
+    }
   }
 }
 
