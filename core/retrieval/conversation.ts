@@ -43,8 +43,8 @@ interface Hit {
 
 /**
  * The question's hits and the context's hits as one list, best first. A
- * chunk's coverage stays the share of the question's own terms it matched
- * (the gate reads it), or 0 when only the context found it.
+ * chunk's coverage stays its coverage of the question's own terms
+ * (coverage.ts; fusion weighs it), or 0 when only the context found it.
  */
 export function withContext(own: readonly Hit[], context: readonly Hit[], weight = CONTEXT_WEIGHT): Hit[] {
   const parts = new Map<number, { own?: Hit; context?: Hit }>()
