@@ -9,7 +9,7 @@
  * answer text, no user id: `tab` is a random id the panel makes per browser
  * tab, `turn` a random id per turn (so a rating can find its turn).
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
 import { FAILURE_CLASSES } from '../core/ladder/failure.ts'
 import { LadderSchema, ReceiptSchema, TURN_STATES, text } from './feedback.ts'

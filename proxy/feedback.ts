@@ -8,7 +8,7 @@
  * query or fragment that may carry a question. Strings must be well-formed
  * Unicode, so what is stored is valid UTF-8.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { FAILURE_CLASSES } from '../core/ladder/failure.ts'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
 import type { EventRating, EventRow } from './events.ts'

@@ -4,7 +4,7 @@
  * later step (counting, shaping, re-serialising, storing) can meet a
  * structure deep enough to exhaust the stack. Runtime-neutral.
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { Refusal } from './refusal.ts'
 
 /** Nesting a panel's request never comes near (chat messages with tool schemas stay under 20). */

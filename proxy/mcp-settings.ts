@@ -4,7 +4,7 @@
  * path-to-URL mapping (so get_page also takes a source path). Node reads the
  * same files from disk instead of the URLs (proxy/mcp-disk.ts).
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { UrlsSchema, type DocpilotConfig } from '../core/config/schema.ts'
 
 export const McpSettingsSchema = z.strictObject({

@@ -7,7 +7,7 @@
  * through the `DOCPILOT_PROXY` var in wrangler.toml (which `docpilot doctor
  * --proxy` prints), because a Worker cannot read the config file at runtime.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { BudgetSchema, ChatSchema, FeedbackSchema, InsightsSchema, ProxySchema, type DocpilotConfig } from '../core/config/schema.ts'
 import type { Rationing } from '../core/chain/rationing.ts'
 import type { EmbedderIdentity, PublicChainMember } from '../core/index/format.ts'

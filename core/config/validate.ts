@@ -4,7 +4,7 @@
  * probably meant), e.g.
  *   Invalid config docpilot.config.ts: chat.chain must be false, 'auto' or an array of providers (got "yes")
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { ConfigSchema, type DocpilotConfig } from './schema.ts'
 
 export class ConfigError extends Error {

@@ -11,7 +11,7 @@
  * - resources llms.txt and llms-full.txt.
  */
 import { McpServer, type CallToolResult } from '@modelcontextprotocol/server'
-import { z } from 'zod'
+import * as z from 'zod'
 import { toContractLine, type ContractLine } from '../eval/contract.ts'
 import type { Transport } from '../ladder/attempt.ts'
 import { openDenseChannel } from '../retrieval/hybrid.ts'
