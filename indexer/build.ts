@@ -151,6 +151,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     panel: { suggestions: panelSuggestions(config.panel.suggestions, collected.chunks) },
     ...(config.insights.enabled ? { insights: { questions: config.feedback.storeText } } : {}),
     cacheDir: ctx.cacheDir,
+    pageId: (path) => pages.pageId(path),
     onPart: opts.onPart,
   })
   const firstQuestion = await coldFetchCost(loader, sampleQuestions(collected.chunks))

@@ -120,6 +120,24 @@ describe('the page cache', () => {
     expect(pageLines(file)).toBe(3)
   })
 
+  it('names each page it used with an id that stays while the page does and changes with its bytes or the settings (what lets the write step keep its parts)', async () => {
+    const cacheDir = temp()
+    const first = await PageCache.open(cacheDir, shape, 'test', '/out')
+    first.set('a.md', { bytes: bytes('# A'), fingerprint: { id: 'f1', settled: true } }, page('one'))
+    first.set('b.md', { bytes: bytes('# B') }, page('two'))
+    expect(first.pageId('c.md')).toBeUndefined()
+    await first.save()
+    const next = await PageCache.open(cacheDir, shape, 'test', '/out')
+    next.unchanged('a.md', () => 'f1')
+    next.set('b.md', { bytes: bytes('# B, edited') }, page('two, edited'))
+    expect(next.pageId('a.md')).toBe(first.pageId('a.md'))
+    expect(next.pageId('b.md')).not.toBe(first.pageId('b.md'))
+    const otherSettings = await PageCache.open(cacheDir, { ...shape, chunks: { maxWords: 100, overlapWords: 20 } }, 'test', '/out')
+    otherSettings.get('a.md', { bytes: bytes('# A') })
+    otherSettings.set('a.md', { bytes: bytes('# A') }, page('one, cut smaller'))
+    expect(otherSettings.pageId('a.md')).not.toBe(first.pageId('a.md'))
+  })
+
   it("finds an unchanged file's page by its settled fingerprint, without its bytes", async () => {
     const cacheDir = temp()
     const first = await PageCache.open(cacheDir, shape, 'test', '/out')

@@ -23,7 +23,7 @@
  */
 import { createHash } from 'node:crypto'
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { basename, dirname } from 'node:path'
 import type { CollectedPage, CollectOptions } from './collect.ts'
 import type { SourceFingerprint } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
@@ -57,6 +57,8 @@ interface Journal {
 export class PageCache {
   private readonly used = new Map<string, CollectedPage>()
   private readonly seen = new Map<string, [string, string]>()
+  /** path -> the key of the page this run used for it. */
+  private readonly keys = new Map<string, string>()
 
   private constructor(
     private readonly file: string,
@@ -94,6 +96,16 @@ export class PageCache {
   }
 
   /**
+   * What names the page this run used for `path` across runs (undefined for a
+   * page it did not keep): this cache file, named by everything a page depends
+   * on but its bytes, and the page's key there. Same id, same page.
+   */
+  pageId(path: string): string | undefined {
+    const key = this.keys.get(path)
+    return key === undefined ? undefined : `${basename(this.file)}:${key}`
+  }
+
+  /**
    * Appends what this run added to the journal, or rewrites it with only what
    * this run used when the unused lines have piled up (atomically: a crash
    * leaves the previous file). A run that changed nothing writes nothing.
@@ -128,6 +140,7 @@ export class PageCache {
   /** Keeps `page` for the next run, and the file's fingerprint when there is one to trust (else the next run reads the file). */
   private use(path: string, key: string, page: CollectedPage, fingerprint: string | undefined): void {
     this.used.set(key, page)
+    this.keys.set(path, key)
     if (fingerprint) this.seen.set(path, [fingerprint, key])
   }
 }

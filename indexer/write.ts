@@ -7,22 +7,24 @@
  * Output is a pure function of the input: same chunks and settings, same
  * bytes (gzip headers carry no time; createdAt comes from the caller).
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { linkSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { FORMAT_VERSION, isShardSet, MANIFEST_FILE, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index/format.ts'
-import { chunkTermCounter, countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
-import { DEFAULT_POSTINGS_SHARD_BYTES, sectionRuns, splitLexicalIndex } from '../core/index/postings.ts'
-import { encodeTextShard, memoryPartLoader, type PartLoader } from '../core/index/parts.ts'
+import { DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
+import { DEFAULT_POSTINGS_SHARD_BYTES } from '../core/index/postings.ts'
+import { memoryPartLoader, type PartLoader } from '../core/index/parts.ts'
 import { tuningFor } from '../core/retrieval/tuning.ts'
+import { corpusParts, type CorpusInput, type CorpusParts } from './corpus-parts.ts'
 import type { DenseParts } from './embed.ts'
 import { fsPartLoaderSync } from './fs-parts.ts'
-import { LexicalCache } from './lexical-cache.ts'
 import { PartRecord } from './part-record.ts'
+import { digest, pendingBinary, type PendingPart } from './pending-part.ts'
 import type { RanksPart } from './ranks.ts'
 import { exists } from './stat.ts'
+import { readWriteState, saveWriteState, writeStateFile } from './write-state.ts'
 
 /**
  * Chunks per text shard: a result fetches one shard of about this many
@@ -61,10 +63,13 @@ export interface WriteIndexInput {
   /**
    * Where this run leaves what the next one reuses: the record of the parts
    * it stores (part-record.ts: a re-index links unchanged parts without
-   * reading them back, else compares each with the previous copy) and each
-   * chunk's lexical counts (lexical-cache.ts).
+   * reading them back, else compares each with the previous copy), each
+   * chunk's lexical counts (lexical-cache.ts) and what a re-index patches
+   * the corpus parts from (write-state.ts).
    */
   cacheDir?: string
+  /** The id of the page each path's chunks came from (PageCache.pageId): lets a re-index patch the parts of the pages that changed. */
+  pageId?: CorpusInput['pageId']
   /** Called after each part is on disk (progress; a throw aborts the write). */
   onPart?: (name: string) => void | Promise<void>
 }
@@ -82,6 +87,11 @@ export interface WriteIndexResult {
   bytes: { raw: number; gzip: number }
   /** The index just written, as a reader loads it: from the bytes this run held, the rest from `dir`. */
   loader: PartLoader
+  /**
+   * Chunks whose lexical and text parts this run made: all of them, or on a
+   * re-index that patched the previous index (corpus-parts.ts) those of the pages that changed.
+   */
+  chunksMade: number
 }
 
 /** The out folder exists but is not an index docpilot may replace. */
@@ -90,10 +100,6 @@ export class OutDirError extends Error {
     super(message)
     this.name = 'OutDirError'
   }
-}
-
-function digest(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex')
 }
 
 /**
@@ -108,48 +114,7 @@ export function gzip(data: string | Uint8Array): Uint8Array {
   return gzipSync(typeof data === 'string' ? Buffer.from(data) : data, { level: GZIP_LEVEL })
 }
 
-interface PendingPart {
-  name: string
-  /** The part's content; JSON parts are stored gzip-compressed. */
-  plain: Uint8Array
-  gzipped: boolean
-  /**
-   * What identifies the content (PartRecord): the digest of a JSON part; the
-   * name of a binary part, which its maker names by its content.
-   */
-  content: string
-}
-
-const encoded = (part: PendingPart): Uint8Array => (part.gzipped ? gzip(part.plain) : part.plain)
-
-function pendingJson(name: string, json: string, content: string): PendingPart {
-  return { name, plain: Buffer.from(json), gzipped: true, content }
-}
-
-const pendingBinary = (name: string, bytes: Uint8Array): PendingPart => ({ name, plain: bytes, gzipped: false, content: name })
-
-function jsonPart(kind: string, value: unknown): PendingPart {
-  const json = JSON.stringify(value)
-  const content = digest(json)
-  return pendingJson(`${kind}.${content.slice(0, 16)}.json.gz`, json, content)
-}
-
-/**
- * Numbered gzip JSON parts in one folder named by the digest of them all (see
- * ShardSet), from their JSON; `digest` is that digest in full.
- */
-function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(
-  kind: string,
-  jsons: readonly string[],
-  extra: Extra,
-): { set: ShardSet & Extra; parts: PendingPart[]; digest: string } {
-  const digests = jsons.map(digest)
-  const all = createHash('sha256')
-  for (const d of digests) all.update(d)
-  const whole = all.digest('hex')
-  const set = { dir: `${kind}.${whole.slice(0, 16)}`, count: jsons.length, ext: '.json.gz', ...extra }
-  return { set, parts: jsons.map((json, i) => pendingJson(shardFile(set, i), json, digests[i]!)), digest: whole }
-}
+const encoded = (part: PendingPart): Uint8Array => (part.gzipped ? gzip(part.plain!) : part.plain!)
 
 /** Refuses to replace a folder that holds something other than a docpilot index. */
 async function checkReplaceable(out: string): Promise<void> {
@@ -232,8 +197,7 @@ function isRunning(pid: number): boolean {
  * shards, so one changed page renames the folder while most shards stay as
  * they were).
  */
-async function previousLocations(out: string): Promise<(name: string) => string | undefined> {
-  const previous = await previousManifest(out)
+function previousLocations(previous: Partial<Manifest> | undefined): (name: string) => string | undefined {
   if (!previous?.parts) return () => undefined
   const sets = new Map<string, ShardSet>()
   for (const value of Object.values(previous.parts)) {
@@ -270,7 +234,7 @@ function linkUnchanged(from: string | undefined, to: string, part: PendingPart):
       return undefined
     }
   }
-  if (!Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(part.plain)) return undefined
+  if (!Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(part.plain!)) return undefined
   return hardLink(from, to) ? stored : undefined
 }
 
@@ -293,13 +257,14 @@ function hardLink(from: string, to: string): boolean {
  * more CPU than the file system work itself.
  */
 function storePart(part: PendingPart, to: string, out: string, was: string | undefined, record: PartRecord | undefined): { size: number; bytes?: Uint8Array } {
+  if (part.kept !== undefined) return storeKept(part, to, join(out, part.kept), part.kept, record)
   const from = was === undefined ? undefined : join(out, was)
   if (was !== undefined && from && record) {
     const size = record.unchanged(was, from, part.content)
     if (size !== undefined && hardLink(from, to)) {
       record.carry(part.name, was)
       // A part stored as it is needs no read to be at hand.
-      return part.gzipped ? { size } : { size, bytes: part.plain }
+      return part.gzipped ? { size } : { size, bytes: part.plain! }
     }
   }
   let bytes = linkUnchanged(from, to, part)
@@ -311,24 +276,66 @@ function storePart(part: PendingPart, to: string, out: string, was: string | und
   return { size: bytes.length, bytes }
 }
 
+/** A part kept from the previous index no longer holds what the write state says: the corpus parts are made in full instead. */
+class KeptPartChanged extends Error {}
+
+/**
+ * Puts a part this run did not make (corpus-parts.ts kept it from the
+ * previous index) into the new index: linked when the record vouches for the
+ * previous copy, else only once its bytes are checked against the content.
+ */
+function storeKept(part: PendingPart, to: string, from: string, was: string, record: PartRecord | undefined): { size: number; bytes?: Uint8Array } {
+  const size = record?.unchanged(was, from, part.content)
+  if (size !== undefined && hardLink(from, to)) {
+    record!.carry(part.name, was)
+    return { size }
+  }
+  let stored: Buffer
+  let plain: Uint8Array
+  try {
+    stored = readFileSync(from)
+    plain = part.gzipped ? gunzipSync(stored) : stored
+  } catch {
+    throw new KeptPartChanged()
+  }
+  if (digest(plain) !== part.content) throw new KeptPartChanged()
+  if (!hardLink(from, to)) writeFileSync(to, stored)
+  record?.keep(part.name, part.content, stored.length)
+  return { size: stored.length, bytes: stored }
+}
+
 export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResult> {
   const out = resolve(input.out)
   await checkReplaceable(out)
   await removeStaleTemps(out)
   const shardSize = input.shardSize ?? DEFAULT_SHARD_SIZE
   const settings = input.lexicalSettings ?? DEFAULT_LEXICAL_SETTINGS
-  const chunks = input.chunks
+  const postingsShardBytes = input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES
+  const corpusInput: CorpusInput = {
+    chunks: input.chunks,
+    out,
+    settings,
+    shardSize,
+    postingsShardBytes,
+    version: input.docpilotVersion,
+    ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
+    ...(input.pageId ? { pageId: input.pageId } : {}),
+  }
+  const previous = await previousManifest(out)
+  const stateFile = input.cacheDir ? writeStateFile(input.cacheDir, out, [settings, shardSize, postingsShardBytes], input.docpilotVersion) : undefined
+  const state = stateFile && previous ? await readWriteState(stateFile) : undefined
+  const corpus = await corpusParts(corpusInput, state && previous ? { state, manifest: previous } : undefined)
+  try {
+    return await writeParts(input, out, corpus, previous, stateFile)
+  } catch (error) {
+    if (!(error instanceof KeptPartChanged)) throw error
+    return writeParts(input, out, await corpusParts(corpusInput), previous, stateFile)
+  }
+}
 
-  const lexicalCache = input.cacheDir ? await LexicalCache.open(input.cacheDir, settings, input.docpilotVersion, out) : undefined
-  const termsOf = chunkTermCounter(settings)
-  const counted = lexicalCache ? lexicalCache.countPostings(chunks, termsOf) : countLexicalPostings(chunks, settings, termsOf)
-  const split = splitLexicalIndex(counted, sectionRuns(chunks), input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES)
-  const lexical = jsonPart('lexical', split.head)
-  const postings = jsonShards('postings', split.shardJsons, { firsts: split.firsts })
-  const shardTexts = []
-  for (let i = 0; i < chunks.length; i += shardSize) shardTexts.push(JSON.stringify(encodeTextShard(chunks.slice(i, i + shardSize))))
-  const texts = jsonShards('texts', shardTexts, { per: shardSize })
-
+async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusParts, previousIndex: Partial<Manifest> | undefined, stateFile: string | undefined): Promise<WriteIndexResult> {
+  const { lexical, postings, texts } = corpus
+  const settings = input.lexicalSettings ?? DEFAULT_LEXICAL_SETTINGS
   const embedder = input.dense?.identity ?? input.embedder ?? NO_EMBEDDER
   const tuned = tuningFor(embedder)
   const gate = {
@@ -343,7 +350,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     createdAt: input.createdAt,
     // What was indexed: the text shards hold every chunk field, in order, and decode back to them, so
     // their digest (made anyway, to name them) identifies the corpus without hashing the chunks again.
-    corpus: { digest: texts.digest, files: input.files, chunks: chunks.length },
+    corpus: { digest: texts.digest, files: input.files, chunks: input.chunks.length },
     embedder,
     parts: {
       lexical: lexical.name,
@@ -367,7 +374,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const denseFiles = (input.dense?.files ?? []).map((f) => pendingBinary(f.name, f.bytes))
   const rankFiles = input.ranks?.name && input.ranks.bytes ? [pendingBinary(input.ranks.name, input.ranks.bytes)] : []
   const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles, ...rankFiles]
-  const previous = await previousLocations(out)
+  const previous = previousLocations(previousIndex)
   const record = input.cacheDir ? await PartRecord.open(input.cacheDir, out) : undefined
   const stored = new Map<string, number>()
   // The bytes of the parts this run wrote or read, for the loader it returns.
@@ -388,7 +395,8 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     await writeFile(join(tmp, MANIFEST_FILE), manifestJson)
     await swapInto(tmp, out)
     await record?.save()
-    await lexicalCache?.save()
+    await corpus.save()
+    if (stateFile) await saveWriteState(stateFile, corpus.state)
   } catch (err) {
     await rm(tmp, { recursive: true, force: true })
     throw err
@@ -396,11 +404,11 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
 
   const parts: PartSize[] = [
     { name: MANIFEST_FILE, raw: Buffer.byteLength(manifestJson), gzip: gzip(manifestJson).length },
-    ...all.map((p) => ({ name: p.name, raw: p.plain.length, gzip: stored.get(p.name)! })),
+    ...all.map((p) => ({ name: p.name, raw: p.raw, gzip: stored.get(p.name)! })),
   ]
   const bytes = parts.reduce((s, p) => ({ raw: s.raw + p.raw, gzip: s.gzip + p.gzip }), { raw: 0, gzip: 0 })
   held.set(MANIFEST_FILE, Buffer.from(manifestJson))
-  return { dir: out, manifest, parts, bytes, loader: memoryPartLoader(held, fsPartLoaderSync(out)) }
+  return { dir: out, manifest, parts, bytes, loader: memoryPartLoader(held, fsPartLoaderSync(out)), chunksMade: corpus.made }
 }
 
 /** Puts the finished temp folder at `out`, keeping the old index until the new one is in place. */

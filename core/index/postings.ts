@@ -52,7 +52,8 @@ function countedDocs(docs: Record<string, number>): number[] {
   return Object.keys(docs).flatMap((id) => [Number(id), docs[id]!])
 }
 
-function encodeRow(byField: Record<string, Record<string, number>> | Array<number[] | undefined>, fields: number): PostingRow {
+/** One term's row from its postings per field (minisearch's form, or countLexicalPostings' [doc, frequency, ...] ascending). */
+export function encodeRow(byField: Record<string, Record<string, number>> | Array<number[] | undefined>, fields: number): PostingRow {
   const row: PostingRow = []
   for (let f = 0; f < fields; f++) {
     const entry: number[] | Record<string, number> | undefined = Array.isArray(byField) ? byField[f] : byField[f]
@@ -101,6 +102,53 @@ export function sectionRuns(chunks: readonly { path: string; anchor: string }[])
   return runs
 }
 
+export interface SplitLexicalIndex {
+  head: LexicalHead
+  shards: PostingsShard[]
+  /** Each shard as JSON.stringify gives it. */
+  shardJsons: string[]
+  /** The first term of each shard. */
+  firsts: string[]
+  /** Each term's row length as JSON, in the head's term order: what sizes the shards (packShards). */
+  rowBytes: number[]
+}
+
+/**
+ * Where each postings shard starts, from the terms' row lengths as JSON: a
+ * shard takes terms until it holds `shardBytes` (rows plus their commas).
+ */
+export function packShards(rowBytes: ArrayLike<number>, shardBytes: number): number[] {
+  const starts: number[] = []
+  let size = Infinity
+  for (let t = 0; t < rowBytes.length; t++) {
+    if (size >= shardBytes) {
+      starts.push(t)
+      size = 0
+    }
+    size += rowBytes[t]! + 1
+  }
+  return starts
+}
+
+/** Front coding of sorted terms (LexicalHead's prefix and suffix). */
+export function frontCode(terms: readonly string[]): { prefix: number[]; suffix: string[] } {
+  const prefix: number[] = new Array(terms.length)
+  const suffix: string[] = new Array(terms.length)
+  let previous = ''
+  for (let t = 0; t < terms.length; t++) {
+    const term = terms[t]!
+    let p = 0
+    while (p < previous.length && p < term.length && previous[p] === term[p]) p++
+    prefix[t] = p
+    suffix[t] = term.slice(p)
+    previous = term
+  }
+  return { prefix, suffix }
+}
+
+/** The order of the head's terms: code-point order, the same on every machine, and what prefix ranges need. */
+export const compareTerms = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
 /**
  * Splits an index (minisearch's serialized form, or countLexicalPostings') into its head and postings shards
  * (and each shard as JSON, what JSON.stringify gives). Pure: same index, same parts.
@@ -110,7 +158,7 @@ export function splitLexicalIndex(
   js: AsPlainObject | CountedLexicalIndex,
   sections: number[],
   shardBytes = DEFAULT_POSTINGS_SHARD_BYTES,
-): { head: LexicalHead; shards: PostingsShard[]; shardJsons: string[]; firsts: string[] } {
+): SplitLexicalIndex {
   const n = js.documentCount
   if (sections.reduce((a, b) => a + b, 0) !== n) throw new Error(`section runs cover ${sections.reduce((a, b) => a + b, 0)} chunks; the index has ${n}`)
   const fields = Object.keys(js.fieldIds).length
@@ -120,39 +168,25 @@ export function splitLexicalIndex(
     const lengths = js.fieldLength[doc]!
     for (let f = 0; f < fields; f++) fieldLength[f]![doc] = lengths[f] ?? 0
   }
-  // Code-point order: the same on every machine, and what prefix ranges need.
-  const entries = [...js.index].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-  const prefix: number[] = []
-  const suffix: string[] = []
-  const shardStarts: number[] = []
-  const shards: PostingsShard[] = []
-  // Each row's JSON, made to size the shards, makes the shard's JSON too.
-  const rowJsons: string[][] = []
-  let previous = ''
-  let size = Infinity
-  entries.forEach(([term, byField], t) => {
-    let p = 0
-    while (p < previous.length && p < term.length && previous[p] === term[p]) p++
-    prefix.push(p)
-    suffix.push(term.slice(p))
-    previous = term
+  const entries = [...js.index].sort((a, b) => compareTerms(a[0], b[0]))
+  const { prefix, suffix } = frontCode(entries.map((e) => e[0]))
+  const rows: PostingRow[] = new Array(entries.length)
+  const rowJsons: string[] = new Array(entries.length)
+  const rowBytes: number[] = new Array(entries.length)
+  entries.forEach(([, byField], t) => {
     const row = encodeRow(byField, fields)
-    if (size >= shardBytes) {
-      shardStarts.push(t)
-      shards.push([])
-      rowJsons.push([])
-      size = 0
-    }
-    const json = JSON.stringify(row)
-    shards.at(-1)!.push(row)
-    rowJsons.at(-1)!.push(json)
-    size += json.length + 1
+    rows[t] = row
+    rowJsons[t] = JSON.stringify(row)
+    rowBytes[t] = rowJsons[t]!.length
   })
+  const shardStarts = packShards(rowBytes, shardBytes)
+  const ends = [...shardStarts.slice(1), entries.length]
   return {
     head: { encoding: LEXICAL_SPLIT_ENCODING, documentCount: n, averageFieldLength: js.averageFieldLength, fieldLength, prefix, suffix, shardStarts, sections },
-    shards,
-    shardJsons: rowJsons.map((rows) => `[${rows.join(',')}]`),
+    shards: shardStarts.map((start, i) => rows.slice(start, ends[i])),
+    shardJsons: shardStarts.map((start, i) => `[${rowJsons.slice(start, ends[i]).join(',')}]`),
     firsts: shardStarts.map((t) => entries[t]![0]),
+    rowBytes,
   }
 }
 

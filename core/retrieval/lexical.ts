@@ -66,7 +66,7 @@ export const DEFAULT_LEXICAL_SETTINGS: LexicalSettings = {
 }
 
 /** A chunk as the lexical index sees it: its position in the index is its id. */
-function fieldValue(chunk: ChunkRecord, field: LexicalField): string {
+export function fieldValue(chunk: ChunkRecord, field: LexicalField): string {
   switch (field) {
     case 'text':
       return chunk.text

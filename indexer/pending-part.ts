@@ -1,0 +1,65 @@
+/**
+ * An index part on its way into a new index folder (write.ts): its name, its
+ * content, or, for a part the previous index already holds as it is, where
+ * it lies there.
+ */
+import { createHash } from 'node:crypto'
+import { shardFile, type ShardSet } from '../core/index/format.ts'
+
+export interface PendingPart {
+  name: string
+  /** JSON parts are stored gzip-compressed. */
+  gzipped: boolean
+  /**
+   * What identifies the content (PartRecord): the digest of a JSON part; the
+   * name of a binary part, which its maker names by its content.
+   */
+  content: string
+  /** Size of the content, uncompressed. */
+  raw: number
+  /** The content; absent for a part the previous index holds (`kept`). */
+  plain?: Uint8Array
+  /** The part's name in the previous index, when it is kept from there unmade. */
+  kept?: string
+}
+
+export function digest(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
+export function pendingJson(name: string, json: string, content: string): PendingPart {
+  const plain = Buffer.from(json)
+  return { name, plain, raw: plain.length, gzipped: true, content }
+}
+
+export const pendingBinary = (name: string, bytes: Uint8Array): PendingPart => ({ name, plain: bytes, raw: bytes.length, gzipped: false, content: name })
+
+export function jsonPart(kind: string, value: unknown): PendingPart {
+  const json = JSON.stringify(value)
+  const content = digest(json)
+  return pendingJson(`${kind}.${content.slice(0, 16)}.json.gz`, json, content)
+}
+
+/** A shard made this run (its JSON), or one the previous index holds as it is (its digest, size and name there). */
+export type ShardSource = { json: string } | { digest: string; raw: number; kept: string }
+
+/**
+ * Numbered gzip JSON parts in one folder named by the digest of them all (see
+ * ShardSet); `digest` is that digest in full, `digests` each shard's.
+ */
+export function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(
+  kind: string,
+  shards: readonly ShardSource[],
+  extra: Extra,
+): { set: ShardSet & Extra; parts: PendingPart[]; digest: string; digests: string[] } {
+  const digests = shards.map((s) => ('json' in s ? digest(s.json) : s.digest))
+  const all = createHash('sha256')
+  for (const d of digests) all.update(d)
+  const whole = all.digest('hex')
+  const set = { dir: `${kind}.${whole.slice(0, 16)}`, count: shards.length, ext: '.json.gz', ...extra }
+  const parts = shards.map((s, i): PendingPart => {
+    const name = shardFile(set, i)
+    return 'json' in s ? pendingJson(name, s.json, digests[i]!) : { name, gzipped: true, content: s.digest, raw: s.raw, kept: s.kept }
+  })
+  return { set, parts, digest: whole, digests }
+}
