@@ -12,6 +12,7 @@ import { suggestFromHeadings } from './suggest.ts'
 import { checkSiteOut, excludeSiteOut, writeAgentFiles, type LlmsResult } from './llms.ts'
 import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
+import { firstQuestionCost } from './fetch-cost-memo.ts'
 import { PageCache } from './page-cache.ts'
 import { ranksFor } from './ranks.ts'
 import { assertNotShrinking, writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
@@ -70,7 +71,7 @@ export interface BuildResult extends Omit<WriteIndexResult, 'loader'> {
   llms?: LlmsResult
   /** The public chat chain written into the manifest (empty: readers get search answers). */
   chat: Manifest['chat']
-  /** What a reader's first question downloads, measured on sample questions made of the docs' own headings. */
+  /** What a reader's first question downloads, measured on sample questions made of the docs' own headings (at an earlier build when `earlier` says so). */
   firstQuestion: FetchCost
   ms: number
 }
@@ -154,7 +155,15 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     pageId: (path) => pages.pageId(path),
     onPart: opts.onPart,
   })
-  const firstQuestion = await coldFetchCost(loader, sampleQuestions(collected.chunks))
+  const questions = sampleQuestions(collected.chunks)
+  const firstQuestion = await firstQuestionCost({
+    cacheDir: ctx.cacheDir,
+    scope: resolve(opts.out),
+    manifest: written.manifest,
+    questions,
+    pages: new Map(collected.files.map((file) => [file, pages.pageId(file)])),
+    measure: () => coldFetchCost(loader, questions),
+  })
   const llms = opts.llms
     ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode, files: collected.files, config, record: { cacheDir: ctx.cacheDir, scope: resolve(opts.out) } })
     : undefined

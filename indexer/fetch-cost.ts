@@ -34,6 +34,8 @@ export interface FetchCost {
   max: number
   /** Median per kind of part. */
   byKind: Partial<Record<PartKind, number>>
+  /** Present when these figures were measured at an earlier build of this index (fetch-cost-memo.ts), not on the one just written. */
+  earlier?: { pagesChanged: number }
 }
 
 function kindOf(name: string, modelParts: (name: string) => boolean): PartKind {

@@ -125,9 +125,11 @@ function firstQuestionLines(cost: FetchCost): string[] {
   const order: PartKind[] = ['manifest', 'lexical', 'postings', 'model', 'vectors', 'texts']
   const names: Record<PartKind, string> = { manifest: 'manifest', lexical: 'lexical head', postings: 'postings', model: 'model rows', vectors: 'vectors', texts: 'result texts' }
   const split = order.filter((k) => cost.byKind[k]).map((k) => `${names[k]} ${kb(cost.byKind[k]!)}`)
+  const changed = cost.earlier?.pagesChanged
+  const when = cost.earlier ? `; measured at an earlier build, ${changed === 0 ? 'no page' : changed === 1 ? '1 page' : `${changed} pages`} changed since` : ''
   return [
     `  A reader's first question downloads about ${kb(cost.median)} of index (median of ${cost.questions.length} sample questions made of your headings, ` +
-      `at most ${kb(cost.max)}): ${split.join(', ')}. Later questions fetch only parts they have not seen; every part is cacheable forever.`,
+      `at most ${kb(cost.max)}${when}): ${split.join(', ')}. Later questions fetch only parts they have not seen; every part is cacheable forever.`,
   ]
 }
 
