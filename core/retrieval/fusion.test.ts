@@ -41,6 +41,27 @@ describe('fusion', () => {
     expect(out.find((f) => f.id === 'c')!.score).toBeCloseTo(0.7 * 0.9, 10)
   })
 
+  it('linear: a long section is scored by its best window on each channel, and shown by its best window', () => {
+    // Window w1 holds the question's words, its neighbour w2 the passage whose meaning matches; "other" is one
+    // short section a little better than either window alone.
+    const lexicalHits = [
+      { id: 'w1', score: 10, coverage: 1 },
+      { id: 'other', score: 8, coverage: 0.8 },
+    ]
+    const cos: Record<string, number> = { w1: 0.2, w2: 0.6, other: 0.5 }
+    const denseHits = [{ id: 'w2', score: 0.6 }, { id: 'other', score: 0.5 }]
+    const config = { method: 'linear', lexicalWeight: 0.2, denseWeight: 0.6, coverageWeight: 0.2 } as const
+    const windows = fuse(lexicalHits, denseHits, config, (id) => cos[id])
+    expect(windows[0]!.id).toBe('other')
+    const section: Record<string, string> = { w1: 'long', w2: 'long', other: 'other' }
+    const sections = fuse(lexicalHits, denseHits, config, (id) => cos[id], (id) => section[id]!)
+    expect(sections.map((f) => f.id)).toEqual(['w1', 'w2', 'other'])
+    expect(sections[0]!.score).toBeCloseTo(0.2 * 1 + 0.6 * 0.6 + 0.2 * 1, 10)
+    // Each window keeps its own channel scores; only the ranking pools them.
+    expect(sections[0]!.channels).toEqual({ lexical: 10, dense: 0.2 })
+    expect(sections.find((f) => f.id === 'other')!.score).toBeCloseTo(windows[0]!.score, 10)
+  })
+
   it('rrf: weighted reciprocal ranks', () => {
     const out = fuse(lexical, dense, { method: 'rrf', k: 60, lexicalWeight: 1, denseWeight: 1 })
     expect(out[0]!.id).toBe('b')

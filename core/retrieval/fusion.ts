@@ -13,6 +13,11 @@
  * passage holds (coverage.ts; 0 for a passage outside the lexical list): BM25
  * alone lets a passage that repeats one of the question's words outrank one
  * that holds all of them.
+ * With `sectionOf`, linear fusion scores a window of a long section by its
+ * section's best window on each channel: one window may hold the question's
+ * words and its neighbour the passage whose meaning matches, and the reader
+ * sees one row for the section either way (hybrid.ts keeps one per section).
+ * The window shown is the one whose own score is best.
  * rrf: reciprocal rank fusion, kept for comparison in the eval.
  */
 
@@ -38,6 +43,7 @@ export function fuse(
   dense: Scored[],
   config: FusionConfig,
   denseScoreOf?: (id: string) => number | undefined,
+  sectionOf?: (id: string) => string,
 ): Fused[] {
   const byId = new Map<string, Fused>()
   const entry = (id: string) => {
@@ -56,21 +62,53 @@ export function fuse(
       e.channels.dense = h.score
       e.score += config.denseWeight / (config.k + rank + 1)
     })
-  } else {
-    const best = lexical.reduce((m, h) => Math.max(m, h.score), 0)
-    const coverage = new Map<string, number>()
-    for (const h of lexical) {
-      entry(h.id).channels.lexical = h.score
-      if (h.coverage !== undefined) coverage.set(h.id, h.coverage)
-    }
-    for (const h of dense) entry(h.id).channels.dense = h.score
-    for (const e of byId.values()) {
-      if (e.channels.dense === undefined && denseScoreOf) e.channels.dense = denseScoreOf(e.id)
-      const lex = best > 0 ? (e.channels.lexical ?? 0) / best : 0
-      const den = Math.max(0, e.channels.dense ?? 0)
-      e.score = config.lexicalWeight * lex + config.denseWeight * den + (config.coverageWeight ?? 0) * (coverage.get(e.id) ?? 0)
-    }
+    // Stable order: score, then lexical list order, then dense list order (Map insertion order).
+    return [...byId.values()].sort((a, b) => b.score - a.score)
   }
-  // Stable order: score, then lexical list order, then dense list order (Map insertion order).
-  return [...byId.values()].sort((a, b) => b.score - a.score)
+  const best = lexical.reduce((m, h) => Math.max(m, h.score), 0)
+  const coverage = new Map<string, number>()
+  for (const h of lexical) {
+    entry(h.id).channels.lexical = h.score
+    if (h.coverage !== undefined) coverage.set(h.id, h.coverage)
+  }
+  for (const h of dense) entry(h.id).channels.dense = h.score
+  const entries = [...byId.values()]
+  const evidence = entries.map((e): Evidence => {
+    if (e.channels.dense === undefined && denseScoreOf) e.channels.dense = denseScoreOf(e.id)
+    return {
+      lexical: best > 0 ? (e.channels.lexical ?? 0) / best : 0,
+      dense: Math.max(0, e.channels.dense ?? 0),
+      coverage: coverage.get(e.id) ?? 0,
+    }
+  })
+  const weighted = (v: Evidence) => config.lexicalWeight * v.lexical + config.denseWeight * v.dense + (config.coverageWeight ?? 0) * v.coverage
+  const own = evidence.map(weighted)
+  const pooled = sectionOf ? bestBySection(entries.map((e) => sectionOf(e.id)), evidence) : evidence
+  entries.forEach((e, i) => (e.score = weighted(pooled[i]!)))
+  // Stable order: score, then the window's own score (the section's best window first), then lexical list order,
+  // then dense list order (Map insertion order).
+  const order = entries.map((_, i) => i).sort((a, b) => own[b]! - own[a]!).sort((a, b) => entries[b]!.score - entries[a]!.score)
+  return order.map((i) => entries[i]!)
+}
+
+interface Evidence {
+  lexical: number
+  dense: number
+  coverage: number
+}
+
+/** Each entry's evidence replaced by its section's best on each channel. */
+function bestBySection(sections: readonly string[], evidence: readonly Evidence[]): Evidence[] {
+  const best = new Map<string, Evidence>()
+  sections.forEach((section, i) => {
+    const v = evidence[i]!
+    const b = best.get(section)
+    if (!b) best.set(section, { ...v })
+    else {
+      b.lexical = Math.max(b.lexical, v.lexical)
+      b.dense = Math.max(b.dense, v.dense)
+      b.coverage = Math.max(b.coverage, v.coverage)
+    }
+  })
+  return sections.map((section) => best.get(section)!)
 }

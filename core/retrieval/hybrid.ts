@@ -282,6 +282,7 @@ export async function rankHybrid(input: RankInput): Promise<Ranked> {
     denseHits.map((h) => ({ id: String(h.index), score: denseOf(h.index) })).sort((a, b) => b.score - a.score),
     fusionConfig(input.manifest),
     (id) => denseOf(Number(id)),
+    input.sectionOf && ((id) => input.sectionOf!(Number(id))),
   )
   const hits = onePerSection(
     fused.map((f) => ({ ordinal: Number(f.id), score: f.score, channels: f.channels })),
