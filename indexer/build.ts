@@ -125,7 +125,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   let dense: WriteIndexInput['dense']
   let embed: EmbedSummary | undefined
   if (indexEmbedder) {
-    const run = await embedChunks(indexEmbedder, collected.chunks, { cacheDir: ctx.cacheDir, scope: resolve(opts.out), onProgress: opts.onEmbed })
+    const run = await embedChunks(indexEmbedder, collected.chunks, { cacheDir: ctx.cacheDir, scope: resolve(opts.out), onProgress: opts.onEmbed, digests: collected.digests })
     dense = await denseParts(indexEmbedder, run)
     embed = {
       identity: dense.identity,

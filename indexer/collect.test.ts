@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDirs } from '../fixtures/temp-dirs.ts'
 import { CollectError, collectChunks, PARSE_HERE_PAGES, type CollectedPage, type CollectOptions } from './collect.ts'
+import { embedDigest } from './embed-text.ts'
 
 const SNIPPETS = new URL('../fixtures/snippets/', import.meta.url).pathname
 const base: Omit<CollectOptions, 'root'> = {
@@ -135,6 +136,16 @@ describe('files, ids and order', () => {
     expect(chunks.map((c) => c.text)).toEqual(['Kept from an earlier run.', 'On disk too.'])
     expect(read).toEqual(['b.md'])
     expect(parsed).toBe(1)
+  })
+
+  it("gives each chunk's embedding digest: hashed for a page it parses, taken with a page the cache holds", async () => {
+    const root = tempDocs({ 'a.md': '# A\n\nOn disk.', 'b.md': '# B\n\nOn disk too.\n\n## More\n\nAnd more.' })
+    const fresh = await collectChunks({ ...base, root })
+    expect(fresh.digests).toEqual(fresh.chunks.map(embedDigest))
+    const kept: CollectedPage = { chunks: fresh.chunks.filter((c) => c.path === 'a.md'), warnings: [], digests: ['digest kept with a.md'] }
+    const cache = { unchanged: (file: string) => (file === 'a.md' ? kept : undefined), get: () => undefined, set: () => {} }
+    const again = await collectChunks({ ...base, root, cache })
+    expect(again.digests).toEqual(['digest kept with a.md', ...fresh.chunks.filter((c) => c.path === 'b.md').map(embedDigest)])
   })
 
   it('skips node_modules and dot-dirs; include/exclude select files', async () => {

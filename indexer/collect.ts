@@ -18,6 +18,7 @@ import { toChunks } from './chunks.ts'
 import { pathToUrl, UrlRefusedError } from './urls.ts'
 import { fsInside, readSource, sourceFingerprint } from './read-source.ts'
 import { pageEntry, type PageEntry } from './llms.ts'
+import { embedDigest } from './embed-text.ts'
 
 export interface CollectOptions {
   /** Docs dir (source mode) or built site dir (site mode). */
@@ -51,6 +52,8 @@ export interface CollectWarning {
 
 export interface CollectResult {
   chunks: ChunkRecord[]
+  /** Each chunk's embedDigest (embed-text.ts), in chunk order: hashed when its page was parsed, kept by the page cache. */
+  digests: string[]
   /** Paths (relative to root) of the files indexed (that gave chunks), sorted. */
   files: string[]
   /** Files matched but skipped, each with a warning saying why. */
@@ -110,6 +113,7 @@ export async function collectChunks(
   if (files.length === 0) await throwNoFiles(root, include, opts)
 
   const chunks: ChunkRecord[] = []
+  const digests: string[] = []
   const indexed: string[] = []
   const pages: PageEntry[] = []
   const seenIds = new Set<string>()
@@ -154,6 +158,7 @@ export async function collectChunks(
     for (const message of page.warnings) warnings.push({ file, message })
     if (!page.chunks.length) continue
     const pageChunks = page.chunks
+    digests.push(...(page.digests ?? pageChunks.map(embedDigest)))
     indexed.push(file)
     if (opts.pages && page.entry) pages.push(page.entry)
     for (const chunk of pageChunks) {
@@ -165,13 +170,15 @@ export async function collectChunks(
     }
   }
   onProgress?.(files.length, files.length, '')
-  return { chunks, files: indexed, skipped: files.length - indexed.length + escaping.size, parsed, warnings, pages }
+  return { chunks, digests, files: indexed, skipped: files.length - indexed.length + escaping.size, parsed, warnings, pages }
 }
 
 /** One file's chunks (before ids are made unique across the index) and what to warn about it. */
 export interface CollectedPage {
   chunks: ChunkRecord[]
   warnings: string[]
+  /** Each chunk's embedDigest, taken at the parse (absent: hashed when the page is collected). */
+  digests?: string[]
   /** The page for the agent files, when they were asked for (CollectOptions.pages). */
   entry?: PageEntry
 }
@@ -249,7 +256,7 @@ async function pageOf(
   const where = { path: file, url }
   const chunks = toChunks(sections, where, opts.chunks)
   if (!chunks.length) return skipped('has no text to index; skipped', notes)
-  return { page: { chunks, warnings: notes, ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}) }, lasting: true }
+  return { page: { chunks, warnings: notes, digests: chunks.map(embedDigest), ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}) }, lasting: true }
 }
 
 function titleFromFileName(file: string): string {

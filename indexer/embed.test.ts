@@ -20,7 +20,10 @@ import { startFakeProviders, type FakeProviders } from '../fixtures/providers/in
 import { exportStaticOnnx } from '../scripts/onnx/export-static.ts'
 import { TINY_MAX_POS, tinyBert } from '../scripts/onnx/tiny-bert.ts'
 import { buildIndex } from './build.ts'
-import { envEmbedTransport, loadDefaultModel, resolveIndexEmbedder } from './embed.ts'
+import { embedChunks, envEmbedTransport, loadDefaultModel, resolveIndexEmbedder, type IndexEmbedder } from './embed.ts'
+import { chunkEmbedText, embedDigest } from './embed-text.ts'
+import type { Embedder } from '../core/embed/types.ts'
+import type { ChunkRecord } from '../core/index/format.ts'
 import { HubError } from './embed-hf.ts'
 import { fsPartLoader } from './fs-parts.ts'
 
@@ -57,6 +60,33 @@ async function build(embed: unknown, opts: { root?: string; env?: Record<string,
   })
   return { out, result }
 }
+
+describe('embedChunks', () => {
+  /** An embedder that says how many texts it was sent; each vector is the text's length, then 1. */
+  function countingEmbedder(): { ie: IndexEmbedder; sent: string[] } {
+    const sent: string[] = []
+    const embedder: Embedder = {
+      identity: { id: 'counting', kind: 'hosted', model: 'counting', dims: 2, quantization: 'int8' },
+      embed: async (texts) => (sent.push(...texts), texts.map((t) => Float32Array.from([t.length, 1]))),
+    }
+    return { ie: { embedder, modelFiles: [], why: '' }, sent }
+  }
+  const chunk = (text: string): ChunkRecord => ({ id: 'a.md#', path: 'a.md', url: '/a', anchor: '', title: 'A', trail: ['A'], text })
+
+  it('looks vectors up by the digests it is given (the page cache keeps them), and sends only the misses', async () => {
+    const cacheDir = tmp('dp-embed-digests-')
+    const { ie, sent } = countingEmbedder()
+    const first = await embedChunks(ie, [chunk('kept')], { cacheDir })
+    expect(first.embedded).toBe(1)
+    const next = await embedChunks(ie, [chunk('a text whose digest the caller already has'), chunk('new')], {
+      cacheDir,
+      digests: [embedDigest(chunk('kept')), embedDigest(chunk('new'))],
+    })
+    expect([next.reused, next.embedded]).toEqual([1, 1])
+    expect(next.vectors[0]).toEqual(first.vectors[0])
+    expect(sent).toEqual([chunkEmbedText(chunk('kept')), chunkEmbedText(chunk('new'))])
+  })
+})
 
 describe('each embedder kind builds an index the core searcher opens in hybrid mode', { timeout: SLOW }, () => {
   it('static: the offline default model when the config names none and no key is set', async () => {

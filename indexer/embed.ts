@@ -30,7 +30,8 @@ import { encodeVectorCodes, rowBytes } from '../core/index/vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
-import { EmbeddingCache, textDigest } from './embed-cache.ts'
+import { EmbeddingCache } from './embed-cache.ts'
+import { chunkEmbedText, embedDigest } from './embed-text.ts'
 import { ensureHubModel } from './embed-hf.ts'
 import { EmbedConfigError } from './model-files.ts'
 import { openStaticFolder, type ServedRows, type StaticFolder } from './static-folder.ts'
@@ -192,12 +193,6 @@ export async function resolveIndexEmbedder(embed: EmbedConfig, ctx: EmbedContext
   return loadOnnxFolder(dir, `local:${basename(dir)}`, `the ONNX model in ${dir}`)
 }
 
-/** What is embedded for a chunk: its heading trail (page title first) and its text. */
-export function chunkEmbedText(c: Pick<ChunkRecord, 'trail' | 'title' | 'text'>): string {
-  const trail = c.trail.length ? c.trail : [c.title]
-  return `${trail.join(' / ')}\n${c.text}`
-}
-
 export interface EmbedRunResult {
   identity: EmbedderIdentity
   vectors: Float32Array[]
@@ -212,12 +207,17 @@ const BATCH = 64
 export async function embedChunks(
   ie: IndexEmbedder,
   chunks: readonly ChunkRecord[],
-  opts: { cacheDir: string; scope?: string; onProgress?: (done: number, total: number) => void },
+  opts: {
+    cacheDir: string
+    scope?: string
+    onProgress?: (done: number, total: number) => void
+    /** Each chunk's embedDigest, in chunk order, when the caller has them (collect.ts keeps them with each page). */
+    digests?: readonly string[]
+  },
 ): Promise<EmbedRunResult> {
   const identity = ie.embedder.identity
   const cache = await EmbeddingCache.open(opts.cacheDir, { ...identity, content: await modelContent(ie) }, opts.scope)
-  const texts = chunks.map(chunkEmbedText)
-  const digests = texts.map(textDigest)
+  const digests = opts.digests?.length === chunks.length ? opts.digests : chunks.map(embedDigest)
   const vectors: (Float32Array | undefined)[] = digests.map((d) => cache.get(d))
   const todo = vectors.flatMap((v, i) => (v ? [] : [i]))
   let done = chunks.length - todo.length
@@ -225,7 +225,7 @@ export async function embedChunks(
   try {
     for (let b = 0; b < todo.length; b += BATCH) {
       const idx = todo.slice(b, b + BATCH)
-      const out = await ie.embedder.embed(idx.map((i) => texts[i]!), { purpose: 'document' })
+      const out = await ie.embedder.embed(idx.map((i) => chunkEmbedText(chunks[i]!)), { purpose: 'document' })
       idx.forEach((i, j) => {
         vectors[i] = out[j]!
         cache.set(digests[i]!, out[j]!)

@@ -29,7 +29,7 @@ import type { SourceFingerprint } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
-const FORMAT = 3
+const FORMAT = 4
 
 const sha = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex')
 
