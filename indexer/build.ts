@@ -165,7 +165,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     measure: () => coldFetchCost(loader, questions),
   })
   const llms = opts.llms
-    ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode, files: collected.files, config, record: { cacheDir: ctx.cacheDir, scope: resolve(opts.out) } })
+    ? await writeAgentFiles(collected.pages, { siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode, files: collected.files, config, record: { cacheDir: ctx.cacheDir, scope: resolve(opts.out) }, pageId: (path) => pages.pageId(path) })
     : undefined
   if (llms?.sharedWith) {
     const shared = { file: llms.dir, message: sharedSiteOut(llms.sharedWith) }

@@ -102,6 +102,28 @@ describe('writing the agent files', () => {
     expect(result).toEqual({ dir: site, pages: 1, bytes: { llmsTxt: expect.any(Number), llmsFull: expect.any(Number), copies: Buffer.byteLength(page('a.md', '/a', 'A').markdown) } })
   })
 
+  it('with page ids, writes what a run without them writes, and takes a page that kept its id as unchanged', async () => {
+    const opts = (site: string, ids?: Record<string, string>) => ({
+      siteOut: join(dir, site),
+      siteUrl: '/',
+      fallbackTitle: 'x',
+      record: { cacheDir: join(dir, `cache-${site}`), scope: join(dir, 'out') },
+      ...(ids ? { pageId: (path: string) => ids[path] } : {}),
+    })
+    const pages = [page('a.md', '/a', 'A'), page('guide/b.md', '/guide/b', 'B')]
+    const edited = [page('a.md', '/a', 'A, edited'), pages[1]!]
+    await writeLlms(pages, opts('with', { 'a.md': 'a@1', 'guide/b.md': 'b@1' }))
+    await writeLlms(edited, opts('with', { 'a.md': 'a@2', 'guide/b.md': 'b@1' }))
+    await writeLlms(edited, opts('without'))
+    for (const file of ['a.md', 'guide/b.md', 'llms.txt', 'llms-full.txt']) {
+      expect(await readFile(join(dir, 'with', file), 'utf8')).toBe(await readFile(join(dir, 'without', file), 'utf8'))
+    }
+    // The id is what is trusted: a page whose id stayed is not looked at (a page cache gives no other text for it).
+    const b = await stat(join(dir, 'with', 'guide/b.md'))
+    await writeLlms([edited[0]!, page('guide/b.md', '/guide/b', 'B, not looked at')], opts('with', { 'a.md': 'a@2', 'guide/b.md': 'b@1' }))
+    expect((await stat(join(dir, 'with', 'guide/b.md'))).mtimeMs).toBe(b.mtimeMs)
+  })
+
   it('refuses to overwrite a source page with a copy, and writes nothing', async () => {
     const docs = join(dir, 'docs')
     await mkdir(docs)

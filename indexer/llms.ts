@@ -7,6 +7,7 @@
  * served at `urls.base`, so the links in llms.txt are the page URLs the
  * citations use.
  */
+import { createHash } from 'node:crypto'
 import { basename, join, relative, resolve, sep } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
 import { LLMS_FULL_TXT, LLMS_TXT, pageCopyUrl, siteBase, siteRelativePath } from '../core/site-files.ts'
@@ -43,6 +44,12 @@ export interface LlmsOptions {
    * and the index the files belong to (its folder).
    */
   record?: { cacheDir: string; scope: string }
+  /**
+   * Each page's id (PageCache.pageId: same id, same entry), by its path: a page
+   * copy, and llms-full.txt when every page has one, made from the same pages
+   * as last run is known unchanged without being made or hashed again.
+   */
+  pageId?: (path: string) => string | undefined
 }
 
 export interface LlmsResult {
@@ -170,9 +177,16 @@ export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions):
   const index = llmsTxt(pages, opts)
   const full = llmsFullTxt(pages)
   const files = await WrittenFiles.open(dir, opts.record)
+  // What each file is made from, where page ids say: a copy from its page, llms-full.txt from all of them in order.
+  const ids = opts.pageId ? pages.map((page) => opts.pageId!(page.path)) : []
+  const allIds = ids.length && ids.every((id) => id !== undefined) ? createHash('sha256').update(ids.join('\n')).digest('hex') : undefined
   // Two pages may share a URL (a.md and a.mdx): the later one's copy is the one kept, as when they were written in turn.
-  const texts = new Map([...copies.map((copy): [string, string] => [copy.file, copy.text]), [join(dir, LLMS_TXT), index], [join(dir, LLMS_FULL_TXT), full]])
-  await Promise.all([...texts].map(([file, text]) => files.write(file, text)))
+  const texts = new Map<string, [text: string, source: string | undefined]>([
+    ...copies.map((copy, i): [string, [string, string | undefined]] => [copy.file, [copy.text, ids[i]]]),
+    [join(dir, LLMS_TXT), [index, undefined]],
+    [join(dir, LLMS_FULL_TXT), [full, allIds]],
+  ])
+  await Promise.all([...texts].map(([file, [text, source]]) => files.write(file, text, source)))
   await files.finish()
   const copyBytes = copies.reduce((sum, copy) => sum + Buffer.byteLength(copy.text), 0)
   return {
@@ -212,7 +226,15 @@ export function checkSiteOut(opts: { siteOut: string; root: string; mode: 'sourc
 /** The agent files for one build: pages from the collect step, settings from the config. */
 export async function writeAgentFiles(
   pages: readonly PageEntry[],
-  opts: { siteOut: string; root: string; mode: 'source' | 'site'; files: readonly string[]; config: Pick<DocpilotConfig, 'urls' | 'llms'>; record?: LlmsOptions['record'] },
+  opts: {
+    siteOut: string
+    root: string
+    mode: 'source' | 'site'
+    files: readonly string[]
+    config: Pick<DocpilotConfig, 'urls' | 'llms'>
+    record?: LlmsOptions['record']
+    pageId?: LlmsOptions['pageId']
+  },
 ): Promise<LlmsResult> {
   checkSiteOut(opts)
   return writeLlms(pages, {
@@ -222,5 +244,6 @@ export async function writeAgentFiles(
     fallbackTitle: basename(resolve(opts.root)),
     protect: new Set(opts.files.map((f) => resolve(opts.root, f))),
     ...(opts.record ? { record: opts.record } : {}),
+    ...(opts.pageId ? { pageId: opts.pageId } : {}),
   })
 }

@@ -23,7 +23,8 @@ import { dirname, relative, resolve, sep } from 'node:path'
 import { fileStamp } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 
-type Remembered = Record<string, [digest: string, stamp: string]>
+/** Per file: its digest, its stamp as written, and what it was made from when the writer said (write's `source`). */
+type Remembered = Record<string, [digest: string, stamp: string, source?: string]>
 
 interface StoredRecord {
   scope: string
@@ -66,20 +67,30 @@ export class WrittenFiles {
     return new WrittenFiles(root, file && record ? { file, scope: record.scope } : undefined, before, sharedWith)
   }
 
-  /** Writes `text` to `file` (inside the folder) unless it is on disk already, as written by an earlier run. */
-  async write(file: string, text: string): Promise<void> {
+  /**
+   * Writes `text` to `file` (inside the folder) unless it is on disk already,
+   * as written by an earlier run. `source` names what the text is made from,
+   * when the caller knows (a page's id: same id, same text): a file an earlier
+   * run made from the same source is known unchanged without hashing its text.
+   */
+  async write(file: string, text: string, source?: string): Promise<void> {
     const rel = this.inside(file)
-    const digest = sha(text)
     const earlier = Object.hasOwn(this.before, rel) ? this.before[rel] : undefined
-    if (earlier?.[0] === digest && fileStamp(file) === earlier[1]) {
+    if (source !== undefined && earlier?.[2] === source && fileStamp(file) === earlier[1]) {
       this.kept[rel] = earlier
+      return
+    }
+    const digest = sha(text)
+    const entry = (stamp: string): Remembered[string] => (source === undefined ? [digest, stamp] : [digest, stamp, source])
+    if (earlier?.[0] === digest && fileStamp(file) === earlier[1]) {
+      this.kept[rel] = entry(earlier[1])
       return
     }
     await this.parent(file)
     await writeFile(file, text)
     this.written++
     const stamp = fileStamp(file)
-    if (stamp) this.kept[rel] = [digest, stamp]
+    if (stamp) this.kept[rel] = entry(stamp)
   }
 
   /**
