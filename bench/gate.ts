@@ -4,7 +4,8 @@
  * then
  * - gate: choose weights and thresholds on one corpus (at most 2.5% of its
  *   answerable questions refused) and count what they refuse on the other,
- *   both ways, and pooled; next to the settings that ship (tuning.ts);
+ *   both ways, and pooled, with and without the subject check; next to the
+ *   settings that ship (tuning.ts);
  * - fusion: R@1, R@8 and MRR@8 per file for each blend of the lexical score,
  *   the dense cosine and the question's coverage (fusion.ts), the blend
  *   chosen on one corpus and checked on the other, both ways.
@@ -22,7 +23,7 @@ import { refusals, tuneGate, type GateSample, type Refusals } from '../core/eval
 import type { FusionConfig } from '../core/retrieval/fusion.ts'
 import { gateConfig } from '../core/retrieval/hybrid.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
-import { VOCABULARY_FLOOR } from '../core/retrieval/tuning.ts'
+import { SUBJECT_FLOOR, VOCABULARY_FLOOR } from '../core/retrieval/tuning.ts'
 import { buildIndex } from '../indexer/build.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { CORPORA as CANDIDATE_CORPORA, prefillOnnxCache } from './dense-candidates.ts'
@@ -154,7 +155,7 @@ export async function run(opts: BenchOptions & { workDir?: string; smoke?: boole
   log(`\ngate as shipped ${JSON.stringify(shipped)}:\n  ${show(shippedPooled!)} (pooled)`)
   gateRows.push({ tuned: 'shipped', gate: shipped, pooled: shippedPooled })
   for (const [train, check] of names.length === 2 ? [[names[0]!, names[1]!], [names[1]!, names[0]!]] : []) {
-    const tuned = tuneGate(samples(train!), { vocabularyFloor: VOCABULARY_FLOOR, meaningFrom: shipped.meaningFrom })
+    const tuned = tuneGate(samples(train!), { vocabularyFloor: VOCABULARY_FLOOR, subjectFloor: SUBJECT_FLOOR, meaningFrom: shipped.meaningFrom })
     const checked = refusals(samples(check!), tuned.gate)
     const lexicalChecked = refusals(samples(check!), tuned.gate, 'lexical')
     log(
@@ -164,9 +165,13 @@ export async function run(opts: BenchOptions & { workDir?: string; smoke?: boole
     gateRows.push({ tuned: train, checked: check, gate: tuned.gate, train: tuned.train, check: checked, lexicalCheck: lexicalChecked })
   }
   if (names.length === 2) {
-    const pooled = tuneGate([...samples(names[0]!), ...samples(names[1]!)], { vocabularyFloor: VOCABULARY_FLOOR, meaningFrom: shipped.meaningFrom })
+    const pooled = tuneGate([...samples(names[0]!), ...samples(names[1]!)], { vocabularyFloor: VOCABULARY_FLOOR, subjectFloor: SUBJECT_FLOOR, meaningFrom: shipped.meaningFrom })
     log(`tuned on both: ${JSON.stringify(pooled.gate)}\n  ${show(pooled.train)}; lexical-only ${show(pooled.lexicalTrain)}`)
     gateRows.push({ tuned: 'pooled', gate: pooled.gate, train: pooled.train, lexicalTrain: pooled.lexicalTrain })
+    // What the subject check buys: the same tuning without it.
+    const unchecked = tuneGate([...samples(names[0]!), ...samples(names[1]!)], { vocabularyFloor: VOCABULARY_FLOOR, meaningFrom: shipped.meaningFrom })
+    log(`tuned on both without the subject check: ${JSON.stringify(unchecked.gate)}\n  ${show(unchecked.train)}; lexical-only ${show(unchecked.lexicalTrain)}`)
+    gateRows.push({ tuned: 'pooled without the subject check', gate: unchecked.gate, train: unchecked.train, lexicalTrain: unchecked.lexicalTrain })
   }
 
   // Fusion: every blend on every file, then chosen on one corpus and checked on the other.

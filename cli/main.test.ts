@@ -240,6 +240,13 @@ describe('docpilot query and eval', () => {
     expect(r.stdout).toContain('/guide/bun#change-port-number')
   })
 
+  it("says why the gate refused a question naming what no passage mentions, and shows the subject signal", async () => {
+    const refused = await run(['query', '--index', 'qidx', 'How do I change the port of my Angular server?'])
+    expect(refused.stdout).toContain('gate refused: the question names something no passage matching it mentions (subject 0.00, floor 1)')
+    const passed = await run(['query', '--index', 'qidx', 'How do I change the port of my Bun server?'])
+    expect(passed.stdout).toMatch(/gate passed \(.*subject 1\.00/)
+  })
+
   it('scores a question set: recall by kind and the gate', async () => {
     const r = await run(['eval', '--index', 'qidx', '--questions', 'q.jsonl'])
     expect(r.code).toBe(0)

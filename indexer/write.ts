@@ -46,7 +46,7 @@ export interface WriteIndexInput {
   docpilotVersion: string
   createdAt: string
   /** The owner's gate settings; what they leave out comes from the tuning for the index's embedder. */
-  gate?: { threshold?: number; lexicalThreshold?: number; vocabularyFloor?: number }
+  gate?: { threshold?: number; lexicalThreshold?: number; vocabularyFloor?: number; subjectFloor?: number }
   /** The gate's word ranks (indexer/ranks.ts); absent: the gate weighs every word alike. */
   ranks?: RanksPart
   embedder?: EmbedderIdentity
@@ -341,6 +341,7 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
   const gate = {
     ...tuned.gate,
     ...(input.gate?.vocabularyFloor !== undefined ? { vocabularyFloor: input.gate.vocabularyFloor } : {}),
+    ...(input.gate?.subjectFloor !== undefined ? { subjectFloor: input.gate.subjectFloor } : {}),
     ...(input.gate?.threshold !== undefined ? { threshold: input.gate.threshold } : {}),
     ...(input.gate?.lexicalThreshold !== undefined ? { lexicalThreshold: input.gate.lexicalThreshold } : {}),
   }

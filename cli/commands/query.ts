@@ -78,10 +78,13 @@ function excerpt(text: string, max = 200): string {
 /** What the gate decided and on what: the refusal reason, the score against its threshold, the signals. */
 function gateLine(verdict: SearchResult['gate'], config: GateConfig, mode: SearchResult['mode']): string {
   const s = verdict.signals
-  const signals = [`vocabulary ${s.vocabulary.toFixed(2)}`, `cooccurrence ${s.cooccurrence.toFixed(2)}`]
+  const signals = [`vocabulary ${s.vocabulary.toFixed(2)}`, ...(s.subject !== undefined ? [`subject ${s.subject.toFixed(2)}`] : []), `cooccurrence ${s.cooccurrence.toFixed(2)}`]
   if (s.meaning !== undefined) signals.push(`meaning ${s.meaning.toFixed(2)}`)
   if (verdict.refusedFor === 'vocabulary') {
     return `gate refused: the docs hardly use the question's words (vocabulary ${s.vocabulary.toFixed(2)}, floor ${config.vocabularyFloor})`
+  }
+  if (verdict.refusedFor === 'subject') {
+    return `gate refused: the question names something no passage matching it mentions (subject ${s.subject!.toFixed(2)}, floor ${config.subjectFloor})`
   }
   const threshold = mode === 'hybrid' ? config.threshold : config.lexicalThreshold
   return `gate ${verdict.pass ? 'passed' : 'refused'} (score ${verdict.score.toFixed(2)}, threshold ${threshold}; ${signals.join(', ')})`

@@ -127,6 +127,8 @@ export const GateSchema = z.strictObject({
   lexicalThreshold: z.number().min(0).max(1).optional(),
   /** Refuse when less than this share of the question's (rarity-weighted) words occurs in the docs; 0 turns it off. */
   vocabularyFloor: z.number().min(0).max(1).optional(),
+  /** Refuse when the passages matching the question hold less than this share of the names it gives (1: all); 0 turns it off. */
+  subjectFloor: z.number().min(0).max(1).optional(),
 })
 
 /** An http(s) origin: scheme, host and optional port, nothing after. */

@@ -23,11 +23,34 @@ describe('tuneGate', () => {
     expect(tuned.gate.weights.cooccurrence + tuned.gate.weights.meaning).toBeCloseTo(1, 10)
   })
 
-  it('puts the threshold halfway between the last answerable score it refuses and the next, not on a measured score', () => {
+  it('puts the threshold in the middle of the gap between the highest score it refuses and the lowest it passes', () => {
     const tuned = tuneGate([sample(true, 0, 0.5), sample(true, 0, 0.7), sample(false, 0, 0.1)], { vocabularyFloor: 0, maxAnswerableRefused: 0.5, meaningFrom: 'lexical' })
-    // One answerable may go: meaning alone, between 0.5 and 0.7.
+    // Meaning alone, between the off-topic 0.1 and the answerable 0.5.
     expect(tuned.gate.weights.meaning).toBe(1)
-    expect(tuned.gate.threshold).toBeCloseTo(0.6, 10)
+    expect(tuned.gate.threshold).toBeCloseTo(0.3, 10)
+  })
+
+  it('spends none of its answerable budget where refusing one buys no off-topic refusal', () => {
+    const samples = [sample(true, 0, 0.5), sample(true, 0, 0.6), sample(true, 0, 0.7), sample(false, 0, 0.1), sample(false, 0, 0.55)]
+    // One answerable refused (0.5) buys the off-topic 0.55: take it, between 0.55 and 0.6.
+    expect(tuneGate(samples, { vocabularyFloor: 0, maxAnswerableRefused: 0.4, meaningFrom: 'lexical' }).gate.threshold).toBeCloseTo(0.575, 10)
+    // Without the 0.55 it buys nothing: refuse none.
+    const tuned = tuneGate(samples.slice(0, 4), { vocabularyFloor: 0, maxAnswerableRefused: 0.4, meaningFrom: 'lexical' })
+    expect(tuned.train).toEqual({ answerable: 3, answerableRefused: 0, offTopic: 1, offTopicRefused: 1 })
+    expect(tuned.gate.threshold).toBeCloseTo(0.3, 10)
+  })
+
+  it('with a subject floor, refuses what it refuses in both modes and counts its answerable refusals against the budget', () => {
+    const named = (s: GateSample, subject: number): GateSample => ({ ...s, signals: { ...s.signals, subject } })
+    // The off-topic question that looks answerable names something no passage holds; so does one answerable question.
+    const samples = [...answerable.slice(1), named(answerable[0]!, 0.5), ...offTopic.slice(0, 4), named(offTopic[4]!, 0)]
+    const tuned = tuneGate(samples, { vocabularyFloor: 0.6, subjectFloor: 1, meaningFrom: 'lexical' })
+    expect(tuned.gate.subjectFloor).toBe(1)
+    expect(tuned.train).toEqual({ answerable: 40, answerableRefused: 1, offTopic: 5, offTopicRefused: 5 })
+    expect(tuned.lexicalTrain.offTopicRefused).toBeGreaterThanOrEqual(2)
+    expect(refusals(samples, { ...tuned.gate, lexicalThreshold: 0 }, 'lexical')).toMatchObject({ answerableRefused: 1, offTopicRefused: 2 })
+    // Without it the same samples keep the one that looks answerable.
+    expect(tuneGate(samples, { vocabularyFloor: 0.6, meaningFrom: 'lexical' }).train.offTopicRefused).toBe(4)
   })
 
   it('refusals() counts a setting on questions it was not chosen on, hybrid or lexical-only', () => {

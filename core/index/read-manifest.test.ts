@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
+import { ranksFor } from '../../indexer/ranks.ts'
 import { writeIndex } from '../../indexer/write.ts'
 import type { ChunkRecord } from './format.ts'
 import { reopeningIndex } from '../mcp/index-cache.ts'
@@ -48,6 +49,22 @@ describe('reading a manifest', () => {
     expect((await readManifest(fsPartLoader(dir))).corpus.chunks).toBe(1)
   })
 
+  it('opens an index written before the subject check (no retrieval.gate.subjectFloor), which then checks no subject', async () => {
+    // With word ranks, as every index is built: without them a name cannot be told from an everyday word.
+    const ranked = await mkdtemp(join(tmpdir(), 'docpilot-manifest-ranked-'))
+    await writeIndex({ chunks: [chunk('cookies are set by middleware')], files: 1, out: ranked, docpilotVersion: 'test', createdAt: new Date(0).toISOString(), ranks: await ranksFor(undefined) })
+    const current = JSON.parse(await readFile(join(ranked, 'manifest.json'), 'utf8')) as Json
+    expect(current).toHaveProperty('retrieval.gate.subjectFloor')
+    const older = withField(current, 'retrieval.gate.subjectFloor', undefined)
+    expect(checkManifest(older)).toBe(older)
+    // "Angular" is a name no passage holds: today's index refuses the question for it, the older one does not.
+    const question = 'How do I set cookies in Angular middleware?'
+    const verdict = async (loader: PartLoader) => (await (await openIndex(loader, { warm: false })).search(question, { lexicalOnly: true })).gate
+    expect(await verdict(fsPartLoader(ranked))).toMatchObject({ pass: false, refusedFor: 'subject' })
+    expect((await verdict(serving(ranked, older))).refusedFor).not.toBe('subject')
+    await rm(ranked, { recursive: true, force: true })
+  })
+
   // Each field a reader uses, missing or of the wrong type: the error names it, what it must be, and the fix.
   it.each([
     ['corpus', undefined, 'corpus is missing; it must be an object'],
@@ -65,6 +82,7 @@ describe('reading a manifest', () => {
     ['retrieval.gate', undefined, 'retrieval.gate is missing; it must be an object'],
     ['retrieval.gate.threshold', null, 'retrieval.gate.threshold is null; it must be a number'],
     ['retrieval.gate.weights', [0.6, 0.4], 'retrieval.gate.weights is a list; it must be an object'],
+    ['retrieval.gate.subjectFloor', '1', 'retrieval.gate.subjectFloor is string "1"; it must be a number'],
     ['retrieval.gate.meaningFrom', 'fused', 'retrieval.gate.meaningFrom is string "fused"; it must be "lexical" or "results"'],
     ['parts.texts.per', undefined, 'parts.texts.per is missing; it must be a whole number above 0'],
   ])('refuses %s = %j, naming the field', (path, value, named) => {

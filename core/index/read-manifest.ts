@@ -135,6 +135,8 @@ const fusion: Check = (v, path) => {
 
 const gate = fields({
   vocabularyFloor: number,
+  // Indexes written before the subject check have none.
+  subjectFloor: optional(number),
   threshold: number,
   weights: fields({ cooccurrence: number, meaning: number }),
   lexicalThreshold: number,

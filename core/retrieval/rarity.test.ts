@@ -27,14 +27,14 @@ describe('questionWords', () => {
   const lexical = buildLexicalIndex([])
   const ranks = wordRanksFromList(LIST, 6)
 
-  it('keeps content words with their terms and ranks, drops stop words, splits identifiers', async () => {
+  it('keeps content words with their terms, ranks and whether written as a name, drops stop words, splits identifiers', async () => {
     const { words, rankedWords } = await questionWords('How do I set a signed cookie with getSignedCookie?', lexical.queryTerms, ranks)
     expect(rankedWords).toBe(6)
     expect(words).toEqual([
-      { terms: ['set'], rank: undefined },
-      { terms: ['sign'], rank: undefined },
-      { terms: ['cooki'], rank: 4 },
-      { terms: ['getsignedcooki', 'sign', 'cooki'], rank: undefined },
+      { terms: ['set'], rank: undefined, named: false },
+      { terms: ['sign'], rank: undefined, named: false },
+      { terms: ['cooki'], rank: 4, named: false },
+      { terms: ['getsignedcooki', 'sign', 'cooki'], rank: undefined, named: true },
     ])
   })
 

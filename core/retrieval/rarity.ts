@@ -13,6 +13,7 @@
  */
 import type { Manifest } from '../index/format.ts'
 import type { QuestionWord } from './gate.ts'
+import { namesIn } from './names.ts'
 import { tokenize } from './terms.ts'
 import type { PartLoader } from '../index/parts.ts'
 
@@ -72,7 +73,7 @@ export function openWordRanks(manifest: Manifest, loader: PartLoader, model?: Mo
 /**
  * The question's content words as the gate sees them: each distinct written
  * word (case kept, so an identifier still splits into its parts) with its
- * index terms and its rank. Words the lexical index drops (stop words, single
+ * index terms, its rank, and whether the question writes it as a name. Words the lexical index drops (stop words, single
  * letters) carry no terms and are left out. A follow-up is judged on its own
  * words (measured: adding the earlier question's words at half weight refused
  * more follow-ups the docs answer, 5 of 30 instead of 2).
@@ -83,8 +84,9 @@ export async function questionWords(
   ranks: WordRanks | null,
 ): Promise<{ words: QuestionWord[]; rankedWords: number }> {
   const written = [...new Set(tokenize(question))]
-  const withTerms = written.map((w) => ({ word: w.toLowerCase(), terms: termsOf(w) })).filter((w) => w.terms.length > 0)
+  const names = namesIn(question)
+  const withTerms = written.map((w) => ({ word: w.toLowerCase(), terms: termsOf(w), named: names.has(w) })).filter((w) => w.terms.length > 0)
   // Ranks that cannot be fetched right now (the model files of a degraded search) leave every word the same weight.
   const found = ranks ? await ranks.ranksOf(withTerms.map((w) => w.word)).catch(() => null) : null
-  return { words: withTerms.map((w, i) => ({ terms: w.terms, rank: found?.[i] })), rankedWords: found ? ranks!.size : 0 }
+  return { words: withTerms.map((w, i) => ({ terms: w.terms, rank: found?.[i], named: w.named })), rankedWords: found ? ranks!.size : 0 }
 }

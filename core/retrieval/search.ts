@@ -7,7 +7,7 @@
 import { shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../index/format.ts'
 import { readManifest } from '../index/read-manifest.ts'
 import { contextText, withContext } from './conversation.ts'
-import { cooccurrenceSignal, vocabularySignal, type GateVerdict } from './gate.ts'
+import { cooccurrenceSignal, subjectSignal, vocabularySignal, type GateVerdict } from './gate.ts'
 import { openWordRanks, questionWords } from './rarity.ts'
 import { FUSION_CANDIDATES, openDenseChannel, rankHybrid, type DenseChannel, type DenseOptions } from './hybrid.ts'
 import { queryTermsFor, termExpansion, type LexicalSettings } from './lexical.ts'
@@ -159,6 +159,7 @@ export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Pro
       const lexicalHits = previous ? withContext(own, previous).slice(0, candidates) : own
       const evidence = {
         vocabulary: vocabularySignal(asked.words, asked.rankedWords, index.hasTerm),
+        subject: subjectSignal(asked.words, asked.rankedWords, lexicalHits),
         cooccurrence: cooccurrenceSignal(asked.words, asked.rankedWords, lexicalHits),
       }
       // The best lexical hits are usually among the results: their texts load while the dense side finishes.

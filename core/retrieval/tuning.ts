@@ -20,8 +20,17 @@ export interface RetrievalTuning {
 /** From DESIGN.md's measured hint: below 0.6 the docs do not use the question's words (0 of 180 answerable refused on four sites). */
 export const VOCABULARY_FLOOR = 0.6
 
-/** Lexical-only threshold on cooccurrence alone (chosen on both corpora: 4/160 answerable, 19/32 off-topic refused). */
-export const LEXICAL_THRESHOLD = 0.37
+/**
+ * Every name the question gives must be held by a passage matching its words
+ * (gate.ts): a question naming a tool the docs do not treat is about that
+ * tool. Not tuned: no embedder is involved, and a share below 1 would let a
+ * question naming one tool the docs treat and one they do not ("OAuth2 PKCE
+ * in a native Android app") through.
+ */
+export const SUBJECT_FLOOR = 1
+
+/** Lexical-only threshold on cooccurrence alone (chosen on both corpora, with the subject floor: 1/160 answerable, 24/32 off-topic refused). */
+export const LEXICAL_THRESHOLD = 0.3022
 
 /**
  * A static (word-vector lookup) model: docpilot's offline default. Measured
@@ -33,8 +42,10 @@ export const STATIC_TUNING: RetrievalTuning = {
   fusion: { method: 'linear', lexicalWeight: 0.2, denseWeight: 0.55, coverageWeight: 0.25 },
   gate: {
     vocabularyFloor: VOCABULARY_FLOOR,
-    threshold: 0.341,
-    weights: { cooccurrence: 0.6, meaning: 0.4 },
+    subjectFloor: SUBJECT_FLOOR,
+    // With the subject floor (2026-12-01, docs/gate.md): 1/160 answerable, 28/32 off-topic refused (was 4/160, 24/32).
+    threshold: 0.2701,
+    weights: { cooccurrence: 0.5, meaning: 0.5 },
     lexicalThreshold: LEXICAL_THRESHOLD,
     meaningFrom: 'lexical',
   },
@@ -46,9 +57,10 @@ export const ENCODER_TUNING: RetrievalTuning = {
   fusion: { method: 'linear', lexicalWeight: 0.1, denseWeight: 0.7, coverageWeight: 0.2 },
   gate: {
     vocabularyFloor: VOCABULARY_FLOOR,
-    // Re-tuned on both corpora after the fusion above changed the top result it reads: 4/160 answerable, 27/32 off-topic refused.
-    threshold: 0.404,
-    weights: { cooccurrence: 0.3, meaning: 0.7 },
+    subjectFloor: SUBJECT_FLOOR,
+    // With the subject floor (2026-12-01, docs/gate.md): 4/160 answerable, 31/32 off-topic refused (was 4/160, 27/32).
+    threshold: 0.3961,
+    weights: { cooccurrence: 0.2, meaning: 0.8 },
     lexicalThreshold: LEXICAL_THRESHOLD,
     meaningFrom: 'results',
   },
