@@ -23,7 +23,7 @@ import { dirname, relative, resolve, sep } from 'node:path'
 import { fileStamp } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 
-/** Per file: its digest, its stamp as written, and what it was made from when the writer said (write's `source`). */
+/** Per file: its digest ('' for one made from a named source), its stamp as written, and that source (write's `source`). */
 type Remembered = Record<string, [digest: string, stamp: string, source?: string]>
 
 interface StoredRecord {
@@ -70,22 +70,25 @@ export class WrittenFiles {
   /**
    * Writes `text` to `file` (inside the folder) unless it is on disk already,
    * as written by an earlier run. `source` names what the text is made from,
-   * when the caller knows (a page's id: same id, same text): a file an earlier
-   * run made from the same source is known unchanged without hashing its text.
+   * when the caller knows (a page's id: same id, same text): a file is then
+   * kept when an earlier run made it from the same source, and otherwise
+   * written without comparing digests (writing llms-full.txt's 2.6 MB on
+   * astro costs less CPU than hashing them).
    */
   async write(file: string, text: string, source?: string): Promise<void> {
     const rel = this.inside(file)
     const earlier = Object.hasOwn(this.before, rel) ? this.before[rel] : undefined
-    if (source !== undefined && earlier?.[2] === source && fileStamp(file) === earlier[1]) {
-      this.kept[rel] = earlier
+    if (source !== undefined) {
+      if (earlier?.[2] === source && fileStamp(file) === earlier[1]) this.kept[rel] = earlier
+      else await this.put(file, rel, text, (stamp) => ['', stamp, source])
       return
     }
     const digest = sha(text)
-    const entry = (stamp: string): Remembered[string] => (source === undefined ? [digest, stamp] : [digest, stamp, source])
-    if (earlier?.[0] === digest && fileStamp(file) === earlier[1]) {
-      this.kept[rel] = entry(earlier[1])
-      return
-    }
+    if (earlier?.[0] === digest && fileStamp(file) === earlier[1]) this.kept[rel] = [digest, earlier[1]]
+    else await this.put(file, rel, text, (stamp) => [digest, stamp])
+  }
+
+  private async put(file: string, rel: string, text: string, entry: (stamp: string) => Remembered[string]): Promise<void> {
     await this.parent(file)
     await writeFile(file, text)
     this.written++
