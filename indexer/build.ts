@@ -10,7 +10,7 @@ import type { EmbedderIdentity, Manifest } from '../core/index/format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
 import { suggestFromHeadings } from './suggest.ts'
 import { checkSiteOut, excludeSiteOut, writeAgentFiles, type LlmsResult } from './llms.ts'
-import { defaultCacheDir, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
+import { defaultCacheDir, denseFileSize, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
 import { firstQuestionCost } from './fetch-cost-memo.ts'
 import { PageCache } from './page-cache.ts'
@@ -132,7 +132,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
       why: indexEmbedder.why,
       embedded: run.embedded,
       reused: run.reused,
-      vectorBytes: dense.files.filter((f) => f.name === dense!.codesPart || f.name === dense!.vectorsPart).reduce((s, f) => s + f.bytes.byteLength, 0),
+      vectorBytes: dense.files.filter((f) => f.name === dense!.codesPart || f.name === dense!.vectorsPart).reduce((s, f) => s + denseFileSize(f), 0),
       ms: performance.now() - embedStarted,
     }
   }

@@ -245,10 +245,20 @@ export async function embedChunks(
   return { identity: { ...identity, dims }, vectors: all, rows, embedded: todo.length, reused: chunks.length - todo.length }
 }
 
+/**
+ * A part file of the dense channel: its bytes, or, for a static model's rows
+ * pack (17 MB, kept in the cache), its size and how to read it, which the
+ * write asks only when the previous index has no copy to link.
+ */
+export type DenseFile = { name: string; bytes: Uint8Array } | { name: string; size: number; read: () => Uint8Array }
+
+export const denseFileSize = (f: DenseFile): number => ('bytes' in f ? f.bytes.byteLength : f.size)
+export const denseFileBytes = (f: DenseFile): Uint8Array => ('bytes' in f ? f.bytes : f.read())
+
 export interface DenseParts {
   identity: EmbedderIdentity
   /** Content-addressed part files to write next to the other parts. */
-  files: { name: string; bytes: Uint8Array }[]
+  files: DenseFile[]
   /** The passage vectors' codes (fetched whole) and exact rows (read per candidate), see core/index/vectors.ts. */
   codesPart: string
   vectorsPart: string
@@ -261,7 +271,7 @@ export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult): Promis
   const codes = encodeVectorCodes(run.vectors, run.identity.dims)
   const codesPart = `codes.${digest16(codes)}.bits`
   const vectorsPart = `vectors.${digest16(run.rows)}.i8`
-  const files = [
+  const files: DenseFile[] = [
     { name: codesPart, bytes: codes },
     { name: vectorsPart, bytes: run.rows },
   ]
@@ -301,13 +311,13 @@ export async function modelContent(ie: IndexEmbedder): Promise<string> {
 }
 
 /** A static model's rows as one packed file and its directory of bucket sizes, named by their content. */
-function staticRowFiles(served: ServedRows): { rows: { pack: string; directory: string; buckets: number }; files: { name: string; bytes: Uint8Array }[] } {
+function staticRowFiles(served: ServedRows): { rows: { pack: string; directory: string; buckets: number }; files: DenseFile[] } {
   const pack = `embed-rows.${served.packDigest.slice(0, 16)}.bin`
   const directory = `embed-rows.${digest16(served.directory)}.dir.gz`
   return {
     rows: { pack, directory, buckets: served.counts.length },
     files: [
-      { name: pack, bytes: served.pack },
+      { name: pack, size: served.packBytes, read: served.pack },
       { name: directory, bytes: served.directory },
     ],
   }

@@ -17,8 +17,10 @@ export interface PendingPart {
   content: string
   /** Size of the content, uncompressed. */
   raw: number
-  /** The content; absent for a part the previous index holds (`kept`). */
+  /** The content; absent for a part the previous index holds (`kept`), or one read only when needed (`read`). */
   plain?: Uint8Array
+  /** Reads the content of a large binary part its maker holds on disk (a static model's rows pack), when it must be written or compared. */
+  read?: () => Uint8Array
   /** The part's name in the previous index, when it is kept from there unmade. */
   kept?: string
 }
@@ -33,6 +35,12 @@ export function pendingJson(name: string, json: string, content: string): Pendin
 }
 
 export const pendingBinary = (name: string, bytes: Uint8Array): PendingPart => ({ name, plain: bytes, raw: bytes.length, gzipped: false, content: name })
+
+/** A binary part named by its content whose bytes are read only if the previous index has no copy to link. */
+export const pendingBinaryRead = (name: string, raw: number, read: () => Uint8Array): PendingPart => ({ name, raw, read, gzipped: false, content: name })
+
+/** The part's content, read now if its maker left it on disk. */
+export const plainOf = (part: PendingPart): Uint8Array => (part.plain ??= part.read!())
 
 export function jsonPart(kind: string, value: unknown): PendingPart {
   const json = JSON.stringify(value)

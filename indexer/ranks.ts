@@ -17,7 +17,7 @@ import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_MODEL_DIR } from '../cli/package-root.ts'
 import type { StaticModelDescriptor } from '../core/embed/static-model.ts'
-import type { DenseParts } from './embed.ts'
+import { denseFileBytes, type DenseParts } from './embed.ts'
 
 export interface RanksPart {
   /** How many lines of the part are ranked. */
@@ -41,7 +41,7 @@ export async function ranksFor(dense: DenseParts | undefined): Promise<RanksPart
   const descPart = files?.['model.json']
   const vocabPart = files?.['vocab.txt']
   if (dense && descPart && (vocabPart || dense.identity.rows)) {
-    const desc = JSON.parse(decoder.decode(dense.files.find((f) => f.name === descPart)!.bytes)) as StaticModelDescriptor
+    const desc = JSON.parse(decoder.decode(denseFileBytes(dense.files.find((f) => f.name === descPart)!))) as StaticModelDescriptor
     const words = frequencyRanked(desc)
     if (words) return dense.identity.rows ? { words } : { words, name: vocabPart! }
   }

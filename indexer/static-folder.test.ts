@@ -27,7 +27,20 @@ describe('a static model folder rows pack in the cache', { timeout: 120_000 }, (
     rmSync(join(model, 'vocab.txt'))
     const cached = await folder.rows()
     expect(cached.packDigest).toBe(packed.packDigest)
-    expect(Buffer.from(cached.pack).equals(Buffer.from(packed.pack))).toBe(true)
+    expect(Buffer.from(cached.pack()).equals(Buffer.from(packed.pack()))).toBe(true)
+  })
+
+  it('names a cached pack from its digest and directory, and reads its bytes only when asked for them', async () => {
+    const model = modelCopy()
+    const cacheDir = tmp('dp-sf-cache-')
+    const packed = await rows(model, cacheDir)
+    const cached = await rows(model, cacheDir)
+    expect([cached.packDigest, cached.packBytes]).toEqual([packed.packDigest, packed.packBytes])
+    // Rewritten after the rows were named: what pack() gives is read at the ask.
+    const [file] = packs(cacheDir)
+    const other = Buffer.alloc(cached.packBytes, 7)
+    writeFileSync(join(cacheDir, 'model-rows', file!), other)
+    expect(Buffer.from(cached.pack()).equals(other)).toBe(true)
   })
 
   it('keeps the pack in use and the most recently used other; nothing else in the cache folder is touched', async () => {

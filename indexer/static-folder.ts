@@ -9,10 +9,13 @@
  * still has a new ctime): a re-index with the model unchanged reads the pack
  * and nothing else of the model. The pack's digest and its served directory
  * are kept beside it, so the re-index neither hashes 17 MB nor compresses the
- * directory again. A pack is ~17 MB and any new key (a model copied again, a
+ * directory again, and the pack itself is read only when asked for: a
+ * re-index whose vectors are all cached names it in the index and links the
+ * previous index's copy (write.ts) without reading it (about 20 ms of CPU). A pack is ~17 MB and any new key (a model copied again, a
  * new zlib) makes another, so a miss removes all but the last few used.
  */
 import { createHash, hash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { readdir, readFile, stat, unlink, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
@@ -29,9 +32,15 @@ import { replaceFile } from './cache-file.ts'
 const NEEDS = 'a docpilot static model folder holds model.json, vocab.txt and vectors.bin (scripts/models/distill.ts writes one).'
 
 /** The rows pack with what naming and serving it needs. */
-export interface ServedRows extends RowsPack {
+export interface ServedRows {
   /** The pack's SHA-256, hex. */
   packDigest: string
+  /** Its size in bytes. */
+  packBytes: number
+  /** The pack (RowsPack['pack']), read from the cache at the first call when it comes from there. */
+  pack(): Uint8Array
+  /** Entries per bucket (RowsPack['counts']). */
+  counts: Uint8Array
   /** The directory as served: the counts, gzip-compressed. */
   directory: Uint8Array
 }
@@ -69,13 +78,13 @@ class RowsPackEmbedder implements Embedder {
 
   constructor(
     private readonly descriptor: StaticModelDescriptor,
-    private readonly rows: () => Promise<RowsPack>,
+    private readonly rows: () => Promise<ServedRows>,
   ) {
     this.identity = staticIdentity(descriptor)
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    this.packed ??= this.rows().then((pack) => new PackedStaticEmbedder(this.descriptor, pack))
+    this.packed ??= this.rows().then((rows) => new PackedStaticEmbedder(this.descriptor, { pack: rows.pack(), counts: rows.counts }))
     return (await this.packed).embed(texts)
   }
 }
@@ -98,12 +107,15 @@ async function cachedRows(folder: FolderState): Promise<ServedRows> {
   const stem = key.digest('hex').slice(0, 32)
   const cached = join(cacheDir, 'model-rows', stem)
   const buckets = Math.max(1, Math.ceil(descriptor.vocabSize / WORDS_PER_BUCKET))
-  const stored = await Promise.all([readFile(`${cached}.bin`), readFile(`${cached}.dir.gz`), readFile(`${cached}.sha256`, 'utf8')]).then(
+  const stored = await Promise.all([stat(`${cached}.bin`), readFile(`${cached}.dir.gz`), readFile(`${cached}.sha256`, 'utf8')]).then(
     ([pack, directory, packDigest]): ServedRows | undefined => {
       // A cached pack of the wrong size (a damaged cache) is packed again.
-      if (pack.length !== descriptor.vocabSize * entryBytes(descriptor.dims) || !/^[0-9a-f]{64}$/.test(packDigest)) return undefined
+      if (pack.size !== descriptor.vocabSize * entryBytes(descriptor.dims) || !/^[0-9a-f]{64}$/.test(packDigest)) return undefined
       const counts = gunzipSync(directory)
-      return counts.length === buckets ? { pack: toBytes(pack), counts: toBytes(counts), directory: toBytes(directory), packDigest } : undefined
+      if (counts.length !== buckets) return undefined
+      let bytes: Uint8Array | undefined
+      const read = () => (bytes ??= toBytes(readFileSync(`${cached}.bin`)))
+      return { packDigest, packBytes: pack.size, pack: read, counts: toBytes(counts), directory: toBytes(directory) }
     },
     () => undefined,
   )
@@ -136,8 +148,8 @@ async function pruneRows(dir: string, inUse: string): Promise<void> {
 
 const toBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
 
-function served(packed: RowsPack): ServedRows {
-  return { ...packed, packDigest: hash('sha256', packed.pack, 'hex'), directory: gzipSync(packed.counts, { level: 9 }) }
+function served({ pack, counts }: RowsPack): ServedRows {
+  return { packDigest: hash('sha256', pack, 'hex'), packBytes: pack.length, pack: () => pack, counts, directory: gzipSync(counts, { level: 9 }) }
 }
 
 async function packRows({ dir, descriptor }: FolderState): Promise<RowsPack> {
@@ -152,5 +164,5 @@ async function packRows({ dir, descriptor }: FolderState): Promise<RowsPack> {
 
 /** Writes the served rows to the cache (each file renamed into place, so a killed run leaves no half file). */
 async function saveRows(path: string, rows: ServedRows): Promise<void> {
-  for (const [ext, bytes] of [['.bin', rows.pack], ['.dir.gz', rows.directory], ['.sha256', rows.packDigest]] as const) await replaceFile(`${path}${ext}`, bytes)
+  for (const [ext, bytes] of [['.bin', rows.pack()], ['.dir.gz', rows.directory], ['.sha256', rows.packDigest]] as const) await replaceFile(`${path}${ext}`, bytes)
 }

@@ -21,7 +21,7 @@ import { corpusParts, type CorpusInput, type CorpusParts } from './corpus-parts.
 import type { DenseParts } from './embed.ts'
 import { fsPartLoaderSync } from './fs-parts.ts'
 import { PartRecord } from './part-record.ts'
-import { digest, pendingBinary, type PendingPart } from './pending-part.ts'
+import { digest, pendingBinary, pendingBinaryRead, plainOf, type PendingPart } from './pending-part.ts'
 import type { RanksPart } from './ranks.ts'
 import { exists } from './stat.ts'
 import { readWriteState, saveWriteState, writeStateFile } from './write-state.ts'
@@ -114,7 +114,7 @@ export function gzip(data: string | Uint8Array): Uint8Array {
   return gzipSync(typeof data === 'string' ? Buffer.from(data) : data, { level: GZIP_LEVEL })
 }
 
-const encoded = (part: PendingPart): Uint8Array => (part.gzipped ? gzip(part.plain!) : part.plain!)
+const encoded = (part: PendingPart): Uint8Array => (part.gzipped ? gzip(plainOf(part)) : plainOf(part))
 
 /** Refuses to replace a folder that holds something other than a docpilot index. */
 async function checkReplaceable(out: string): Promise<void> {
@@ -234,7 +234,7 @@ function linkUnchanged(from: string | undefined, to: string, part: PendingPart):
       return undefined
     }
   }
-  if (!Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(part.plain!)) return undefined
+  if (!Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(plainOf(part))) return undefined
   return hardLink(from, to) ? stored : undefined
 }
 
@@ -263,8 +263,8 @@ function storePart(part: PendingPart, to: string, out: string, was: string | und
     const size = record.unchanged(was, from, part.content)
     if (size !== undefined && hardLink(from, to)) {
       record.carry(part.name, was)
-      // A part stored as it is needs no read to be at hand.
-      return part.gzipped ? { size } : { size, bytes: part.plain! }
+      // A part stored as it is needs no read to be at hand (one its maker left on disk stays there: the loader reads the index's copy).
+      return part.gzipped || !part.plain ? { size } : { size, bytes: part.plain }
     }
   }
   let bytes = linkUnchanged(from, to, part)
@@ -372,7 +372,7 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
   }
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
   // Vectors and model files are binary and stored as they are (already compact, or served compressed).
-  const denseFiles = (input.dense?.files ?? []).map((f) => pendingBinary(f.name, f.bytes))
+  const denseFiles = (input.dense?.files ?? []).map((f) => ('bytes' in f ? pendingBinary(f.name, f.bytes) : pendingBinaryRead(f.name, f.size, f.read)))
   const rankFiles = input.ranks?.name && input.ranks.bytes ? [pendingBinary(input.ranks.name, input.ranks.bytes)] : []
   const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles, ...rankFiles]
   const previous = previousLocations(previousIndex)
