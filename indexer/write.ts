@@ -24,6 +24,7 @@ import { PartRecord } from './part-record.ts'
 import { digest, pendingBinary, pendingBinaryRead, plainOf, type PendingPart } from './pending-part.ts'
 import type { RanksPart } from './ranks.ts'
 import { exists } from './stat.ts'
+import { removeFolder } from './remove-folder.ts'
 import { readWriteState, saveWriteState, writeStateFile } from './write-state.ts'
 
 /**
@@ -426,5 +427,5 @@ async function swapInto(tmp: string, out: string): Promise<void> {
     await rename(old, out)
     throw err
   }
-  await rm(old, { recursive: true, force: true })
+  await removeFolder(old)
 }
