@@ -1,7 +1,7 @@
 /** `docpilot query`: ask the index, as a person (readable) or a tool (JSONL contract). */
 import type { Command } from 'commander'
 import { toContractLine } from '../../core/eval/contract.ts'
-import type { GateConfig } from '../../core/retrieval/gate.ts'
+import { refusalReason, type GateConfig } from '../../core/retrieval/gate.ts'
 import { gateConfig } from '../../core/retrieval/hybrid.ts'
 import { DEFAULT_K, type SearchResult } from '../../core/retrieval/search.ts'
 import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
@@ -81,10 +81,10 @@ function gateLine(verdict: SearchResult['gate'], config: GateConfig, mode: Searc
   const signals = [`vocabulary ${s.vocabulary.toFixed(2)}`, ...(s.subject !== undefined ? [`subject ${s.subject.toFixed(2)}`] : []), `cooccurrence ${s.cooccurrence.toFixed(2)}`]
   if (s.meaning !== undefined) signals.push(`meaning ${s.meaning.toFixed(2)}`)
   if (verdict.refusedFor === 'vocabulary') {
-    return `gate refused: the docs hardly use the question's words (vocabulary ${s.vocabulary.toFixed(2)}, floor ${config.vocabularyFloor})`
+    return `gate refused: ${refusalReason('vocabulary')} (vocabulary ${s.vocabulary.toFixed(2)}, floor ${config.vocabularyFloor})`
   }
   if (verdict.refusedFor === 'subject') {
-    return `gate refused: the question names something no passage matching it mentions (subject ${s.subject!.toFixed(2)}, floor ${config.subjectFloor})`
+    return `gate refused: ${refusalReason('subject')} (subject ${s.subject!.toFixed(2)}, floor ${config.subjectFloor})`
   }
   const threshold = mode === 'hybrid' ? config.threshold : config.lexicalThreshold
   return `gate ${verdict.pass ? 'passed' : 'refused'} (score ${verdict.score.toFixed(2)}, threshold ${threshold}; ${signals.join(', ')})`

@@ -14,6 +14,7 @@ import { McpServer, type CallToolResult } from '@modelcontextprotocol/server'
 import * as z from 'zod'
 import { toContractLine, type ContractLine } from '../eval/contract.ts'
 import type { Transport } from '../ladder/attempt.ts'
+import { refusalReason, type GateVerdict } from '../retrieval/gate.ts'
 import { openDenseChannel } from '../retrieval/hybrid.ts'
 import type { PartLoader } from '../index/parts.ts'
 import { DEFAULT_K, type DocIndex, type SearchResult } from '../retrieval/search.ts'
@@ -43,7 +44,8 @@ export const MAX_LIMIT = 50
 const MAX_QUERY = 2000
 
 /** What search_docs returns: the `docpilot query` line (without its id), each result with its text. */
-export interface SearchDocsOutput extends Omit<ContractLine, 'id' | 'results'> {
+export interface SearchDocsOutput extends Omit<ContractLine, 'id' | 'results' | 'gate'> {
+  gate: ContractLine['gate'] & { refusedFor?: GateVerdict['refusedFor'] }
   degraded: boolean
   degradedReason?: string
   results: Array<ContractLine['results'][number] & { text: string }>
@@ -53,6 +55,7 @@ export function searchDocsOutput(result: SearchResult): SearchDocsOutput {
   const { id: _id, ...line } = toContractLine('', result)
   return {
     ...line,
+    gate: { ...line.gate, ...(result.gate.refusedFor ? { refusedFor: result.gate.refusedFor } : {}) },
     degraded: result.degraded,
     ...(result.degradedReason !== undefined ? { degradedReason: result.degradedReason } : {}),
     results: line.results.map((r, i) => ({ ...r, text: result.results[i]!.text })),
@@ -64,7 +67,7 @@ export function passagesText(out: SearchDocsOutput): string {
   const how = out.mode === 'hybrid' ? 'keyword and meaning search' : `keyword search only${out.degraded ? ` (degraded: ${out.degradedReason ?? 'the embedder was unavailable'})` : ''}`
   const verdict = out.gate.pass
     ? `The docs cover this (${how}, evidence score ${out.gate.score}).`
-    : `The docs may not cover this: the evidence score ${out.gate.score} is below the threshold (${how}). The closest passages follow; do not present them as an answer without checking.`
+    : `The docs may not cover this: ${refusalReason(out.gate.refusedFor ?? 'evidence')} (${how}, evidence score ${out.gate.score}). The closest passages follow; do not present them as an answer without checking.`
   if (!out.results.length) return `${verdict}\nNo passage matches.`
   const blocks = out.results.map((r, i) => `## ${i + 1}. ${r.trail.join(' › ')}\n${r.url}\n\n${r.text.trim()}`)
   return [verdict, ...blocks].join('\n\n')
@@ -84,7 +87,13 @@ const SearchOutputSchema = z.object({
   mode: z.enum(['hybrid', 'lexical']).describe('hybrid: keyword and meaning search; lexical: keyword search only'),
   degraded: z.boolean().describe('true when meaning search failed for this question and keyword search answered alone'),
   degradedReason: z.string().optional(),
-  gate: z.object({ pass: z.boolean(), score: z.number() }).describe('pass false: the docs probably do not cover the question'),
+  gate: z
+    .object({
+      pass: z.boolean(),
+      score: z.number(),
+      refusedFor: z.enum(['vocabulary', 'subject', 'evidence']).optional().describe("why pass is false: the docs hardly use the question's words, it names something they do not mention, or the evidence scored low"),
+    })
+    .describe('pass false: the docs probably do not cover the question'),
   results: z.array(PassageSchema),
 })
 

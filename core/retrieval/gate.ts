@@ -168,6 +168,18 @@ export function gate(signals: GateSignals, config: GateConfig): GateVerdict {
   return { pass, score, signals: rounded, ...(pass ? {} : { refusedFor: 'evidence' as const }) }
 }
 
+/** Why a refused question was refused, in words every surface shows alike (`docpilot query`, the MCP tool). */
+export function refusalReason(refusedFor: NonNullable<GateVerdict['refusedFor']>): string {
+  switch (refusedFor) {
+    case 'vocabulary':
+      return "the docs hardly use the question's words"
+    case 'subject':
+      return 'the question names something no passage matching it mentions'
+    case 'evidence':
+      return 'the evidence scored below the threshold'
+  }
+}
+
 // Scores are shown and compared across runtimes: keep them short and stable.
 function round(x: number): number {
   return Math.round(x * 1e4) / 1e4
