@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -83,6 +83,31 @@ describe('a re-index patches the corpus parts of the pages that changed, and wri
     expect((await reindex(site(PAGES), site(PAGES))).chunksMade).toBe(0)
     const touched = (path: string) => (path === 'guides/page-2.md' ? 'another id' : pageIds(site(PAGES))(path))
     expect((await reindex(site(PAGES), site(PAGES), { second: { pageId: touched } })).chunksMade).toBe(0)
+  })
+
+  it('leaves the index folder as it is when a re-run would write the same one, and replaces it when anything in it differs', async () => {
+    const out = join(dir, 'idx')
+    const cacheDir = join(dir, 'cache')
+    const { manifest } = await writeIndex(input(out, site(PAGES), { cacheDir }))
+    const inodes = async () => Promise.all([out, join(out, 'manifest.json'), join(out, String(manifest.parts.lexical))].map(async (f) => (await stat(f)).ino))
+    const before = await inodes()
+    const again = await writeIndex(input(out, site(PAGES), { cacheDir }))
+    expect(await inodes()).toEqual(before)
+    const fresh = await writeIndex(input(join(dir, 'fresh'), site(PAGES)))
+    expect(await snapshot(out)).toEqual(await snapshot(join(dir, 'fresh')))
+    expect(again.parts).toEqual(fresh.parts)
+    // A file that is no part, a part changed on disk, another createdAt: the folder is written again, as a fresh build.
+    for (const change of [
+      async () => writeFile(join(out, 'stray.txt'), 'not a part'),
+      async () => writeFile(join(out, shardFile(manifest.parts.texts as ShardSet, 1)), 'damaged'),
+    ]) {
+      await change()
+      await writeIndex(input(out, site(PAGES), { cacheDir }))
+      expect((await inodes())[0]).not.toBe(before[0])
+      expect(await snapshot(out)).toEqual(await snapshot(join(dir, 'fresh')))
+    }
+    await writeIndex(input(out, site(PAGES), { cacheDir, createdAt: new Date(1000).toISOString() }))
+    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).createdAt).toBe(new Date(1000).toISOString())
   })
 
   it('patches the first and the last page, and a page whose only own term goes', async () => {

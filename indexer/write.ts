@@ -8,7 +8,7 @@
  * bytes (gzip headers carry no time; createdAt comes from the caller).
  */
 import { randomBytes } from 'node:crypto'
-import { linkSync, readFileSync, writeFileSync } from 'node:fs'
+import { linkSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
@@ -382,26 +382,36 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
   // The bytes of the parts this run wrote or read, for the loader it returns.
   const held = new Map<string, Uint8Array>()
 
-  await mkdir(dirname(out), { recursive: true })
-  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
-  try {
-    await mkdir(tmp)
-    for (const dir of new Set(all.map((p) => dirname(p.name)).filter((d) => d !== '.'))) await mkdir(join(tmp, dir), { recursive: true })
-    for (const part of all) {
-      const { size, bytes } = storePart(part, join(tmp, part.name), out, previous(part.name), record)
-      stored.set(part.name, size)
-      if (bytes) held.set(part.name, bytes)
-      await input.onPart?.(part.name)
+  const unchanged = previousIndex && record ? alreadyWritten(out, manifestJson, all, record) : undefined
+  if (unchanged) {
+    for (const [name, size] of unchanged) {
+      stored.set(name, size)
+      await input.onPart?.(name)
     }
-    // Last: a folder with a manifest is a complete index.
-    await writeFile(join(tmp, MANIFEST_FILE), manifestJson)
-    await swapInto(tmp, out)
-    await record?.save()
     await corpus.save()
     if (stateFile) await saveWriteState(stateFile, corpus.state)
-  } catch (err) {
-    await rm(tmp, { recursive: true, force: true })
-    throw err
+  } else {
+    await mkdir(dirname(out), { recursive: true })
+    const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
+    try {
+      await mkdir(tmp)
+      for (const dir of new Set(all.map((p) => dirname(p.name)).filter((d) => d !== '.'))) await mkdir(join(tmp, dir), { recursive: true })
+      for (const part of all) {
+        const { size, bytes } = storePart(part, join(tmp, part.name), out, previous(part.name), record)
+        stored.set(part.name, size)
+        if (bytes) held.set(part.name, bytes)
+        await input.onPart?.(part.name)
+      }
+      // Last: a folder with a manifest is a complete index.
+      await writeFile(join(tmp, MANIFEST_FILE), manifestJson)
+      await swapInto(tmp, out)
+      await record?.save()
+      await corpus.save()
+      if (stateFile) await saveWriteState(stateFile, corpus.state)
+    } catch (err) {
+      await rm(tmp, { recursive: true, force: true })
+      throw err
+    }
   }
 
   const parts: PartSize[] = [
@@ -411,6 +421,31 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
   const bytes = parts.reduce((s, p) => ({ raw: s.raw + p.raw, gzip: s.gzip + p.gzip }), { raw: 0, gzip: 0 })
   held.set(MANIFEST_FILE, Buffer.from(manifestJson))
   return { dir: out, manifest, parts, bytes, loader: memoryPartLoader(held, fsPartLoaderSync(out)), chunksMade: corpus.made }
+}
+
+/**
+ * The stored size of each part when the index at `out` already is, byte for
+ * byte, the one these parts and manifest make (a re-run that changed
+ * nothing): the same manifest, every part where it would go and vouched for
+ * by the record, nothing else in the folder. Then the run leaves the folder
+ * as it is rather than linking every part into a new one. Undefined otherwise.
+ */
+function alreadyWritten(out: string, manifestJson: string, parts: readonly PendingPart[], record: PartRecord): Map<string, number> | undefined {
+  try {
+    if (readFileSync(join(out, MANIFEST_FILE), 'utf8') !== manifestJson) return undefined
+    const folders = new Set(parts.map((p) => dirname(p.name)).filter((d) => d !== '.'))
+    if (readdirSync(out, { recursive: true }).length !== parts.length + 1 + folders.size) return undefined
+  } catch {
+    return undefined
+  }
+  const sizes = new Map<string, number>()
+  for (const part of parts) {
+    if (part.kept !== undefined && part.kept !== part.name) return undefined
+    const size = record.unchanged(part.name, join(out, part.name), part.content)
+    if (size === undefined) return undefined
+    sizes.set(part.name, size)
+  }
+  return sizes
 }
 
 /** Puts the finished temp folder at `out`, keeping the old index until the new one is in place. */
