@@ -10,9 +10,10 @@
  */
 import { readFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
-import { ConfigError, validateConfig } from '../core/config/validate.ts'
-import { ConfigSchema, type DocpilotConfig } from '../core/config/schema.ts'
+import { ConfigError } from '../core/config/config-error.ts'
+import type { DocpilotConfig } from '../core/config/schema.ts'
 import { isFile } from '../indexer/stat.ts'
+import { validatedConfig, type ConfigMemo } from './config-memo.ts'
 
 const EXTENSIONS = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs', 'json']
 export const CONFIG_NAMES = EXTENSIONS.map((ext) => `docpilot.config.${ext}`)
@@ -58,7 +59,8 @@ function loadError(err: Error, shown: string): ConfigError {
  * module with named exports only. It is the config when it names a config field; otherwise the
  * file most likely forgot `export default`.
  */
-function commonJsExports(mod: object): object | undefined {
+async function commonJsExports(mod: object): Promise<object | undefined> {
+  const { ConfigSchema } = await import('../core/config/schema.ts')
   return Object.keys(mod).some((key) => Object.hasOwn(ConfigSchema.shape, key)) ? mod : undefined
 }
 
@@ -80,14 +82,15 @@ async function readExport(file: string, shown: string): Promise<unknown> {
   } catch (err) {
     throw loadError(err as Error, shown)
   }
-  const value = 'default' in mod ? mod.default : commonJsExports(mod)
+  const value = 'default' in mod ? mod.default : await commonJsExports(mod)
   if (value === undefined) {
     throw new ConfigError(shown, ['the file has no default export; write `export default { ... }` (or `module.exports = { ... }` in CommonJS)'])
   }
   return typeof value === 'function' ? await (value as () => unknown)() : await value
 }
 
-export async function loadConfig(opts: { cwd: string; explicit?: string }): Promise<LoadedConfig> {
+/** `memo`: keep the validated config between runs (config-memo.ts), for a command that writes a cache folder anyway. */
+export async function loadConfig(opts: { cwd: string; explicit?: string; memo?: ConfigMemo }): Promise<LoadedConfig> {
   const { cwd } = opts
   let file: string | null = null
   if (opts.explicit) {
@@ -101,9 +104,9 @@ export async function loadConfig(opts: { cwd: string; explicit?: string }): Prom
     }
     if (found[0]) file = resolve(cwd, found[0])
   }
-  if (!file) return { file: null, dir: cwd, config: validateConfig({}, '(defaults)') }
+  if (!file) return { file: null, dir: cwd, config: await validatedConfig({}, '(defaults)', cwd, opts.memo) }
   const shown = display(file, cwd)
-  return { file, dir: dirname(file), config: validateConfig(await readExport(file, shown), shown) }
+  return { file, dir: dirname(file), config: await validatedConfig(await readExport(file, shown), shown, file, opts.memo) }
 }
 
 /** The --config option's help line, naming every file name looked for. */

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path'
 import { loadConfig, type LoadedConfig } from './config-file.ts'
+import type { ConfigMemo } from './config-memo.ts'
 
 export interface CliContext {
   cwd: string
@@ -23,8 +24,8 @@ export class UsageError extends Error {
   }
 }
 
-export function loadConfigFor(ctx: CliContext, explicit?: string): Promise<LoadedConfig> {
-  return loadConfig({ cwd: ctx.cwd, explicit })
+export function loadConfigFor(ctx: CliContext, explicit?: string, memo?: ConfigMemo): Promise<LoadedConfig> {
+  return loadConfig({ cwd: ctx.cwd, explicit, ...(memo ? { memo } : {}) })
 }
 
 /** --index when given (relative to cwd), else the config's `out` (relative to the config's folder). */

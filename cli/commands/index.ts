@@ -54,7 +54,8 @@ Examples:
 The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the same docs always give byte-identical files.`,
     )
     .action(async (dir: string | undefined, flags: IndexFlags) => {
-      const loaded = await loadConfigFor(ctx, flags.config)
+      // The index writes its cache folder anyway: the validated config is kept there too (config-memo.ts).
+      const loaded = await loadConfigFor(ctx, flags.config, { cacheDir: defaultCacheDir(ctx.cwd, ctx.env), version: ctx.version })
       const { config } = loaded
       const siteDir = typeof flags.site === 'string' ? flags.site : undefined
       if (siteDir && dir) throw new UsageError(`give the site folder once: either \`docpilot index ${dir} --site\` or \`docpilot index --site ${siteDir}\``)

@@ -11,6 +11,7 @@
 import * as z from 'zod'
 import { MEMBER_IDS, type MemberId } from '../providers/table.ts'
 import { CHAT_DEFAULTS } from './chat-defaults.ts'
+import { DEFAULT_FILE_LIMITS } from './file-limits.ts'
 
 const memberId = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
 
@@ -26,7 +27,7 @@ export type SluggerName = (typeof SLUGGERS)[number]
  * page, and above a page at the byte limit on a busy machine (a 3 MB page
  * took 46 s with the load at 13 on 2 cores).
  */
-export const DEFAULT_FILE_LIMITS = { maxFileBytes: 2 * 1024 * 1024, maxNesting: 64, parseTimeoutMs: 120_000 } as const
+export { DEFAULT_FILE_LIMITS }
 
 export const DocsSchema = z.strictObject({
   /** Folder of Markdown/MDX sources, relative to the config file. */

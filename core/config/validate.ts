@@ -6,16 +6,9 @@
  */
 import type * as z from 'zod'
 import { ConfigSchema, type DocpilotConfig } from './schema.ts'
+import { ConfigError } from './config-error.ts'
 
-export class ConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problems: string[],
-  ) {
-    super(problems.map((p) => `Invalid config ${file}: ${p}`).join('\n'))
-    this.name = 'ConfigError'
-  }
-}
+export { ConfigError }
 
 type AnySchema = z.core.$ZodType
 type Def = { type: string; [key: string]: unknown }
