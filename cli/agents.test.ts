@@ -190,11 +190,13 @@ describe.each<CorpusName>(['hono', 'astro'])('agents on the %s corpus', (corpus)
       expect(lines).toHaveLength(questions.length)
       for (const [i, q] of questions.entries()) {
         const res = await client.callTool({ name: 'search_docs', arguments: { query: q.q } })
-        const { degraded, degradedReason: _reason, results, ...rest } = res.structuredContent as unknown as SearchDocsOutput
+        const { degraded, degradedReason: _reason, results, gate: { refusedFor, ...gate }, ...rest } = res.structuredContent as unknown as SearchDocsOutput
         expect(degraded).toBe(false)
+        // Beyond the query contract, the tool says why a refused question was refused, and only then.
+        expect(refusedFor === undefined, q.id).toBe(gate.pass)
         const { id, ...expected } = lines[i]!
         expect(id).toBe(q.id)
-        expect({ ...rest, results: results.map(({ text: _text, ...r }) => r) }, q.id).toEqual(expected)
+        expect({ ...rest, gate, results: results.map(({ text: _text, ...r }) => r) }, q.id).toEqual(expected)
       }
     }, 300_000)
   })
