@@ -126,18 +126,21 @@ function buildEnv(cacheDir: string): NodeJS.ProcessEnv {
  * default (lexical, dense, model files) is what the other benchmarks measure.
  */
 export async function buildDocpilot(spec: CorpusSpec, out: string, cacheDir?: string): Promise<Timing> {
-  const scratch = await mkdtemp(`${out}.tmp-`)
+  // A re-index keeps what a site keeps between deploys: the cache, and the config file where it was, with
+  // the site folder its agent files go to beside it. A fresh folder per run would rewrite every page copy.
+  const home = cacheDir ? `${cacheDir}.home` : await mkdtemp(`${out}.tmp-`)
   let configFile = spec.configFile
   if (!configFile) {
-    configFile = join(scratch, 'docpilot.config.json')
+    await mkdir(home, { recursive: true })
+    configFile = join(home, 'docpilot.config.json')
     await writeFile(configFile, JSON.stringify(spec.config))
   }
   const args = [await compiledCli(), 'index', spec.root, '--out', out, '--config', configFile]
   if (spec.include?.length) args.push('--include', ...spec.include)
   try {
-    return await runBuildCommand(`docpilot index ${spec.root}`, args, buildEnv(cacheDir ?? join(scratch, 'cache')))
+    return await runBuildCommand(`docpilot index ${spec.root}`, args, buildEnv(cacheDir ?? join(home, 'cache')))
   } finally {
-    await rm(scratch, { recursive: true, force: true })
+    if (!cacheDir) await rm(home, { recursive: true, force: true })
   }
 }
 
