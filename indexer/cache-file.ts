@@ -2,13 +2,13 @@
  * The indexer's cache files (kept in the cache folder between runs): where
  * each one lives, and how it is replaced.
  */
-import { hash } from 'node:crypto'
 import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { sha256 } from './sha256.ts'
 
 /** The `kind` cache's file for `key` (any text naming what it holds), named by a digest: short and safe on any file system. */
 export function cacheFile(cacheDir: string, kind: string, key: string, ext: string): string {
-  return join(cacheDir, kind, `${hash('sha256', key, 'hex').slice(0, 16)}${ext}`)
+  return join(cacheDir, kind, `${sha256(key).slice(0, 16)}${ext}`)
 }
 
 /**

@@ -19,7 +19,8 @@ import { patchLexicalSplit, type DocumentChange } from '../core/index/postings-p
 import { decodeTerms, sectionRuns, splitLexicalIndex, type LexicalHead, type PostingRow } from '../core/index/postings.ts'
 import { chunkTermCounter, countLexicalPostings, fieldValue, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { LexicalCache } from './lexical-cache.ts'
-import { digest, jsonPart, jsonShards, type PendingPart, type ShardSource } from './pending-part.ts'
+import { jsonPart, jsonShards, type PendingPart, type ShardSource } from './pending-part.ts'
+import { sha256 } from './sha256.ts'
 import type { WriteState } from './write-state.ts'
 
 export interface CorpusInput {
@@ -108,7 +109,7 @@ class PreviousParts {
     } catch {
       throw new StaleState()
     }
-    if (digest(plain) !== expected) throw new StaleState()
+    if (sha256(plain) !== expected) throw new StaleState()
     return JSON.parse(plain.toString('utf8')) as T
   }
 }

@@ -22,12 +22,12 @@
  * rewritten with the entries the run used alone once unused ones outnumber
  * a quarter of it, or when an append was cut short.
  */
-import { hash } from 'node:crypto'
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EmbedderIdentity } from '../core/index/format.ts'
 import { encodeVectorRow, rowBytes } from '../core/index/vectors.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
+import { sha256 } from './sha256.ts'
 
 /** "DPE3", little-endian. */
 const MAGIC = 0x33455044
@@ -36,7 +36,8 @@ const DIGEST_BYTES = 32
 /** Share of unused records in the file above which a run rewrites it. */
 const MAX_UNUSED = 0.25
 
-export const textDigest = (text: string) => hash('sha256', text, 'hex')
+/** A text's key in the cache. */
+export const textDigest = (text: string): string => sha256(text)
 
 const pad4 = (n: number) => (n + 3) & ~3
 

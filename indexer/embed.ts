@@ -11,7 +11,6 @@
  *   embed: { model: '<dir>' } a local folder: a docpilot static model, or an HF-style ONNX folder
  *   embed: 'hf:<org>/<name>'  an ONNX model from the hub, downloaded once into the cache
  */
-import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,6 +34,7 @@ import { chunkEmbedText, embedDigest } from './embed-text.ts'
 import { ensureHubModel } from './embed-hf.ts'
 import { EmbedConfigError } from './model-files.ts'
 import { openStaticFolder, type ServedRows, type StaticFolder } from './static-folder.ts'
+import { sha256 } from './sha256.ts'
 import { isFile } from './stat.ts'
 
 export interface EmbedContext {
@@ -264,7 +264,7 @@ export interface DenseParts {
   vectorsPart: string
 }
 
-const digest16 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex').slice(0, 16)
+const digest16 = (b: Uint8Array) => sha256(b).slice(0, 16)
 
 /** The vectors part and the model files, named by their content (a static model's rows pack is kept in `cacheDir` between runs). */
 export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult): Promise<DenseParts> {

@@ -7,12 +7,12 @@
  * served at `urls.base`, so the links in llms.txt are the page URLs the
  * citations use.
  */
-import { createHash } from 'node:crypto'
 import { basename, join, relative, resolve, sep } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
 import { LLMS_FULL_TXT, LLMS_TXT, pageCopyUrl, siteBase, siteRelativePath } from '../core/site-files.ts'
 import { markdownFromNodes } from './page-copy.ts'
 import type { ParsedPage } from './sources/page.ts'
+import { sha256 } from './sha256.ts'
 import { WrittenFiles } from './written-files.ts'
 
 /** One page as the agent files describe it. */
@@ -179,7 +179,7 @@ export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions):
   const files = await WrittenFiles.open(dir, opts.record)
   // What each file is made from, where page ids say: a copy from its page, llms-full.txt from all of them in order.
   const ids = opts.pageId ? pages.map((page) => opts.pageId!(page.path)) : []
-  const allIds = ids.length && ids.every((id) => id !== undefined) ? createHash('sha256').update(ids.join('\n')).digest('hex') : undefined
+  const allIds = ids.length && ids.every((id) => id !== undefined) ? sha256(ids.join('\n')) : undefined
   // Two pages may share a URL (a.md and a.mdx): the later one's copy is the one kept, as when they were written in turn.
   const texts = new Map<string, [text: string, source: string | undefined]>([
     ...copies.map((copy, i): [string, [string, string | undefined]] => [copy.file, [copy.text, ids[i]]]),

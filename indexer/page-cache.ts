@@ -21,17 +21,16 @@
  * a fresh checkout replaces every file's fingerprint (a short line each) and
  * appends them, where counting lines would rewrite every page (megabytes).
  */
-import { createHash } from 'node:crypto'
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import type { CollectedPage, CollectOptions } from './collect.ts'
 import type { SourceFingerprint } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
+import { sha256 } from './sha256.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
 const FORMAT = 4
 
-const sha = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex')
 
 /** A journal line: a page by its key, or a file's fingerprint and the key of its page. */
 type Line = ['page', key: string, page: CollectedPage] | ['file', path: string, fingerprint: string, key: string]
@@ -134,7 +133,7 @@ export class PageCache {
   }
 
   private key(path: string, bytes: Uint8Array): string {
-    return sha(`${path}\0${sha(bytes)}`)
+    return sha256(`${path}\0${sha256(bytes)}`)
   }
 
   /** Keeps `page` for the next run, and the file's fingerprint when there is one to trust (else the next run reads the file). */

@@ -4,6 +4,7 @@
  * it lies there.
  */
 import { createHash } from 'node:crypto'
+import { sha256 } from './sha256.ts'
 import { shardFile, type ShardSet } from '../core/index/format.ts'
 
 export interface PendingPart {
@@ -25,10 +26,6 @@ export interface PendingPart {
   kept?: string
 }
 
-export function digest(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex')
-}
-
 export function pendingJson(name: string, json: string, content: string): PendingPart {
   const plain = Buffer.from(json)
   return { name, plain, raw: plain.length, gzipped: true, content }
@@ -44,7 +41,7 @@ export const plainOf = (part: PendingPart): Uint8Array => (part.plain ??= part.r
 
 export function jsonPart(kind: string, value: unknown): PendingPart {
   const json = JSON.stringify(value)
-  const content = digest(json)
+  const content = sha256(json)
   return pendingJson(`${kind}.${content.slice(0, 16)}.json.gz`, json, content)
 }
 
@@ -60,7 +57,7 @@ export function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(
   shards: readonly ShardSource[],
   extra: Extra,
 ): { set: ShardSet & Extra; parts: PendingPart[]; digest: string; digests: string[] } {
-  const digests = shards.map((s) => ('json' in s ? digest(s.json) : s.digest))
+  const digests = shards.map((s) => ('json' in s ? sha256(s.json) : s.digest))
   const all = createHash('sha256')
   for (const d of digests) all.update(d)
   const whole = all.digest('hex')

@@ -12,12 +12,12 @@
  * own. The shipped default is always frequency-ordered (its build script
  * keeps that order; a test checks it).
  */
-import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_MODEL_DIR } from '../cli/package-root.ts'
 import type { StaticModelDescriptor } from '../core/embed/static-model.ts'
 import { denseFileBytes, type DenseParts } from './embed.ts'
+import { sha256 } from './sha256.ts'
 
 export interface RanksPart {
   /** How many lines of the part are ranked. */
@@ -56,5 +56,5 @@ async function shippedRanks(): Promise<RanksPart> {
   const words = frequencyRanked(desc) || desc.vocabSize
   const vocab = (await readFile(`${dir}/${desc.files.vocab}`, 'utf8')).split('\n').slice(0, words).join('\n') + '\n'
   const bytes = new TextEncoder().encode(vocab)
-  return { words, name: `ranks.${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.txt`, bytes }
+  return { words, name: `ranks.${sha256(bytes).slice(0, 16)}.txt`, bytes }
 }

@@ -14,7 +14,7 @@
  * previous index's copy (write.ts) without reading it (about 20 ms of CPU). A pack is ~17 MB and any new key (a model copied again, a
  * new zlib) makes another, so a miss removes all but the last few used.
  */
-import { createHash, hash } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { readdir, readFile, stat, unlink, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -28,6 +28,7 @@ import type { EmbedderIdentity } from '../core/index/format.ts'
 import { EmbedConfigError, modelFile, modelFileStat } from './model-files.ts'
 import { fileStamp } from './read-source.ts'
 import { replaceFile } from './cache-file.ts'
+import { sha256 } from './sha256.ts'
 
 const NEEDS = 'a docpilot static model folder holds model.json, vocab.txt and vectors.bin (scripts/models/distill.ts writes one).'
 
@@ -149,7 +150,7 @@ async function pruneRows(dir: string, inUse: string): Promise<void> {
 const toBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
 
 function served({ pack, counts }: RowsPack): ServedRows {
-  return { packDigest: hash('sha256', pack, 'hex'), packBytes: pack.length, pack: () => pack, counts, directory: gzipSync(counts, { level: 9 }) }
+  return { packDigest: sha256(pack), packBytes: pack.length, pack: () => pack, counts, directory: gzipSync(counts, { level: 9 }) }
 }
 
 async function packRows({ dir, descriptor }: FolderState): Promise<RowsPack> {

@@ -21,10 +21,11 @@ import { corpusParts, type CorpusInput, type CorpusParts } from './corpus-parts.
 import type { DenseParts } from './embed.ts'
 import { fsPartLoaderSync } from './fs-parts.ts'
 import { PartRecord } from './part-record.ts'
-import { digest, pendingBinary, pendingBinaryRead, plainOf, type PendingPart } from './pending-part.ts'
+import { pendingBinary, pendingBinaryRead, plainOf, type PendingPart } from './pending-part.ts'
 import type { RanksPart } from './ranks.ts'
 import { exists } from './stat.ts'
 import { removeFolder } from './remove-folder.ts'
+import { sha256 } from './sha256.ts'
 import { readWriteState, saveWriteState, writeStateFile } from './write-state.ts'
 
 /**
@@ -299,7 +300,7 @@ function storeKept(part: PendingPart, to: string, from: string, was: string, rec
   } catch {
     throw new KeptPartChanged()
   }
-  if (digest(plain) !== part.content) throw new KeptPartChanged()
+  if (sha256(plain) !== part.content) throw new KeptPartChanged()
   if (!hardLink(from, to)) writeFileSync(to, stored)
   record?.keep(part.name, part.content, stored.length)
   return { size: stored.length, bytes: stored }

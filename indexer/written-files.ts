@@ -17,11 +17,11 @@
  * index's record removes none of its files, which are that index's pages, not
  * gone ones (`sharedWith` says so, for a warning).
  */
-import { createHash } from 'node:crypto'
 import { mkdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises'
 import { dirname, relative, resolve, sep } from 'node:path'
 import { fileStamp } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
+import { sha256 } from './sha256.ts'
 
 /** Per file: its digest ('' for one made from a named source), its stamp as written, and that source (write's `source`). */
 type Remembered = Record<string, [digest: string, stamp: string, source?: string]>
@@ -31,7 +31,6 @@ interface StoredRecord {
   files: Remembered
 }
 
-const sha = (data: string) => createHash('sha256').update(data).digest('hex')
 
 export class WrittenFiles {
   private readonly kept: Remembered = {}
@@ -83,7 +82,7 @@ export class WrittenFiles {
       else await this.put(file, rel, text, (stamp) => ['', stamp, source])
       return
     }
-    const digest = sha(text)
+    const digest = sha256(text)
     if (earlier?.[0] === digest && fileStamp(file) === earlier[1]) this.kept[rel] = [digest, earlier[1]]
     else await this.put(file, rel, text, (stamp) => [digest, stamp])
   }
