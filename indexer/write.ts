@@ -389,8 +389,6 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
       stored.set(name, size)
       await input.onPart?.(name)
     }
-    await corpus.save()
-    if (stateFile) await saveWriteState(stateFile, corpus.state)
   } else {
     await mkdir(dirname(out), { recursive: true })
     const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
@@ -407,13 +405,14 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
       await writeFile(join(tmp, MANIFEST_FILE), manifestJson)
       await swapInto(tmp, out)
       await record?.save()
-      await corpus.save()
-      if (stateFile) await saveWriteState(stateFile, corpus.state)
     } catch (err) {
       await rm(tmp, { recursive: true, force: true })
       throw err
     }
   }
+  // What the next run reuses, once this run's index is the one at `out`.
+  await corpus.save()
+  if (stateFile) await saveWriteState(stateFile, corpus.state)
 
   const parts: PartSize[] = [
     { name: MANIFEST_FILE, raw: Buffer.byteLength(manifestJson), gzip: gzip(manifestJson).length },
