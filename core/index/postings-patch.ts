@@ -10,7 +10,7 @@
  * A document added, removed or moved renumbers every later one, which
  * changes nearly every row: that is a full split, not a patch.
  */
-import type { ChunkTerms } from '../retrieval/lexical.ts'
+import { runningAverage, type ChunkTerms } from '../retrieval/lexical.ts'
 import { compareTerms, decodeRow, encodeRow, frontCode, LEXICAL_SPLIT_ENCODING, lastAtOrBefore, packShards, type LexicalHead, type PostingRow } from './postings.ts'
 
 export interface PreviousSplit {
@@ -173,7 +173,7 @@ function runningAverages(fieldLength: readonly number[][]): number[] {
   if (!fieldLength[0]?.length) return []
   return fieldLength.map((lengths) => {
     let average = 0
-    for (let doc = 0; doc < lengths.length; doc++) average = (average * doc + lengths[doc]!) / (doc + 1)
+    for (let doc = 0; doc < lengths.length; doc++) average = runningAverage(average, doc, lengths[doc]!)
     return average
   })
 }

@@ -65,6 +65,13 @@ export const DEFAULT_LEXICAL_SETTINGS: LexicalSettings = {
   bm25: { k: 1.2, b: 0.75, d: 0.5 },
 }
 
+/**
+ * The average of `count` values and one more, the way minisearch keeps its
+ * average field lengths (document by document): one formula wherever they are
+ * computed, so a patched index carries the same floats as a counted one.
+ */
+export const runningAverage = (average: number, count: number, value: number): number => (average * count + value) / (count + 1)
+
 /** A chunk as the lexical index sees it: its position in the index is its id. */
 export function fieldValue(chunk: ChunkRecord, field: LexicalField): string {
   switch (field) {
@@ -306,7 +313,7 @@ export function countNumberedPostings(
       const length = counts[at++]!
       const n = counts[at++]!
       lengths.push(length)
-      averageFieldLength[f] = ((averageFieldLength[f] || 0) * doc + length) / (doc + 1)
+      averageFieldLength[f] = runningAverage(averageFieldLength[f] || 0, doc, length)
       for (let i = 0; i < n; i++, at += 2) {
         const term = counts[at]!
         let byField = postings[term]
