@@ -31,7 +31,6 @@ import { sha256 } from './sha256.ts'
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
 const FORMAT = 4
 
-
 /** A journal line: a page by its key, or a file's fingerprint and the key of its page. */
 type Line = ['page', key: string, page: CollectedPage] | ['file', path: string, fingerprint: string, key: string]
 

@@ -11,8 +11,9 @@
  * are kept beside it, so the re-index neither hashes 17 MB nor compresses the
  * directory again, and the pack itself is read only when asked for: a
  * re-index whose vectors are all cached names it in the index and links the
- * previous index's copy (write.ts) without reading it (about 20 ms of CPU). A pack is ~17 MB and any new key (a model copied again, a
- * new zlib) makes another, so a miss removes all but the last few used.
+ * previous index's copy (write.ts) without reading it (about 20 ms of CPU).
+ * A pack is ~17 MB and any new key (a model copied again, a new zlib) makes
+ * another, so a miss removes all but the last few used.
  */
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'

@@ -73,8 +73,9 @@ export function openWordRanks(manifest: Manifest, loader: PartLoader, model?: Mo
 /**
  * The question's content words as the gate sees them: each distinct written
  * word (case kept, so an identifier still splits into its parts) with its
- * index terms, its rank, and whether the question writes it as a name. Words the lexical index drops (stop words, single
- * letters) carry no terms and are left out. A follow-up is judged on its own
+ * index terms, its rank, and whether the question writes it as a name.
+ * Words the lexical index drops (stop words, single letters) carry no terms
+ * and are left out. A follow-up is judged on its own
  * words (measured: adding the earlier question's words at half weight refused
  * more follow-ups the docs answer, 5 of 30 instead of 2).
  */
