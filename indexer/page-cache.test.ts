@@ -165,6 +165,55 @@ describe('the page cache', () => {
     texts.forEach((text, i) => expect(next.get(`p${i}.md`, { bytes: bytes(text) })).toEqual(page(text)))
   })
 
+  it('keeps a page\'s bodies as they were: lines, quotes, any script, its Markdown copy, a lone surrogate', async () => {
+    const cacheDir = temp()
+    const withCopy = (text: string, markdown: string): CollectedPage => ({
+      ...page(text),
+      entry: { path: 'a.md', url: '/a', title: 'A', description: 'About "A".', markdown },
+    })
+    const pages = [
+      withCopy('line one\nline "two"\n\n["page","looks like a record"]\n', '# A\n\n```js\nconsole.log("\\n")\n```\n'),
+      withCopy('Größe 日本語 🚀', '# Größe\n'),
+      withCopy('half a pair: \ud83d', '# \udc00 alone\n'),
+      withCopy('', ''),
+    ]
+    const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+    pages.forEach((p, i) => cache.set(`p${i}.md`, { bytes: bytes(`page ${i}`) }, p))
+    await cache.save()
+    const next = await PageCache.open(cacheDir, shape, 'test', '/out')
+    pages.forEach((p, i) => expect(next.get(`p${i}.md`, { bytes: bytes(`page ${i}`) })).toEqual(p))
+  })
+
+  it('a record cut short, or one whose bodies are not the length it says, ends the reading: the pages before it are kept, none after, and the next save rewrites the file', async () => {
+    const cacheDir = temp()
+    const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+    cache.set('a.md', { bytes: bytes('# A') }, page('one'))
+    cache.set('b.md', { bytes: bytes('# B') }, page('two\nwords'))
+    cache.set('c.md', { bytes: bytes('# C') }, page('three'))
+    await cache.save()
+    const file = journal(cacheDir)
+    const whole = readFileSync(file, 'utf8')
+    const reopen = () => PageCache.open(cacheDir, shape, 'test', '/out')
+    const found = async () => {
+      const next = await reopen()
+      return ['a', 'b', 'c'].map((name) => next.get(`${name}.md`, { bytes: bytes(`# ${name.toUpperCase()}`) })?.chunks[0]?.text)
+    }
+    // Cut inside the second page's bodies.
+    writeFileSync(file, whole.slice(0, whole.indexOf('two') + 2))
+    expect(await found()).toEqual(['one', undefined, undefined])
+    // The second page's body one byte shorter than its record says, one byte longer, and its length ending where its line does.
+    for (const damaged of [whole.replace('two\nwords', 'two\nword'), whole.replace('two\nwords', 'two\nwordss'), whole.replace(',[9]]', ',[3]]')]) {
+      expect(damaged).not.toBe(whole)
+      writeFileSync(file, damaged)
+      expect(await found()).toEqual(['one', undefined, undefined])
+    }
+    const damaged = await reopen()
+    damaged.get('a.md', { bytes: bytes('# A') })
+    await damaged.save()
+    expect(readFileSync(file, 'utf8')).not.toContain('two')
+    expect(await found()).toEqual(['one', undefined, undefined])
+  })
+
   it('a damaged cache file is an empty cache', async () => {
     const cacheDir = temp()
     const cache = await PageCache.open(cacheDir, shape, 'test', '/out')

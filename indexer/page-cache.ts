@@ -12,9 +12,14 @@
  * looked up by digest as before; only a settled fingerprint is kept, so a file
  * changed again within the clock tick it was read in is read next time.
  *
- * The file is a journal, one JSON line per page or file record, a later line
- * replacing an earlier one: a run that changed one page appends two lines
- * instead of writing megabytes again. Lines no run uses any more (pages since
+ * The file is a journal, one record per page or file, a later record
+ * replacing an earlier one: a run that changed one page appends two records
+ * instead of writing megabytes again. A record is a JSON line; a page's is
+ * followed by its bodies (each chunk's text, then its Markdown copy) as raw
+ * UTF-8, whose byte lengths the line lists, and a newline. The bodies are
+ * most of the file (5 of astro's 7 MB): as raw UTF-8 they are only decoded,
+ * where as JSON strings (a newline or quote escaped every few words) they were
+ * parsed, which cost most of reading the file. Lines no run uses any more (pages since
  * changed or deleted, fingerprints since replaced) are dropped by rewriting
  * the file once their bytes outweigh a quarter of the live lines', or
  * when its last append was cut short. Weighed by size, not counted: a run over
@@ -29,10 +34,13 @@ import { cacheFile, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
-const FORMAT = 4
+const FORMAT = 5
 
-/** A journal line: a page by its key, or a file's fingerprint and the key of its page. */
+/** A journal record: a page by its key, or a file's fingerprint and the key of its page. */
 type Line = ['page', key: string, page: CollectedPage] | ['file', path: string, fingerprint: string, key: string]
+
+/** A page record's JSON line: the page with each body replaced by its number, and the bodies' byte lengths. */
+type PageHead = ['page', key: string, page: CollectedPage, bodyBytes: number[]]
 
 /** A file as read this run (read-source.ts). */
 export interface ReadFile {
@@ -110,25 +118,25 @@ export class PageCache {
    */
   async save(): Promise<void> {
     const { pages, files, pageBytes, fileBytes, bytes, damaged } = this.stored
-    const added: string[] = []
+    const added: Buffer[] = []
     let live = 0
     const add = (line: Line) => {
-      const text = serialize([line])
-      added.push(text)
-      return Buffer.byteLength(text)
+      const record = serialize(line)
+      added.push(record)
+      return record.length
     }
     for (const [key, page] of this.used) live += pages.has(key) ? pageBytes.get(key)! : add(['page', key, page])
     for (const [path, [fingerprint, key]] of this.seen) {
       const before = files.get(path)
       live += before?.[0] === fingerprint && before[1] === key ? fileBytes.get(path)! : add(['file', path, fingerprint, key])
     }
-    const unused = bytes + added.reduce((sum, text) => sum + Buffer.byteLength(text), 0) - live
+    const unused = bytes + added.reduce((sum, record) => sum + record.length, 0) - live
     const compact = damaged || unused > live / 4
     if (!compact && !added.length) return
     await mkdir(dirname(this.file), { recursive: true })
-    if (!compact) return appendFile(this.file, added.join(''))
+    if (!compact) return appendFile(this.file, Buffer.concat(added))
     const all: Line[] = [...[...this.used].map(([key, page]): Line => ['page', key, page]), ...[...this.seen].map(([path, [fingerprint, key]]): Line => ['file', path, fingerprint, key])]
-    await replaceFile(this.file, serialize(all))
+    await replaceFile(this.file, Buffer.concat(all.map(serialize)))
   }
 
   private key(path: string, bytes: Uint8Array): string {
@@ -146,39 +154,97 @@ export class PageCache {
 const settled = (read: ReadFile): string | undefined => (read.fingerprint?.settled ? read.fingerprint.id : undefined)
 
 const NEWLINE = 0x0a
+const OPEN_BRACKET = 0x5b
 
-const serialize = (lines: Line[]) => lines.map((line) => `${JSON.stringify(line)}\n`).join('')
+/** A UTF-16 surrogate without its other half: UTF-8 cannot hold it, JSON can. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** A record's bytes: a file's JSON line; a page's JSON line, its bodies and a newline (the whole page in its line when a body holds a lone surrogate). */
+function serialize(line: Line): Buffer {
+  if (line[0] === 'file') return Buffer.from(`${JSON.stringify(line)}\n`)
+  const [, key, page] = line
+  const bodies = [...page.chunks.map((chunk) => chunk.text), ...(page.entry ? [page.entry.markdown] : [])]
+  if (bodies.some((body) => LONE_SURROGATE.test(body))) return Buffer.from(`${JSON.stringify(line)}\n`)
+  // Each body's place holds its number (keeping the fields' order, which the written parts follow).
+  const chunks = page.chunks.map((chunk, i) => ({ ...chunk, text: i }))
+  const head = { ...page, chunks, ...(page.entry ? { entry: { ...page.entry, markdown: chunks.length } } : {}) }
+  const encoded = bodies.map((body) => Buffer.from(body))
+  const lengths = encoded.map((body) => body.length)
+  return Buffer.concat([Buffer.from(`${JSON.stringify(['page', key, head, lengths])}\n`), ...encoded, NEWLINE_BYTE])
+}
+
+const NEWLINE_BYTE = Buffer.from([NEWLINE])
 
 /**
- * The journal's contents; a missing file is an empty cache, and a damaged line is skipped (the next save rewrites the file).
- * Decoded line by line from the bytes: lines in ASCII (most pages) become one-byte strings, which decode and parse
- * faster than the one two-byte string the whole file becomes when any page holds a non-ASCII character.
+ * The journal's contents; a missing file is an empty cache. A damaged record
+ * ends the reading (the records after it cannot be told apart from its
+ * bodies), and the next save rewrites the file. Decoded line by line from the
+ * bytes: lines in ASCII (most pages) become one-byte strings, which decode and
+ * parse faster than the one two-byte string the whole file becomes when any
+ * page holds a non-ASCII character.
  */
 function readJournal(raw: Buffer): Journal {
   const journal: Journal = { pages: new Map(), files: new Map(), pageBytes: new Map(), fileBytes: new Map(), bytes: raw.length, damaged: false }
   for (let start = 0; start < raw.length; ) {
     const newline = raw.indexOf(NEWLINE, start)
     const end = newline === -1 ? raw.length : newline
-    // Each line's bytes with its newline, as serialize writes it.
-    const size = end + 1 - start
     const text = raw.toString('utf8', start, end)
-    start = end + 1
-    if (!text) continue
-    let line: Line
-    try {
-      line = JSON.parse(text) as Line
-    } catch {
+    let next = end + 1
+    // serialize writes no empty line: one is damage (a body shorter than its length says, say).
+    const record = parseRecord(text)
+    if (!record) {
       journal.damaged = true
-      continue
+      break
     }
-    if (line[0] === 'page') {
-      journal.pages.set(line[1], line[2])
-      journal.pageBytes.set(line[1], size)
-    } else if (line[0] === 'file') {
-      journal.files.set(line[1], [line[2], line[3]])
-      journal.fileBytes.set(line[1], size)
-    } else journal.damaged = true
+    if (record[0] === 'page') {
+      const [, key, page, lengths] = record
+      if (lengths) {
+        const bodiesEnd = next + lengths.reduce((sum, n) => sum + n, 0)
+        // The bodies end in a newline, and the next record starts right after it: a wrong length is caught here.
+        if (bodiesEnd >= raw.length || raw[bodiesEnd] !== NEWLINE || (bodiesEnd + 1 < raw.length && raw[bodiesEnd + 1] !== OPEN_BRACKET)) {
+          journal.damaged = true
+          break
+        }
+        attachBodies(page, raw, next, lengths)
+        next = bodiesEnd + 1
+      }
+      journal.pages.set(key, page)
+      // The record's bytes with its newlines, as serialize writes it.
+      journal.pageBytes.set(key, next - start)
+    } else {
+      journal.files.set(record[1], [record[2], record[3]])
+      journal.fileBytes.set(record[1], next - start)
+    }
+    start = next
   }
   if (raw.length && raw[raw.length - 1] !== NEWLINE) journal.damaged = true
   return journal
+}
+
+type JournalRecord = Line | PageHead
+
+/** A journal line as a record, or undefined when it is not one (damaged). */
+function parseRecord(text: string): JournalRecord | undefined {
+  let line: unknown
+  try {
+    line = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(line)) return undefined
+  if (line[0] === 'file' && line.length === 4 && line.every((field) => typeof field === 'string')) return line as Line
+  if (line[0] !== 'page' || typeof line[1] !== 'string' || !Array.isArray(line[2]?.chunks)) return undefined
+  const [, , page, lengths] = line as PageHead
+  if (lengths === undefined) return line.length === 3 ? (line as Line) : undefined
+  const bodies = page.chunks.length + (page.entry ? 1 : 0)
+  const numbered = page.chunks.every((chunk, i) => (chunk.text as unknown) === i) && (!page.entry || (page.entry.markdown as unknown) === page.chunks.length)
+  return line.length === 4 && Array.isArray(lengths) && lengths.length === bodies && lengths.every((n) => Number.isSafeInteger(n) && n >= 0) && numbered ? (line as PageHead) : undefined
+}
+
+/** Puts each body, decoded from `raw`, in the place that holds its number. */
+function attachBodies(page: CollectedPage, raw: Buffer, from: number, lengths: number[]): void {
+  let at = from
+  const body = (i: number) => raw.toString('utf8', at, (at += lengths[i]!))
+  page.chunks.forEach((chunk, i) => (chunk.text = body(i)))
+  if (page.entry) page.entry.markdown = body(page.chunks.length)
 }
