@@ -1,9 +1,26 @@
-/** A parse worker thread: loads every parser, says it is ready, then parses the pages the pool sends, one at a time. */
+/**
+ * A parse worker thread: loads the Markdown parser, says it is ready, then
+ * parses the pages the pool sends, one at a time. The parsers a docs folder
+ * rarely needs (built HTML pages, HTML with text inside Markdown; some fifty
+ * modules, ~40 ms of this thread's CPU at every start) load with the first
+ * page that needs them, in that page's time, as on the main thread
+ * (parse-here.ts).
+ */
 import { parentPort } from 'node:worker_threads'
-import { fileParser, type ParseJob } from './parse-file.ts'
-import { loadHtmlParser } from './sources/html-text.ts'
+import { fileParser, type ParseJob, type ParseOutcome } from './parse-file.ts'
+import { HtmlParserNeeded, loadHtmlParser } from './sources/html-text.ts'
 
-await loadHtmlParser()
-const parsers = { source: await fileParser('source'), site: await fileParser('site') }
-parentPort!.on('message', (job: ParseJob) => parentPort!.postMessage(parsers[job.mode](job)))
+async function parse(job: ParseJob): Promise<ParseOutcome> {
+  const parser = await fileParser(job.mode)
+  try {
+    return parser(job)
+  } catch (error) {
+    if (!(error instanceof HtmlParserNeeded)) throw error
+    await loadHtmlParser()
+    return parser(job)
+  }
+}
+
+await fileParser('source')
+parentPort!.on('message', async (job: ParseJob) => parentPort!.postMessage(await parse(job)))
 parentPort!.postMessage('ready')
