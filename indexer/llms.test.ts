@@ -70,7 +70,15 @@ describe('llms.txt', () => {
   })
 
   it('llms-full.txt heads each page with the URL it is served at', () => {
-    expect(llmsFullTxt(pages.slice(1, 2))).toBe('# Context\nSource: /docs/api/context\n\nBody of Context.\n')
+    expect(llmsFullTxt(pages.slice(1, 2)).toString()).toBe('# Context\nSource: /docs/api/context\n\nBody of Context.\n')
+    const entry = (url: string, markdown: string): PageEntry => ({ path: `${url}.md`, url, title: 't', description: '', markdown })
+    const full = llmsFullTxt([entry('/a', '# Ä title only'), entry('/b', 'No title: größe.\n'), entry('/c', '#Not a title\n'), entry('/d', '# D\n\nBody 🚀\n')])
+    expect(full.toString()).toBe(
+      '# Ä title only\nSource: /a' +
+        '\n---\n\nSource: /b\n\nNo title: größe.\n' +
+        '\n---\n\nSource: /c\n\n#Not a title\n' +
+        '\n---\n\n# D\nSource: /d\n\nBody 🚀\n',
+    )
   })
 })
 
@@ -98,7 +106,7 @@ describe('writing the agent files', () => {
     const result = await writeLlms([page('a.md', '/a', 'A')], opts)
     expect((await readdir(site)).sort()).toEqual(['a.md', 'llms-full.txt', 'llms.txt'])
     expect((await stat(join(site, 'a.md'))).ino).toBe(kept.ino)
-    expect(await readFile(join(site, 'llms-full.txt'), 'utf8')).toBe(llmsFullTxt([page('a.md', '/a', 'A')]))
+    expect(await readFile(join(site, 'llms-full.txt'), 'utf8')).toBe(llmsFullTxt([page('a.md', '/a', 'A')]).toString())
     expect(result).toEqual({ dir: site, pages: 1, bytes: { llmsTxt: expect.any(Number), llmsFull: expect.any(Number), copies: Buffer.byteLength(page('a.md', '/a', 'A').markdown) } })
   })
 

@@ -13,6 +13,7 @@ import { LLMS_FULL_TXT, LLMS_TXT, pageCopyUrl, siteBase, siteRelativePath } from
 import { markdownFromNodes } from './page-copy.ts'
 import type { ParsedPage } from './sources/page.ts'
 import { sha256 } from './sha256.ts'
+import { utf8Of } from './stored-text.ts'
 import { WrittenFiles } from './written-files.ts'
 
 /** One page as the agent files describe it. */
@@ -143,18 +144,28 @@ export function llmsTxt(pages: readonly PageEntry[], opts: Pick<LlmsOptions, 'si
   return lines.join('\n')
 }
 
-/** Every page's Markdown in one file, each headed by its title and the URL it is served at. */
-export function llmsFullTxt(pages: readonly PageEntry[]): string {
-  return pages
-    .map((page) => {
-      const source = `Source: ${page.url}`
-      if (!page.markdown.startsWith('# ')) return `${source}\n\n${page.markdown}`
-      // The source line goes under the title line.
-      const end = page.markdown.indexOf('\n')
-      return end === -1 ? `${page.markdown}\n${source}` : `${page.markdown.slice(0, end)}\n${source}${page.markdown.slice(end)}`
-    })
-    .join('\n---\n\n')
+/**
+ * Every page's Markdown in one file, each headed by its title and the URL it
+ * is served at. Put together from each copy's UTF-8 (utf8Of): a page the
+ * page cache gave is never decoded for it.
+ */
+export function llmsFullTxt(pages: readonly PageEntry[]): Buffer {
+  const parts: Uint8Array[] = []
+  pages.forEach((page, i) => {
+    if (i) parts.push(PAGE_BREAK)
+    const markdown = utf8Of(page, 'markdown')
+    const source = `Source: ${page.url}`
+    if (markdown[0] !== HASH || markdown[1] !== SPACE) return parts.push(Buffer.from(`${source}\n\n`), markdown)
+    // The source line goes under the title line.
+    const end = markdown.indexOf(NEWLINE)
+    if (end === -1) return parts.push(markdown, Buffer.from(`\n${source}`))
+    parts.push(markdown.subarray(0, end), Buffer.from(`\n${source}`), markdown.subarray(end))
+  })
+  return Buffer.concat(parts)
 }
+
+const PAGE_BREAK = Buffer.from('\n---\n\n')
+const [HASH, SPACE, NEWLINE] = [0x23, 0x20, 0x0a]
 
 /** Writes llms.txt, llms-full.txt and the page copies into the site's output folder. */
 export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions): Promise<LlmsResult> {
@@ -172,7 +183,7 @@ export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions):
           'Write the agent files to your site\'s output folder instead (--site-out, or llms.siteOut in the config), or turn them off with --no-llms.',
       )
     }
-    return { file, text: page.markdown }
+    return { file, text: utf8Of(page, 'markdown') }
   })
   const index = llmsTxt(pages, opts)
   const full = llmsFullTxt(pages)
@@ -181,18 +192,18 @@ export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions):
   const ids = opts.pageId ? pages.map((page) => opts.pageId!(page.path)) : []
   const allIds = ids.length && ids.every((id) => id !== undefined) ? sha256(ids.join('\n')) : undefined
   // Two pages may share a URL (a.md and a.mdx): the later one's copy is the one kept, as when they were written in turn.
-  const texts = new Map<string, [text: string, source: string | undefined]>([
-    ...copies.map((copy, i): [string, [string, string | undefined]] => [copy.file, [copy.text, ids[i]]]),
+  const texts = new Map<string, [text: string | Uint8Array, source: string | undefined]>([
+    ...copies.map((copy, i): [string, [Uint8Array, string | undefined]] => [copy.file, [copy.text, ids[i]]]),
     [join(dir, LLMS_TXT), [index, undefined]],
     [join(dir, LLMS_FULL_TXT), [full, allIds]],
   ])
   await Promise.all([...texts].map(([file, [text, source]]) => files.write(file, text, source)))
   await files.finish()
-  const copyBytes = copies.reduce((sum, copy) => sum + Buffer.byteLength(copy.text), 0)
+  const copyBytes = copies.reduce((sum, copy) => sum + copy.text.length, 0)
   return {
     dir,
     pages: pages.length,
-    bytes: { llmsTxt: Buffer.byteLength(index), llmsFull: Buffer.byteLength(full), copies: copyBytes },
+    bytes: { llmsTxt: Buffer.byteLength(index), llmsFull: full.length, copies: copyBytes },
     ...(files.sharedWith ? { sharedWith: files.sharedWith } : {}),
   }
 }

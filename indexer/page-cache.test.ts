@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDirs } from '../fixtures/temp-dirs.ts'
 import { collectChunks, type CollectOptions, type CollectedPage } from './collect.ts'
+import { llmsFullTxt } from './llms.ts'
 import { PageCache } from './page-cache.ts'
 import { SETTLE_MS } from './read-source.ts'
 
@@ -63,8 +64,11 @@ describe('the page cache', () => {
     appendFileSync(join(root, 'guide/p7.md'), '\nA new paragraph.\n')
     const again = await run(root, cacheDir)
     expect(again.parsed).toBe(1)
-    expect(again).toEqual({ ...(await collectChunks({ ...shape, root })), parsed: 1 })
+    const fresh = await collectChunks({ ...shape, root })
+    expect(again).toEqual({ ...fresh, parsed: 1 })
     expect(again.chunks.find((c) => c.path === 'guide/p7.md' && c.anchor === 'more')?.text).toMatch(/A new paragraph\./)
+    // The Markdown copies, as the agent files take them (the cached ones as the bytes they were stored as).
+    expect(llmsFullTxt(again.pages)).toEqual(llmsFullTxt(fresh.pages))
   })
 
   it('forgets a deleted page, and is not written again by a run that changed nothing', async () => {

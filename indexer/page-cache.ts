@@ -17,9 +17,9 @@
  * instead of writing megabytes again. A record is a JSON line; a page's is
  * followed by its bodies (each chunk's text, then its Markdown copy) as raw
  * UTF-8, whose byte lengths the line lists, and a newline. The bodies are
- * most of the file (5 of astro's 7 MB): as raw UTF-8 they are only decoded,
- * where as JSON strings (a newline or quote escaped every few words) they were
- * parsed, which cost most of reading the file. Lines no run uses any more (pages since
+ * most of the file (5 of astro's 7 MB): as raw UTF-8 they are only decoded
+ * (the Markdown copies not even that, unless read), where as JSON strings
+ * they were all parsed, which cost most of reading the file. Lines no run uses any more (pages since
  * changed or deleted, fingerprints since replaced) are dropped by rewriting
  * the file once their bytes outweigh a quarter of the live lines', or
  * when its last append was cut short. Weighed by size, not counted: a run over
@@ -32,6 +32,7 @@ import type { CollectedPage, CollectOptions } from './collect.ts'
 import type { SourceFingerprint } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
+import { decodedWhenRead, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
 const FORMAT = 5
@@ -168,7 +169,7 @@ function serialize(line: Line): Buffer {
   // Each body's place holds its number (keeping the fields' order, which the written parts follow).
   const chunks = page.chunks.map((chunk, i) => ({ ...chunk, text: i }))
   const head = { ...page, chunks, ...(page.entry ? { entry: { ...page.entry, markdown: chunks.length } } : {}) }
-  const encoded = bodies.map((body) => Buffer.from(body))
+  const encoded = [...page.chunks.map((chunk) => Buffer.from(chunk.text)), ...(page.entry ? [utf8Of(page.entry, 'markdown')] : [])]
   const lengths = encoded.map((body) => body.length)
   return Buffer.concat([Buffer.from(`${JSON.stringify(['page', key, head, lengths])}\n`), ...encoded, NEWLINE_BYTE])
 }
@@ -241,10 +242,16 @@ function parseRecord(text: string): JournalRecord | undefined {
   return line.length === 4 && Array.isArray(lengths) && lengths.length === bodies && lengths.every((n) => Number.isSafeInteger(n) && n >= 0) && numbered ? (line as PageHead) : undefined
 }
 
-/** Puts each body, decoded from `raw`, in the place that holds its number. */
+/**
+ * Puts each body in the place that holds its number: the chunks' texts
+ * decoded, the Markdown copy decoded only when read (stored-text.ts), since
+ * a re-index writes an unchanged page's copy, if at all, as the bytes it was
+ * stored as. (Chunks stay plain objects: a decoding accessor on each would
+ * give each its own hidden class, and every reader of chunks would slow.)
+ */
 function attachBodies(page: CollectedPage, raw: Buffer, from: number, lengths: number[]): void {
   let at = from
-  const body = (i: number) => raw.toString('utf8', at, (at += lengths[i]!))
-  page.chunks.forEach((chunk, i) => (chunk.text = body(i)))
-  if (page.entry) page.entry.markdown = body(page.chunks.length)
+  const body = (i: number) => raw.subarray(at, (at += lengths[i]!))
+  for (const [i, chunk] of page.chunks.entries()) chunk.text = body(i).toString('utf8')
+  if (page.entry) decodedWhenRead(page.entry, 'markdown', body(page.chunks.length))
 }

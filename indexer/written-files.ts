@@ -74,7 +74,7 @@ export class WrittenFiles {
    * written without comparing digests (writing llms-full.txt's 2.6 MB on
    * astro costs less CPU than hashing them).
    */
-  async write(file: string, text: string, source?: string): Promise<void> {
+  async write(file: string, text: string | Uint8Array, source?: string): Promise<void> {
     const rel = this.inside(file)
     const earlier = Object.hasOwn(this.before, rel) ? this.before[rel] : undefined
     if (source !== undefined) {
@@ -87,7 +87,7 @@ export class WrittenFiles {
     else await this.put(file, rel, text, (stamp) => [digest, stamp])
   }
 
-  private async put(file: string, rel: string, text: string, entry: (stamp: string) => Remembered[string]): Promise<void> {
+  private async put(file: string, rel: string, text: string | Uint8Array, entry: (stamp: string) => Remembered[string]): Promise<void> {
     await this.parent(file)
     await writeFile(file, text)
     this.written++
