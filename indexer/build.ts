@@ -8,7 +8,7 @@ import type { DocpilotConfig } from '../core/config/schema.ts'
 import { publicChat, resolveChain, type ResolvedChain } from '../core/chain/resolve.ts'
 import type { EmbedderIdentity, Manifest } from '../core/index/format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
-import { suggestFromHeadings } from './suggest.ts'
+import { suggestFromQuestions, type HeadingQuestion } from './suggest.ts'
 import { checkSiteOut, excludeSiteOut, writeAgentFiles, type LlmsResult } from './llms.ts'
 import { defaultCacheDir, denseFileSize, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
@@ -149,7 +149,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     ranks: await ranksFor(dense),
     ...(dense ? { dense } : {}),
     chat,
-    panel: { suggestions: panelSuggestions(config.panel.suggestions, collected.chunks) },
+    panel: { suggestions: panelSuggestions(config.panel.suggestions, collected.questions) },
     ...(config.insights.enabled ? { insights: { questions: config.feedback.storeText } } : {}),
     cacheDir: ctx.cacheDir,
     pageId: (path) => pages.pageId(path),
@@ -194,9 +194,9 @@ function sharedSiteOut(otherIndex: string): string {
 }
 
 /** The owner's suggestions as written, none for `false`, else questions derived from the headings. */
-function panelSuggestions(configured: DocpilotConfig['panel']['suggestions'], chunks: Parameters<typeof suggestFromHeadings>[0]): string[] {
+function panelSuggestions(configured: DocpilotConfig['panel']['suggestions'], questions: readonly HeadingQuestion[]): string[] {
   if (configured === false) return []
-  return configured ?? suggestFromHeadings(chunks)
+  return configured ?? suggestFromQuestions(questions)
 }
 
 function embedContext(opts: BuildOptions): EmbedContext & { chain: ResolvedChain } {

@@ -20,6 +20,7 @@ import { pathToUrl, UrlRefusedError } from './urls.ts'
 import { fsInside, readSource, sourceFingerprint } from './read-source.ts'
 import { pageEntry, type PageEntry } from './llms.ts'
 import { embedDigest } from './embed-text.ts'
+import { headingQuestions, type HeadingQuestion } from './suggest.ts'
 
 export interface CollectOptions {
   /** Docs dir (source mode) or built site dir (site mode). */
@@ -64,6 +65,8 @@ export interface CollectResult {
   warnings: CollectWarning[]
   /** Each indexed page for the agent files, when asked for (CollectOptions.pages). */
   pages: PageEntry[]
+  /** The questions the pages' section headings read as, in chunk order (suggest.ts). */
+  questions: HeadingQuestion[]
 }
 
 export type CollectErrorCode = 'missing_dir' | 'empty_dir' | 'no_matches'
@@ -117,6 +120,7 @@ export async function collectChunks(
   const digests: string[] = []
   const indexed: string[] = []
   const pages: PageEntry[] = []
+  const questions: HeadingQuestion[] = []
   const seenIds = new Set<string>()
   // A page cached by a run that wrote no agent files has no entry for them: it is parsed again.
   const usable = (page: CollectedPage | undefined): page is CollectedPage => Boolean(page && (page.entry || !opts.pages || !page.chunks.length))
@@ -160,6 +164,7 @@ export async function collectChunks(
     if (!page.chunks.length) continue
     const pageChunks = page.chunks
     digests.push(...(page.digests ?? pageChunks.map(embedDigest)))
+    questions.push(...(page.questions ?? headingQuestions(pageChunks)))
     indexed.push(file)
     if (opts.pages && page.entry) pages.push(page.entry)
     for (const chunk of pageChunks) {
@@ -171,7 +176,7 @@ export async function collectChunks(
     }
   }
   onProgress?.(files.length, files.length, '')
-  return { chunks, digests, files: indexed, skipped: files.length - indexed.length + escaping.size, parsed, warnings, pages }
+  return { chunks, digests, files: indexed, skipped: files.length - indexed.length + escaping.size, parsed, warnings, pages, questions }
 }
 
 /** One file's chunks (before ids are made unique across the index) and what to warn about it. */
@@ -180,6 +185,8 @@ export interface CollectedPage {
   warnings: string[]
   /** Each chunk's embedDigest, taken at the parse (absent: hashed when the page is collected). */
   digests?: string[]
+  /** The questions its section headings read as (suggest.ts), taken at the parse (absent: asked when the page is collected). */
+  questions?: HeadingQuestion[]
   /** The page for the agent files, when they were asked for (CollectOptions.pages). */
   entry?: PageEntry
 }
@@ -257,7 +264,8 @@ async function pageOf(
   const where = { path: file, url }
   const chunks = toChunks(sections, where, opts.chunks)
   if (!chunks.length) return skipped('has no text to index; skipped', notes)
-  return { page: { chunks, warnings: notes, digests: chunks.map(embedDigest), ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}) }, lasting: true }
+  const questions = headingQuestions(chunks)
+  return { page: { chunks, warnings: notes, digests: chunks.map(embedDigest), questions, ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}) }, lasting: true }
 }
 
 function titleFromFileName(file: string): string {

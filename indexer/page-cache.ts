@@ -35,7 +35,7 @@ import { sha256 } from './sha256.ts'
 import { decodedWhenRead, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
-const FORMAT = 5
+const FORMAT = 6
 
 /** A journal record: a page by its key, or a file's fingerprint and the key of its page. */
 type Line = ['page', key: string, page: CollectedPage] | ['file', path: string, fingerprint: string, key: string]

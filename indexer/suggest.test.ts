@@ -8,7 +8,7 @@ import type { DocpilotConfigInput } from '../core/config/schema.ts'
 import { validateConfig } from '../core/config/validate.ts'
 import type { ChunkRecord, Manifest } from '../core/index/format.ts'
 import { buildIndex } from './build.ts'
-import { questionFromHeading, suggestFromHeadings } from './suggest.ts'
+import { headingQuestions, questionFromHeading, suggestFromHeadings, suggestFromQuestions } from './suggest.ts'
 
 describe('questionFromHeading', () => {
   it('keeps a heading that is already a question', () => {
@@ -47,6 +47,20 @@ describe('suggestFromHeadings', () => {
       chunk('/intro', '', ['Introduction']),
     ]
     expect(suggestFromHeadings(chunks)).toEqual(['Is it fast?', 'Who wrote it?', 'How do I install the package?', 'How do I deploy to a server?'])
+  })
+
+  it('gives from each page\'s questions, asked page by page, what it gives from all the chunks at once (a section two pages share counts once)', () => {
+    const pages = [
+      [chunk('/faq', 'a', ['FAQ', 'Is it fast?']), chunk('/faq', 'b', ['FAQ', 'Is it free?'])],
+      // a.md and a.mdx, both served at /a: the same sections.
+      [chunk('/a', 'x', ['A', 'Is it safe?']), chunk('/a', 'y', ['A', 'Install the CLI'])],
+      [chunk('/a', 'x', ['A', 'Is it safe?']), chunk('/a', 'y', ['A', 'Install the CLI'])],
+      [chunk('/b', 'z', ['B', 'Deploy to a server']), chunk('/b', 'w', ['B', 'Who wrote it?'])],
+    ]
+    const perPage = pages.flatMap((page) => headingQuestions(page))
+    expect(perPage.filter((q) => q.question === 'Is it safe?')).toHaveLength(2)
+    expect(suggestFromQuestions(perPage)).toEqual(suggestFromHeadings(pages.flat()))
+    expect(suggestFromQuestions(perPage)).toEqual(['Is it fast?', 'Is it safe?', 'How do I deploy to a server?'])
   })
 
   it('fills in with the other kind when one runs short', () => {

@@ -76,36 +76,49 @@ export function questionFromHeading(heading: string): string | undefined {
   return `How do I ${[verb, ...rest].join(' ')}?`
 }
 
-interface Candidate {
+/** A section heading that reads as a question. */
+export interface HeadingQuestion {
   question: string
+  /** The page's URL. */
   page: string
   /** A heading that is already a question: how readers phrase things, kept verbatim. */
   asked: boolean
 }
 
 /**
- * Up to MAX_SUGGESTIONS questions from section headings, at most one per page,
- * in the docs' own order: half from headings written as questions (FAQ
- * entries), the rest from task headings, either kind filling in when the
- * other runs short. Headings below the page title only: a page title is
- * usually a topic ("Routing"), a section title the task.
+ * The questions these chunks' section headings read as, in order, each
+ * section once. Headings below the page title only: a page title is usually
+ * a topic ("Routing"), a section title the task. Made per page when the page
+ * is parsed, and kept with it in the page cache (collect.ts), so a re-index
+ * asks only the changed pages' headings.
  */
-export function suggestFromHeadings(chunks: readonly ChunkRecord[]): string[] {
+export function headingQuestions(chunks: readonly ChunkRecord[]): HeadingQuestion[] {
   const seen = new Set<string>()
-  const candidates: Candidate[] = []
+  const questions: HeadingQuestion[] = []
   for (const chunk of chunks) {
     if (!chunk.anchor || chunk.trail.length < 2) continue
-    const key = `${chunk.url}#${chunk.anchor}`
-    if (seen.has(key)) continue
-    seen.add(key)
+    const section = `${chunk.url}#${chunk.anchor}`
+    if (seen.has(section)) continue
+    seen.add(section)
     const heading = chunk.trail[chunk.trail.length - 1]!
     const question = questionFromHeading(heading)
-    if (question) candidates.push({ question, page: chunk.url, asked: question === clean(heading) })
+    if (question) questions.push({ question, page: chunk.url, asked: question === clean(heading) })
   }
+  return questions
+}
+
+/**
+ * Up to MAX_SUGGESTIONS questions from section headings (headingQuestions, in
+ * the docs' order), at most one per page: half from headings written as
+ * questions (FAQ entries), the rest from task headings, either kind filling
+ * in when the other runs short.
+ */
+export function suggestFromQuestions(questions: readonly HeadingQuestion[]): string[] {
+  // A section two pages share (a.md and a.mdx, both served at /a) may come twice: its page, once taken, takes no other.
   const pages = new Set<string>()
   const picked: string[] = []
   const take = (asked: boolean, upTo: number) => {
-    for (const c of candidates) {
+    for (const c of questions) {
       if (picked.length >= upTo) return
       if (c.asked !== asked || pages.has(c.page) || picked.includes(c.question)) continue
       pages.add(c.page)
@@ -116,4 +129,9 @@ export function suggestFromHeadings(chunks: readonly ChunkRecord[]): string[] {
   take(false, MAX_SUGGESTIONS)
   take(true, MAX_SUGGESTIONS)
   return picked
+}
+
+/** The suggestions the docs' headings give (suggestFromQuestions of all of them). */
+export function suggestFromHeadings(chunks: readonly ChunkRecord[]): string[] {
+  return suggestFromQuestions(headingQuestions(chunks))
 }
