@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_MODEL_DIR } from '../../cli/package-root.ts'
 import { StaticEmbedder } from '../embed/static.ts'
 import type { StaticModelDescriptor } from '../embed/static-model.ts'
+import { quantizeRows } from './quantized.ts'
 import { bucketOfWord, bucketStarts, encodeRowsPack, entryBytes, findInBucket, fnv1a32 } from './static-rows.ts'
 
 // The shipped default model, packed as an index serves it.
@@ -52,6 +53,25 @@ describe('static model rows pack', () => {
     for (const w of ['zzqxw', 'qqqzzv', 'docpilotish']) {
       const b = bucketOfWord(w, packed.counts.length)
       expect(findInBucket(packed.pack.subarray(starts[b]! * size, starts[b + 1]! * size), w, desc.dims, 'pack')).toBeUndefined()
+    }
+  })
+
+  it('packs a table of any dimension count, its rows 4-byte aligned or not', () => {
+    const small = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta']
+    for (const dims of [6, 8, 7, 12]) {
+      const table = quantizeRows(small.map((_, i) => Array.from({ length: dims }, (_, d) => Math.sin(i * 7 + d) * (i + 1))), dims)
+      const { pack, counts } = encodeRowsPack(table, small)
+      const starts = bucketStarts(counts)
+      const size = entryBytes(dims)
+      small.forEach((w, i) => {
+        const b = bucketOfWord(w, counts.length)
+        const row = findInBucket(pack.subarray(starts[b]! * size, starts[b + 1]! * size), w, dims, 'pack')
+        expect(row && { rank: row.rank, scale: row.scale, values: Array.from(row.values) }, `${w}, ${dims} dims`).toEqual({
+          rank: i,
+          scale: table.scales[i],
+          values: Array.from(table.rows.subarray(i * dims, (i + 1) * dims)),
+        })
+      })
     }
   })
 })

@@ -62,11 +62,39 @@ export function encodeRowsPack(table: QuantizedRows, words: readonly string[], p
       for (let j = starts[b]!; j < i; j++) if (prints[i] === prints[j]) throw new Error(`two words of model rows bucket ${b} share a fingerprint`)
     }
   }
-  const { dims, rows, scales } = table
+  const pack = new Uint8Array(words.length * entryBytes(table.dims))
+  if (table.dims % 4 === 0 && table.rows.byteOffset % 4 === 0) fillByWords(pack, order, prints, table)
+  else fillByBytes(pack, order, prints, table)
+  return { pack, counts }
+}
+
+/**
+ * The entries, 4-byte word by word: the whole pack (17 MB for the default
+ * model, made at a first build with a fresh cache) in about two thirds of the
+ * CPU of fillByBytes. Entries and rows are then 4-byte aligned; words are
+ * written in host order, little-endian on every platform docpilot runs on
+ * (as quantized.ts assumes).
+ */
+function fillByWords(pack: Uint8Array, order: Uint32Array, prints: Uint32Array, { dims, rows, scales }: QuantizedRows): void {
+  const entryWords = entryBytes(dims) / 4
+  const rowWords = dims / 4
+  const u32 = new Uint32Array(pack.buffer, pack.byteOffset, pack.byteLength / 4)
+  const f32 = new Float32Array(pack.buffer, pack.byteOffset, pack.byteLength / 4)
+  const values = new Uint32Array(rows.buffer, rows.byteOffset, rows.byteLength / 4)
+  for (let e = 0, at = 0; e < order.length; e++, at += entryWords) {
+    const w = order[e]!
+    u32[at] = prints[e]!
+    u32[at + 1] = w
+    f32[at + 2] = scales[w]!
+    for (let d = 0, from = w * rowWords; d < rowWords; d++) u32[at + 3 + d] = values[from + d]!
+  }
+}
+
+/** The entries for any dimension count. */
+function fillByBytes(pack: Uint8Array, order: Uint32Array, prints: Uint32Array, { dims, rows, scales }: QuantizedRows): void {
   const size = entryBytes(dims)
   const values = new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength)
-  const pack = new Uint8Array(words.length * size)
-  const view = new DataView(pack.buffer)
+  const view = new DataView(pack.buffer, pack.byteOffset, pack.byteLength)
   for (let e = 0, at = 0; e < order.length; e++, at += size) {
     const w = order[e]!
     view.setUint32(at, prints[e]!, true)
@@ -74,7 +102,6 @@ export function encodeRowsPack(table: QuantizedRows, words: readonly string[], p
     view.setFloat32(at + 8, scales[w]!, true)
     pack.set(values.subarray(w * dims, (w + 1) * dims), at + 12)
   }
-  return { pack, counts }
 }
 
 /** Where each bucket starts, in entries, from the directory's counts (one more than buckets: the end). */
