@@ -2,6 +2,7 @@ import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync,
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDirs } from '../fixtures/temp-dirs.ts'
+import type { ChunkRecord } from '../core/index/format.ts'
 import { collectChunks, type CollectOptions, type CollectedPage } from './collect.ts'
 import { llmsFullTxt } from './llms.ts'
 import { PageCache } from './page-cache.ts'
@@ -188,6 +189,27 @@ describe('the page cache', () => {
     pages.forEach((p, i) => expect(next.get(`p${i}.md`, { bytes: bytes(`page ${i}`) })).toEqual(p))
   })
 
+  it('writes once what a page\'s chunks share, and gives back each chunk as it was: ids of their own, chunks that share less, fields of their own', async () => {
+    const cacheDir = temp()
+    const chunk = (anchor: string, more: Partial<ChunkRecord> = {}): ChunkRecord => ({ id: `g.md#${anchor}`, path: 'g.md', url: '/g', anchor, title: 'G', trail: ['G', anchor], text: `About ${anchor}.`, ...more })
+    const pages: CollectedPage[] = [
+      { chunks: [chunk(''), chunk('a', { id: 'g.md#a~0' }), chunk('a', { id: 'g.md#a~1' }), chunk('b@1')], warnings: [], digests: ['d1', 'd2', 'd3', 'd4'] },
+      { chunks: [chunk('a'), chunk('b', { title: 'Another title' })], warnings: ['a note'] },
+      { chunks: [chunk('a'), { ...chunk('b'), extra: true } as ChunkRecord], warnings: [] },
+    ]
+    const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+    pages.forEach((p, i) => cache.set(`p${i}.md`, { bytes: bytes(`page ${i}`) }, p))
+    await cache.save()
+    const next = await PageCache.open(cacheDir, shape, 'test', '/out')
+    pages.forEach((p, i) => {
+      const back = next.get(`p${i}.md`, { bytes: bytes(`page ${i}`) })
+      expect(back).toEqual(p)
+      // In the order toChunks writes the fields (what a part written from them follows).
+      expect(back?.chunks.map((c) => Object.keys(c))).toEqual(p.chunks.map((c) => Object.keys(c)))
+    })
+    expect(readFileSync(journal(cacheDir), 'utf8').match(/"g\.md"/g)).toHaveLength(1 + 2 + 2)
+  })
+
   it('a record cut short, or one whose bodies are not the length it says, ends the reading: the pages before it are kept, none after, and the next save rewrites the file', async () => {
     const cacheDir = temp()
     const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
@@ -206,7 +228,7 @@ describe('the page cache', () => {
     writeFileSync(file, whole.slice(0, whole.indexOf('two') + 2))
     expect(await found()).toEqual(['one', undefined, undefined])
     // The second page's body one byte shorter than its record says, one byte longer, and its length ending where its line does.
-    for (const damaged of [whole.replace('two\nwords', 'two\nword'), whole.replace('two\nwords', 'two\nwordss'), whole.replace(',[9]]', ',[3]]')]) {
+    for (const damaged of [whole.replace('two\nwords', 'two\nword'), whole.replace('two\nwords', 'two\nwordss'), whole.replace(',[9]', ',[3]')]) {
       expect(damaged).not.toBe(whole)
       writeFileSync(file, damaged)
       expect(await found()).toEqual(['one', undefined, undefined])

@@ -28,6 +28,7 @@
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
+import type { ChunkRecord } from '../core/index/format.ts'
 import type { CollectedPage, CollectOptions } from './collect.ts'
 import type { SourceFingerprint } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
@@ -35,13 +36,28 @@ import { sha256 } from './sha256.ts'
 import { decodedWhenRead, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
-const FORMAT = 6
+const FORMAT = 7
 
 /** A journal record: a page by its key, or a file's fingerprint and the key of its page. */
 type Line = ['page', key: string, page: CollectedPage] | ['file', path: string, fingerprint: string, key: string]
 
-/** A page record's JSON line: the page with each body replaced by its number, and the bodies' byte lengths. */
-type PageHead = ['page', key: string, page: CollectedPage, bodyBytes: number[]]
+/**
+ * A page record's JSON line: the page with each body replaced by its number,
+ * and the bodies' byte lengths. When its chunks share their path, URL and
+ * title (as toChunks makes them), those are written once (`shared`) and each
+ * chunk as a PackedChunk, its text the body of the same number: a third of
+ * the line's bytes, for fewer to parse and fewer strings.
+ */
+type PageHead = ['page', key: string, page: CollectedPage, bodyBytes: number[], shared?: Shared]
+
+/** What all of a page's chunks share: path, URL, title. */
+type Shared = [path: string, url: string, title: string]
+
+/** A chunk but for what it shares with its page's and its text: its anchor, trail, and id unless that is path#anchor. */
+type PackedChunk = [anchor: string, trail: string[], id?: string]
+
+/** A chunk's fields, in the order toChunks writes them. */
+const CHUNK_FIELDS = 'id,path,url,anchor,title,trail,text'
 
 /** A file as read this run (read-source.ts). */
 export interface ReadFile {
@@ -166,13 +182,28 @@ function serialize(line: Line): Buffer {
   const [, key, page] = line
   const bodies = [...page.chunks.map((chunk) => chunk.text), ...(page.entry ? [page.entry.markdown] : [])]
   if (bodies.some((body) => LONE_SURROGATE.test(body))) return Buffer.from(`${JSON.stringify(line)}\n`)
-  // Each body's place holds its number (keeping the fields' order, which the written parts follow).
-  const chunks = page.chunks.map((chunk, i) => ({ ...chunk, text: i }))
+  const shared = sharedOf(page.chunks)
+  // Otherwise each body's place holds its number (keeping the fields' order, which the written parts follow).
+  const chunks = shared ? page.chunks.map(packed) : page.chunks.map((chunk, i) => ({ ...chunk, text: i }))
   const head = { ...page, chunks, ...(page.entry ? { entry: { ...page.entry, markdown: chunks.length } } : {}) }
   const encoded = [...page.chunks.map((chunk) => Buffer.from(chunk.text)), ...(page.entry ? [utf8Of(page.entry, 'markdown')] : [])]
   const lengths = encoded.map((body) => body.length)
-  return Buffer.concat([Buffer.from(`${JSON.stringify(['page', key, head, lengths])}\n`), ...encoded, NEWLINE_BYTE])
+  return Buffer.concat([Buffer.from(`${JSON.stringify(['page', key, head, lengths, ...(shared ? [shared] : [])])}\n`), ...encoded, NEWLINE_BYTE])
 }
+
+/** The path, URL and title every chunk of the page has, when each has those fields and no others. */
+function sharedOf(chunks: readonly ChunkRecord[]): Shared | undefined {
+  const [first] = chunks
+  if (!first) return undefined
+  const same = chunks.every((c) => c.path === first.path && c.url === first.url && c.title === first.title && Object.keys(c).join() === CHUNK_FIELDS)
+  return same ? [first.path, first.url, first.title] : undefined
+}
+
+const packed = (chunk: ChunkRecord): PackedChunk =>
+  chunk.id === `${chunk.path}#${chunk.anchor}` ? [chunk.anchor, chunk.trail] : [chunk.anchor, chunk.trail, chunk.id]
+
+const isPacked = (chunk: unknown): chunk is PackedChunk =>
+  Array.isArray(chunk) && typeof chunk[0] === 'string' && Array.isArray(chunk[1]) && (chunk.length === 2 || (chunk.length === 3 && typeof chunk[2] === 'string'))
 
 const NEWLINE_BYTE = Buffer.from([NEWLINE])
 
@@ -206,7 +237,7 @@ function readJournal(raw: Buffer): Journal {
           journal.damaged = true
           break
         }
-        attachBodies(page, raw, next, lengths)
+        attachBodies(page, raw, next, lengths, record[4])
         next = bodiesEnd + 1
       }
       journal.pages.set(key, page)
@@ -235,11 +266,15 @@ function parseRecord(text: string): JournalRecord | undefined {
   if (!Array.isArray(line)) return undefined
   if (line[0] === 'file' && line.length === 4 && line.every((field) => typeof field === 'string')) return line as Line
   if (line[0] !== 'page' || typeof line[1] !== 'string' || !Array.isArray(line[2]?.chunks)) return undefined
-  const [, , page, lengths] = line as PageHead
+  const [, , page, lengths, shared] = line as PageHead
   if (lengths === undefined) return line.length === 3 ? (line as Line) : undefined
+  if (shared !== undefined && !(Array.isArray(shared) && shared.length === 3 && shared.every((field) => typeof field === 'string'))) return undefined
   const bodies = page.chunks.length + (page.entry ? 1 : 0)
-  const numbered = page.chunks.every((chunk, i) => (chunk.text as unknown) === i) && (!page.entry || (page.entry.markdown as unknown) === page.chunks.length)
-  return line.length === 4 && Array.isArray(lengths) && lengths.length === bodies && lengths.every((n) => Number.isSafeInteger(n) && n >= 0) && numbered ? (line as PageHead) : undefined
+  const inPlace = page.chunks.every((chunk, i) => (shared ? isPacked(chunk) : (chunk.text as unknown) === i))
+  const numbered = inPlace && (!page.entry || (page.entry.markdown as unknown) === page.chunks.length)
+  return line.length === (shared ? 5 : 4) && Array.isArray(lengths) && lengths.length === bodies && lengths.every((n) => Number.isSafeInteger(n) && n >= 0) && numbered
+    ? (line as PageHead)
+    : undefined
 }
 
 /**
@@ -249,9 +284,13 @@ function parseRecord(text: string): JournalRecord | undefined {
  * stored as. (Chunks stay plain objects: a decoding accessor on each would
  * give each its own hidden class, and every reader of chunks would slow.)
  */
-function attachBodies(page: CollectedPage, raw: Buffer, from: number, lengths: number[]): void {
+function attachBodies(page: CollectedPage, raw: Buffer, from: number, lengths: number[], shared: Shared | undefined): void {
   let at = from
   const body = (i: number) => raw.subarray(at, (at += lengths[i]!))
-  for (const [i, chunk] of page.chunks.entries()) chunk.text = body(i).toString('utf8')
+  if (shared) {
+    const [path, url, title] = shared
+    const rows = page.chunks as unknown as PackedChunk[]
+    page.chunks = rows.map(([anchor, trail, id], i) => ({ id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail, text: body(i).toString('utf8') }))
+  } else for (const [i, chunk] of page.chunks.entries()) chunk.text = body(i).toString('utf8')
   if (page.entry) decodedWhenRead(page.entry, 'markdown', body(page.chunks.length))
 }
