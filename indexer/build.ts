@@ -153,6 +153,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     ...(config.insights.enabled ? { insights: { questions: config.feedback.storeText } } : {}),
     cacheDir: ctx.cacheDir,
     pageId: (path) => pages.pageId(path),
+    embedDigests: collected.digests,
     onPart: opts.onPart,
   })
   const questions = sampleQuestions(collected.chunks)

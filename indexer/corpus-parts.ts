@@ -35,6 +35,8 @@ export interface CorpusInput {
   cacheDir?: string
   /** The id of the page each path's chunks came from (PageCache.pageId): same id, same chunks. */
   pageId?: (path: string) => string | undefined
+  /** Each chunk's embedDigest, in chunk order, when the caller has them: part of the lexical cache's keys. */
+  embedDigests?: readonly string[]
 }
 
 export interface CorpusParts {
@@ -62,7 +64,7 @@ async function fullParts(input: CorpusInput): Promise<CorpusParts> {
   const { chunks, settings, shardSize } = input
   const lexicalCache = input.cacheDir ? await LexicalCache.open(input.cacheDir, settings, input.version, input.out) : undefined
   const termsOf = chunkTermCounter(settings)
-  const counted = lexicalCache ? lexicalCache.countPostings(chunks, termsOf) : countLexicalPostings(chunks, settings, termsOf)
+  const counted = lexicalCache ? lexicalCache.countPostings(chunks, termsOf, input.embedDigests) : countLexicalPostings(chunks, settings, termsOf)
   const split = splitLexicalIndex(counted, sectionRuns(chunks), input.postingsShardBytes)
   const lexical = jsonPart('lexical', split.head)
   const postings = jsonShards('postings', split.shardJsons.map((json) => ({ json })), { firsts: split.firsts })

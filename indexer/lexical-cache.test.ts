@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { chunkTermCounter, countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type ChunkTerms, type LexicalSettings } from '../core/retrieval/lexical.ts'
+import { embedDigest } from './embed-text.ts'
 import { LexicalCache } from './lexical-cache.ts'
 
 const chunk = (path: string, title: string, heading: string, text: string): ChunkRecord => {
@@ -24,7 +25,7 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }))
 
 /** One index run's counting through the cache: the counted index, and the chunks the counter saw. */
-async function run(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS) {
+async function run(chunks: readonly ChunkRecord[], settings: LexicalSettings = DEFAULT_LEXICAL_SETTINGS, embedDigests?: readonly string[]) {
   const cache = await LexicalCache.open(join(dir, 'cache'), settings, '0.0.0-test', join(dir, 'index'))
   const counter = chunkTermCounter(settings)
   const seen: string[] = []
@@ -32,7 +33,7 @@ async function run(chunks: readonly ChunkRecord[], settings: LexicalSettings = D
     seen.push(c.id)
     return counter(c)
   }
-  const counted = cache.countPostings(chunks, count)
+  const counted = cache.countPostings(chunks, count, embedDigests)
   await cache.save()
   return { counted, seen }
 }
@@ -54,6 +55,24 @@ describe('LexicalCache', () => {
     expect(after.seen).toEqual([])
     expect(after.counted).toEqual(countLexicalPostings(edited))
     expect(after.counted.index.map(([term]) => term)).toContain('jar')
+  })
+
+  it("takes a chunk's text into its key through the embed digest given for it, or taken here", async () => {
+    await run(CHUNKS, undefined, CHUNKS.map(embedDigest))
+    expect((await run(CHUNKS)).seen).toEqual([])
+    const otherText = CHUNKS.map((c, i) => (i === 1 ? embedDigest({ ...c, text: 'another text' }) : embedDigest(c)))
+    expect((await run(CHUNKS, undefined, otherText)).seen).toEqual([CHUNKS[1]!.id])
+  })
+
+  it('tells apart chunks whose embedded text reads alike but whose trails are split differently', async () => {
+    const [first] = CHUNKS
+    const split = { ...first!, trail: [first!.title, 'Signed', 'cookies'] }
+    const joined = { ...first!, trail: [first!.title, 'Signed / cookies'] }
+    expect(embedDigest(split)).toBe(embedDigest(joined))
+    await run([split])
+    const after = await run([joined])
+    expect(after.seen).toEqual([joined.id])
+    expect(after.counted).toEqual(countLexicalPostings([joined]))
   })
 
   it('keeps only the chunks the last run used', async () => {

@@ -19,15 +19,23 @@ import { readFile } from 'node:fs/promises'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { countNumberedPostings, type ChunkTerms, type CountedLexicalIndex, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
+import { embedDigest } from './embed-text.ts'
 
-/** Bumped when the layout or what is counted changes. */
-const FORMAT = 1
+/** Bumped when the layout, the key or what is counted changes. */
+const FORMAT = 2
 const HEADER_WORDS = 4
 const DIGEST_BYTES = 32
 
-/** The digest of the fields the lexical index reads, each prefixed by its length so no two chunks read alike. */
-const chunkDigest = (c: ChunkRecord): Buffer =>
-  hash('sha256', `${c.path.length}:${c.path}${c.anchor.length}:${c.anchor}${c.title.length}:${c.title}${c.trail.map((t) => `${t.length}:${t}`).join('')}|${c.text}`, 'buffer')
+/**
+ * The key of a chunk's counts (base64): the digest of the fields the lexical
+ * index reads, each prefixed by its length so no two chunks read alike. The
+ * text enters through the chunk's embedDigest, the digest of its heading
+ * trail (or title) and text that the build takes anyway: with the trail and
+ * title spelled out here, that digest fixes the text, so the text (most of
+ * the bytes) is not hashed a second time.
+ */
+const chunkKey = (c: ChunkRecord, embedded: string): string =>
+  hash('sha256', `${c.path.length}:${c.path}${c.anchor.length}:${c.anchor}${c.title.length}:${c.title}${c.trail.map((t) => `${t.length}:${t}`).join('')}|${embedded}`, 'base64')
 
 export class LexicalCache {
   /** Chunk digest (base64) -> its record in the body, as read. */
@@ -35,8 +43,8 @@ export class LexicalCache {
   /** Term numbers of the table: the file's terms, then any this run adds. */
   private readonly terms: string[] = []
   private readonly numbers = new Map<string, number>()
-  /** Chunk digest -> digest bytes and record, for the chunks this run used, in order. */
-  private readonly used = new Map<string, { digest: Buffer; record: Uint32Array }>()
+  /** Chunk digest (base64) -> record, for the chunks this run used, in order. */
+  private readonly used = new Map<string, Uint32Array>()
   /** Which term numbers the records this run used name (1 = named), and how many. */
   private named = new Uint8Array(1024)
   private namedTerms = 0
@@ -100,21 +108,26 @@ export class LexicalCache {
   /**
    * The lexical index of `chunks` (countNumberedPostings), each chunk's counts
    * read back from an earlier run's record, or counted by `count` and kept.
+   * `embedDigests`: each chunk's embedDigest, in chunk order, when the caller
+   * has them (else they are taken here).
    */
-  countPostings(chunks: readonly ChunkRecord[], count: (chunk: ChunkRecord) => ChunkTerms): CountedLexicalIndex {
-    return countNumberedPostings(chunks.length, this.settings, this.terms, (doc) => this.recordOf(chunks[doc]!, count))
+  countPostings(chunks: readonly ChunkRecord[], count: (chunk: ChunkRecord) => ChunkTerms, embedDigests?: readonly string[]): CountedLexicalIndex {
+    const embedded = embedDigests?.length === chunks.length ? embedDigests : undefined
+    return countNumberedPostings(chunks.length, this.settings, this.terms, (doc) => {
+      const chunk = chunks[doc]!
+      return this.recordOf(chunk, embedded?.[doc] ?? embedDigest(chunk), count)
+    })
   }
 
-  private recordOf(chunk: ChunkRecord, count: (chunk: ChunkRecord) => ChunkTerms): Uint32Array {
-    const digest = chunkDigest(chunk)
-    const key = digest.toString('base64')
-    const cached = this.records.get(key) ?? this.used.get(key)?.record
+  private recordOf(chunk: ChunkRecord, embedded: string, count: (chunk: ChunkRecord) => ChunkTerms): Uint32Array {
+    const key = chunkKey(chunk, embedded)
+    const cached = this.records.get(key) ?? this.used.get(key)
     let record = cached && this.fits(cached) ? cached : undefined
     if (!record) {
       record = this.encode(count(chunk))
       this.changed = true
     }
-    this.used.set(key, { digest, record })
+    this.used.set(key, record)
     return record
   }
 
@@ -179,17 +192,18 @@ export class LexicalCache {
     if (!this.changed && this.used.size === this.records.size) return
     const renumbered = this.renumbering()
     const table = Buffer.from((renumbered ? this.terms.filter((_, n) => renumbered[n]! >= 0) : this.terms).join('\n'))
-    const chunks = [...this.used.values()]
-    const bodyWords = chunks.reduce((sum, c) => sum + 1 + c.record.length, 0)
-    const tableAt = HEADER_WORDS * 4 + chunks.length * DIGEST_BYTES
+    const keys = [...this.used.keys()]
+    const records = [...this.used.values()]
+    const bodyWords = records.reduce((sum, record) => sum + 1 + record.length, 0)
+    const tableAt = HEADER_WORDS * 4 + keys.length * DIGEST_BYTES
     const bodyAt = (tableAt + table.length + 3) >> 2
     const words = new Uint32Array(bodyAt + bodyWords)
     const bytes = Buffer.from(words.buffer)
-    words.set([FORMAT, chunks.length, table.length, bodyWords])
-    chunks.forEach((c, i) => bytes.set(c.digest, HEADER_WORDS * 4 + i * DIGEST_BYTES))
+    words.set([FORMAT, keys.length, table.length, bodyWords])
+    keys.forEach((key, i) => bytes.write(key, HEADER_WORDS * 4 + i * DIGEST_BYTES, DIGEST_BYTES, 'base64'))
     bytes.set(table, tableAt)
     let at = bodyAt
-    for (const { record } of chunks) {
+    for (const record of records) {
       words[at] = record.length
       words.set(record, at + 1)
       if (renumbered) this.renumber(words.subarray(at + 1, at + 1 + record.length), renumbered)

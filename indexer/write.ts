@@ -72,6 +72,8 @@ export interface WriteIndexInput {
   cacheDir?: string
   /** The id of the page each path's chunks came from (PageCache.pageId): lets a re-index patch the parts of the pages that changed. */
   pageId?: CorpusInput['pageId']
+  /** Each chunk's embedDigest, in chunk order (collect.ts takes them): the lexical cache keys chunks by them. */
+  embedDigests?: CorpusInput['embedDigests']
   /** Called after each part is on disk (progress; a throw aborts the write). */
   onPart?: (name: string) => void | Promise<void>
 }
@@ -322,6 +324,7 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
     version: input.docpilotVersion,
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     ...(input.pageId ? { pageId: input.pageId } : {}),
+    ...(input.embedDigests ? { embedDigests: input.embedDigests } : {}),
   }
   const previous = await previousManifest(out)
   const stateFile = input.cacheDir ? writeStateFile(input.cacheDir, out, [settings, shardSize, postingsShardBytes], input.docpilotVersion) : undefined
