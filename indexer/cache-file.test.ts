@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDirs } from '../fixtures/temp-dirs.ts'
-import { cacheFile, replaceFile } from './cache-file.ts'
+import { cacheFile, pruneCache, replaceFile } from './cache-file.ts'
 
 const temp = tempDirs('docpilot-cache-file-')
 
@@ -20,5 +20,18 @@ describe('cache files', () => {
     await replaceFile(file, Uint8Array.of(1, 2, 3))
     expect([...readFileSync(file)]).toEqual([1, 2, 3])
     expect(readdirSync(join(dir, 'kind'))).toEqual(['f.bin'])
+  })
+
+  it('prunes the files of every entry but the one in use and the most recently used others, and nothing else', async () => {
+    const dir = temp()
+    const names = ['a.bin', 'a.idx', 'b.bin', 'b.idx', 'c.bin', 'c.bin.7.tmp', 'notes.txt']
+    for (const name of names) writeFileSync(join(dir, name), name)
+    utimesSync(join(dir, 'b.bin'), 1000, 1000)
+    utimesSync(join(dir, 'c.bin'), 2000, 2000)
+    const pruning = { entryOf: (name: string) => /^([abc])\./.exec(name)?.[1], usedFile: (entry: string) => `${entry}.bin` }
+    await pruneCache(dir, 'a', { ...pruning, keep: 2 })
+    expect(readdirSync(dir).sort()).toEqual(['a.bin', 'a.idx', 'c.bin', 'c.bin.7.tmp', 'notes.txt'])
+    await pruneCache(dir, 'a', { ...pruning, keep: 1 })
+    expect(readdirSync(dir).sort()).toEqual(['a.bin', 'a.idx', 'notes.txt'])
   })
 })

@@ -2,7 +2,7 @@
  * The indexer's cache files (kept in the cache folder between runs): where
  * each one lives, and how it is replaced.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { sha256 } from './sha256.ts'
 
@@ -21,4 +21,27 @@ export async function replaceFile(file: string, data: string | Uint8Array): Prom
   const tmp = `${file}.${process.pid}.tmp`
   await writeFile(tmp, data)
   await rename(tmp, file)
+}
+
+/** Which cache entries `pruneCache` keeps in a folder. */
+export interface Pruning {
+  /** The entry a file in the folder belongs to (undefined: not an entry's file, never removed). */
+  entryOf: (name: string) => string | undefined
+  /** Entries kept: the one in use and the `keep - 1` most recently used others. */
+  keep: number
+  /** The file of an entry whose modification time says when it was last used. */
+  usedFile: (entry: string) => string
+}
+
+/** Removes from `dir` the files of every entry but `inUse` and the most recently used others, and nothing that is not an entry's. */
+export async function pruneCache(dir: string, inUse: string, { entryOf, keep, usedFile }: Pruning): Promise<void> {
+  const files = (await readdir(dir)).flatMap((name) => {
+    const entry = entryOf(name)
+    return entry === undefined ? [] : [{ name, entry }]
+  })
+  const others = [...new Set(files.map((f) => f.entry))].filter((e) => e !== inUse)
+  const used = await Promise.all(others.map((e) => stat(join(dir, usedFile(e))).then((st) => st.mtimeMs, () => 0)))
+  const recent = others.map((entry, i) => ({ entry, used: used[i]! })).sort((a, b) => b.used - a.used)
+  const kept = new Set([inUse, ...recent.slice(0, keep - 1).map((o) => o.entry)])
+  await Promise.all(files.filter((f) => !kept.has(f.entry)).map((f) => unlink(join(dir, f.name)).catch(() => {})))
 }

@@ -33,8 +33,8 @@ function docs(pages: number): string {
 const settle = () => new Promise((done) => setTimeout(done, SETTLE_MS.fine + 50))
 
 /** One index run's collect step with the page cache, as buildIndex runs it. */
-async function run(root: string, cacheDir: string) {
-  const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+async function run(root: string, cacheDir: string, settings = shape, out = '/out') {
+  const cache = await PageCache.open(cacheDir, settings, 'test', out)
   const result = await collectChunks({ ...shape, root, cache })
   await cache.save()
   return result
@@ -49,7 +49,12 @@ async function firstRun(pages: number) {
   return { root, cacheDir, file: journal(cacheDir) }
 }
 
-const journal = (cacheDir: string) => join(cacheDir, 'pages', readdirSync(join(cacheDir, 'pages'))[0]!)
+/** The journals in a cache folder, whichever index they serve. */
+const journals = (cacheDir: string) =>
+  readdirSync(join(cacheDir, 'pages'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.jsonl'))
+    .map((name) => join(cacheDir, 'pages', name))
+const journal = (cacheDir: string) => journals(cacheDir)[0]!
 const linesOf = (kind: 'page' | 'file') => (file: string) => readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith(`["${kind}"`)).length
 const pageLines = linesOf('page')
 const fileLines = linesOf('file')
@@ -58,6 +63,23 @@ const page = (text: string): CollectedPage => ({ chunks: [{ id: 'a.md#', path: '
 const bytes = (text: string) => new TextEncoder().encode(text)
 
 describe('the page cache', () => {
+  it("removes its index's journal of other settings when it opens, and keeps another index's", async () => {
+    const root = docs(2)
+    const cacheDir = temp()
+    const smaller = { ...shape, chunks: { maxWords: 100, overlapWords: 20 } }
+    await run(root, cacheDir)
+    const [dead] = journals(cacheDir)
+    await run(root, cacheDir, shape, '/another-out')
+    const [live] = journals(cacheDir).filter((file) => file !== dead)
+    await run(root, cacheDir, smaller)
+    const left = journals(cacheDir)
+    expect(left).toHaveLength(2)
+    expect(left).toContain(live)
+    expect(left).not.toContain(dead)
+    await run(root, cacheDir, smaller)
+    expect(journals(cacheDir)).toEqual(left)
+  })
+
   it('a re-index after one page changed parses that page only, and gives what a fresh run gives', async () => {
     const root = docs(20)
     const cacheDir = temp()

@@ -27,11 +27,11 @@
  * appends them, where counting lines would rewrite every page (megabytes).
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
-import { basename, dirname } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { ChunkRecord } from '../core/index/format.ts'
 import type { CollectedPage, CollectOptions } from './collect.ts'
 import type { SourceFingerprint } from './read-source.ts'
-import { cacheFile, replaceFile } from './cache-file.ts'
+import { cacheFile, pruneCache, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
 import { decodedWhenRead, utf8Of } from './stored-text.ts'
 
@@ -91,8 +91,10 @@ export class PageCache {
   /** The cache for these options; `scope` names the index it serves (its output folder). */
   static async open(cacheDir: string, opts: Omit<CollectOptions, 'root' | 'include' | 'exclude' | 'cache'>, version: string, scope: string): Promise<PageCache> {
     const shape = JSON.stringify([FORMAT, version, scope, opts.mode, opts.contentSelector ?? '', opts.slugger, opts.urls, opts.chunks, opts.limits ?? {}])
-    const file = cacheFile(cacheDir, 'pages', shape, '.jsonl')
-    return new PageCache(file, readJournal(await readFile(file).catch(() => Buffer.alloc(0))))
+    // One folder per index: a journal of other settings there is dead (a format bump or a settings change), another index's is not.
+    const file = cacheFile(cacheDir, join('pages', sha256(scope).slice(0, 16)), shape, '.jsonl')
+    const [bytes] = await Promise.all([readFile(file).catch(() => Buffer.alloc(0)), pruneJournals(file).catch(() => {})])
+    return new PageCache(file, readJournal(bytes))
   }
 
   /**
@@ -167,6 +169,12 @@ export class PageCache {
     if (fingerprint) this.seen.set(path, [fingerprint, key])
   }
 }
+
+const JOURNAL_FILE = /^([0-9a-f]{16}\.jsonl)(?:\.\d+\.tmp)?$/
+
+/** Removes the journals beside `file` (its index's, of other settings), and their unfinished rewrites. */
+const pruneJournals = (file: string) =>
+  pruneCache(dirname(file), basename(file), { entryOf: (name) => JOURNAL_FILE.exec(name)?.[1], keep: 1, usedFile: (name) => name })
 
 const settled = (read: ReadFile): string | undefined => (read.fingerprint?.settled ? read.fingerprint.id : undefined)
 

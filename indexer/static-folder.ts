@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { readdir, readFile, stat, unlink, utimes } from 'node:fs/promises'
+import { readFile, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { staticIdentity } from '../core/embed/static.ts'
@@ -26,6 +26,7 @@ import { PackedStaticEmbedder } from '../core/embed/static-packed.ts'
 import { encodeRowsPack, entryBytes, WORDS_PER_BUCKET, type RowsPack } from '../core/index/static-rows.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import type { EmbedderIdentity } from '../core/index/format.ts'
+import { pruneCache } from './cache-file.ts'
 import { EmbedConfigError, modelFile, modelFileStat } from './model-files.ts'
 import { fileStamp } from './read-source.ts'
 import { replaceFile } from './cache-file.ts'
@@ -137,16 +138,8 @@ const KEPT_PACKS = 2
 const PACK_FILE = /^([0-9a-f]{32})\.(?:bin|dir\.gz|sha256)(?:\.\d+\.tmp)?$/
 
 /** Removes the files of every pack in `dir` but `inUse` and the most recently used others, and nothing that is not a pack's. */
-async function pruneRows(dir: string, inUse: string): Promise<void> {
-  const files = (await readdir(dir)).flatMap((name) => {
-    const stem = PACK_FILE.exec(name)?.[1]
-    return stem ? [{ name, stem }] : []
-  })
-  const others = [...new Set(files.map((f) => f.stem))].filter((s) => s !== inUse)
-  const used = await Promise.all(others.map((s) => stat(join(dir, `${s}.bin`)).then((st) => st.mtimeMs, () => 0)))
-  const kept = new Set([inUse, ...others.map((s, i) => ({ s, used: used[i]! })).sort((a, b) => b.used - a.used).slice(0, KEPT_PACKS - 1).map((o) => o.s)])
-  await Promise.all(files.filter((f) => !kept.has(f.stem)).map((f) => unlink(join(dir, f.name)).catch(() => {})))
-}
+const pruneRows = (dir: string, inUse: string) =>
+  pruneCache(dir, inUse, { entryOf: (name) => PACK_FILE.exec(name)?.[1], keep: KEPT_PACKS, usedFile: (stem) => `${stem}.bin` })
 
 const toBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
 
