@@ -247,10 +247,11 @@ export async function embedChunks(
 
 /**
  * A part file of the dense channel: its bytes, or, for a static model's rows
- * pack (17 MB, kept in the cache), its size and how to read it, which the
- * write asks only when the previous index has no copy to link.
+ * pack (17 MB, kept in the cache), its size, how to read it and the cache's
+ * copy (`file`), which the write links when the previous index has no copy,
+ * and reads only when it cannot link either.
  */
-export type DenseFile = { name: string; bytes: Uint8Array } | { name: string; size: number; read: () => Uint8Array }
+export type DenseFile = { name: string; bytes: Uint8Array } | { name: string; size: number; read: () => Uint8Array; file?: string }
 
 export const denseFileSize = (f: DenseFile): number => ('bytes' in f ? f.bytes.byteLength : f.size)
 export const denseFileBytes = (f: DenseFile): Uint8Array => ('bytes' in f ? f.bytes : f.read())
@@ -317,7 +318,7 @@ function staticRowFiles(served: ServedRows): { rows: { pack: string; directory: 
   return {
     rows: { pack, directory, buckets: served.counts.length },
     files: [
-      { name: pack, size: served.packBytes, read: served.pack },
+      { name: pack, size: served.packBytes, read: served.pack, ...(served.file ? { file: served.file } : {}) },
       { name: directory, bytes: served.directory },
     ],
   }

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -36,6 +36,10 @@ describe('a static model folder rows pack in the cache', { timeout: 120_000 }, (
     const packed = await rows(model, cacheDir)
     const cached = await rows(model, cacheDir)
     expect([cached.packDigest, cached.packBytes]).toEqual([packed.packDigest, packed.packBytes])
+    // The run that packed and the run that read back both name the cache's copy, for the index to link.
+    expect(packed.file).toBe(join(cacheDir, 'model-rows', packs(cacheDir)[0]!))
+    expect(cached.file).toBe(packed.file)
+    expect(readFileSync(packed.file!).equals(Buffer.from(packed.pack()))).toBe(true)
     // Rewritten after the rows were named: what pack() gives is read at the ask.
     const [file] = packs(cacheDir)
     const other = Buffer.alloc(cached.packBytes, 7)

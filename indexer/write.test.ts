@@ -144,6 +144,29 @@ describe('writeIndex', () => {
     expect(second.parts).toEqual(fresh.parts)
   })
 
+  it("links a binary part its maker keeps on disk (a static model's rows pack in the cache) instead of writing it again, and writes it when it cannot link", async () => {
+    const pack = Buffer.from('the rows pack, named by its content')
+    const kept = join(dir, 'kept.bin')
+    await writeFile(kept, pack)
+    const dense = (file: string): WriteIndexInput['dense'] => ({
+      identity: { id: 'test-static', kind: 'local', model: 'test', dims: 4, quantization: 'int8' },
+      files: [
+        { name: 'codes.0.bits', bytes: new Uint8Array(1) },
+        { name: 'vectors.0.i8', bytes: new Uint8Array(4) },
+        { name: 'embed-rows.0.bin', size: pack.length, read: () => pack, file },
+      ],
+      codesPart: 'codes.0.bits',
+      vectorsPart: 'vectors.0.i8',
+    })
+    const linked = join(dir, 'linked')
+    await writeIndex(input(linked, { dense: dense(kept) }))
+    expect((await stat(join(linked, 'embed-rows.0.bin'))).ino).toBe((await stat(kept)).ino)
+    const written = join(dir, 'written')
+    await writeIndex(input(written, { dense: dense(join(dir, 'gone.bin')) }))
+    expect(await readFile(join(written, 'embed-rows.0.bin'))).toEqual(pack)
+    expect(await snapshot(linked)).toEqual(await snapshot(written))
+  })
+
   it.each([
     ['a later modification time (an edit in place)', false],
     ['its modification time set back (rsync --inplace -t, a precompress step)', true],

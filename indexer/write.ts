@@ -254,13 +254,22 @@ function hardLink(from: string, to: string): boolean {
 
 /**
  * Puts a part into the new index at `to`: linked to the previous index's copy
- * (`was`, its name there) when the record vouches for it or its bytes match,
- * else compressed and written. Returns the stored size, and the stored bytes
+ * (`was`, its name there) when the record vouches for it, else linked to
+ * `source` (a copy of a binary part its maker keeps, named by its content:
+ * the static model's rows pack in the cache), else linked to the previous
+ * copy when its bytes match, else compressed and written. Returns the stored size, and the stored bytes
  * when this run holds them. Synchronous, like the compression: for
  * the ~580 parts of a large site, promise-API stats, links and writes cost
  * more CPU than the file system work itself.
  */
-function storePart(part: PendingPart, to: string, out: string, was: string | undefined, record: PartRecord | undefined): { size: number; bytes?: Uint8Array } {
+function storePart(
+  part: PendingPart,
+  to: string,
+  out: string,
+  was: string | undefined,
+  record: PartRecord | undefined,
+  source: string | undefined,
+): { size: number; bytes?: Uint8Array } {
   if (part.kept !== undefined) return storeKept(part, to, join(out, part.kept), part.kept, record)
   const from = was === undefined ? undefined : join(out, was)
   if (was !== undefined && from && record) {
@@ -270,6 +279,11 @@ function storePart(part: PendingPart, to: string, out: string, was: string | und
       // A part stored as it is needs no read to be at hand (one its maker left on disk stays there: the loader reads the index's copy).
       return part.gzipped || !part.plain ? { size } : { size, bytes: part.plain }
     }
+  }
+  if (source !== undefined && !part.gzipped && hardLink(source, to)) {
+    record?.keep(part.name, part.content, part.raw)
+    // Held for the loader all the same: the fetch cost reads the pack, which a first build holds in memory.
+    return { size: part.raw, bytes: plainOf(part) }
   }
   let bytes = linkUnchanged(from, to, part)
   if (!bytes) {
@@ -378,6 +392,7 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
   const manifestJson = JSON.stringify(manifest, null, 2) + '\n'
   // Vectors and model files are binary and stored as they are (already compact, or served compressed).
   const denseFiles = (input.dense?.files ?? []).map((f) => ('bytes' in f ? pendingBinary(f.name, f.bytes) : pendingBinaryRead(f.name, f.size, f.read)))
+  const sources = new Map((input.dense?.files ?? []).flatMap((f) => ('file' in f && f.file !== undefined ? [[f.name, f.file] as const] : [])))
   const rankFiles = input.ranks?.name && input.ranks.bytes ? [pendingBinary(input.ranks.name, input.ranks.bytes)] : []
   const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles, ...rankFiles]
   const previous = previousLocations(previousIndex)
@@ -399,7 +414,7 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
       await mkdir(tmp)
       for (const dir of new Set(all.map((p) => dirname(p.name)).filter((d) => d !== '.'))) await mkdir(join(tmp, dir), { recursive: true })
       for (const part of all) {
-        const { size, bytes } = storePart(part, join(tmp, part.name), out, previous(part.name), record)
+        const { size, bytes } = storePart(part, join(tmp, part.name), out, previous(part.name), record, sources.get(part.name))
         stored.set(part.name, size)
         if (bytes) held.set(part.name, bytes)
         await input.onPart?.(part.name)
