@@ -91,6 +91,11 @@ describe('the Markdown copy of a plain Markdown page', () => {
     expect(copyOf(source, false)).toBe('# Options\n\n## (optional) realm: `string`\n\n<div class="note">Plain HTML stays.</div>\n')
   })
 
+  it('tidies a fence a dropped comment uncovers as code: its blank lines stay, and blank lines after it are made single', () => {
+    const source = '# T\n\n<!-- note -->```sh\nnpm i\n\n\nnpm t\n```\n\n\n\nAfter.\n'
+    expect(copyOf(source, false)).toBe('# T\n\n```sh\nnpm i\n\n\nnpm t\n```\n\nAfter.\n')
+  })
+
   it('keeps VitePress containers and GitHub alerts as written (readable Markdown extensions)', () => {
     const source = '# T\n\n::: tip Note\nText.\n:::\n\n> [!NOTE]\n> Careful.\n'
     expect(copyOf(source, false)).toBe(source)

@@ -20,7 +20,9 @@ import type { PageNode } from './sources/page.ts'
 
 /** Clean Markdown of a page's Markdown (MDX already rewritten). */
 export function markdownCopy(markdown: string): string {
-  return tidy(outsideCode(markdown, (prose) => cleanHtml(prose).replace(HEADING_ID, '$1')))
+  const copy = new TidyLines()
+  outsideCode(markdown, (prose) => cleanHtml(prose).replace(HEADING_ID, '$1'), copy)
+  return copy.text()
 }
 
 /** A page read from built HTML has no Markdown source: its headings and text blocks, as Markdown. */
@@ -33,31 +35,36 @@ const HEADING_ID = /^( {0,3}#{1,6}[ \t].*?)[ \t]*\\?\{#[^{}\s]+\\?\}[ \t]*$/gm
 /**
  * `edit` applied to the text outside fenced code blocks and inline code
  * spans (each prose stretch at once, so an edit may span lines; code spans
- * are held out by a placeholder and put back afterwards).
+ * are held out by a placeholder and put back afterwards), the lines given to
+ * `copy` as they come. One walk over the lines: a line this walk found no
+ * fence marker on, and the edit left as it was, goes to `copy` with that
+ * known; an edited stretch is looked at again, line by line.
  */
-function outsideCode(markdown: string, edit: (prose: string) => string): string {
-  const out: string[] = []
+function outsideCode(markdown: string, edit: (prose: string) => string, copy: TidyLines): void {
   let prose: string[] = []
   let fence: string | undefined
   const flushProse = () => {
-    if (prose.length) out.push(editProse(prose.join('\n'), edit))
+    if (!prose.length) return
+    const text = prose.join('\n')
+    const edited = editProse(text, edit)
+    if (edited === text) for (const line of prose) copy.add(line, undefined)
+    else for (const line of edited.split('\n')) copy.add(line, fenceMarker(line))
     prose = []
   }
   for (const line of markdown.split('\n')) {
-    const marker = FENCE.exec(line.trimStart())?.[1]
+    const marker = fenceMarker(line)
     if (fence) {
-      out.push(line)
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined
+      copy.add(line, marker)
+      if (closesFence(fence, marker, line)) fence = undefined
     } else if (marker) {
       flushProse()
       fence = marker
-      out.push(line)
+      copy.add(line, marker)
     } else {
       prose.push(line)
     }
   }
   flushProse()
-  return out.join('\n')
 }
 
 /** A code span; an escaped backtick (`\\``) opens none. */
@@ -97,25 +104,44 @@ function htmlAttributes(tag: string): Record<string, string> {
 }
 
 const FENCE = /^(`{3,}|~{3,})/
-/**
- * Outside code: blank lines stay single and whitespace-only lines become
- * empty. Code keeps every line as written. The whole ends with one newline.
- */
+/** The fence a line opens or closes (its run of backticks or tildes), if any. */
+const fenceMarker = (line: string): string | undefined => FENCE.exec(line.trimStart())?.[1]
+/** Whether `line`, with fence marker `marker`, closes the block `fence` opened. */
+const closesFence = (fence: string, marker: string | undefined, line: string): boolean =>
+  marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker
+
 function tidy(markdown: string): string {
-  const out: string[] = []
-  let fence: string | undefined
-  for (const line of markdown.split('\n')) {
-    const marker = FENCE.exec(line.trimStart())?.[1]
-    if (fence) {
+  const copy = new TidyLines()
+  for (const line of markdown.split('\n')) copy.add(line, fenceMarker(line))
+  return copy.text()
+}
+
+/**
+ * Lines put together so that, outside code, blank lines stay single and
+ * whitespace-only lines become empty. Code keeps every line as written. The
+ * whole ends with one newline.
+ */
+class TidyLines {
+  private readonly out: string[] = []
+  private fence: string | undefined
+
+  /** The next line, and its fence marker (fenceMarker). */
+  add(line: string, marker: string | undefined): void {
+    const out = this.out
+    if (this.fence) {
       out.push(line)
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined
-      continue
+      if (closesFence(this.fence, marker, line)) this.fence = undefined
+      return
     }
-    if (marker) fence = marker
+    if (marker) this.fence = marker
     const blank = line.trim() === ''
-    if (blank && (out.length === 0 || out[out.length - 1] === '')) continue
+    if (blank && (out.length === 0 || out[out.length - 1] === '')) return
     out.push(blank ? '' : line)
   }
-  while (out.length && out[out.length - 1] === '') out.pop()
-  return out.length ? `${out.join('\n')}\n` : ''
+
+  text(): string {
+    const out = this.out
+    while (out.length && out[out.length - 1] === '') out.pop()
+    return out.length ? `${out.join('\n')}\n` : ''
+  }
 }
