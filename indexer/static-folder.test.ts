@@ -2,8 +2,9 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { DEFAULT_MODEL_DIR } from '../cli/package-root.ts'
+import { PackedStaticEmbedder } from '../core/embed/static-packed.ts'
 import { openStaticFolder } from './static-folder.ts'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
@@ -66,5 +67,24 @@ describe('a static model folder rows pack in the cache', { timeout: 120_000 }, (
     expect(readdirSync(join(cacheDir, 'model-rows')).filter((f) => f.startsWith(packB.slice(0, 32)))).toEqual([])
     expect(readdirSync(join(cacheDir, 'model-rows'))).toContain('notes.txt')
     expect(readdirSync(cacheDir)).toContain('other.bin')
+  })
+
+  it("embeds a few texts from their words' buckets in the cached pack, as the whole pack does, and reads it whole for a full batch", async () => {
+    const model = modelCopy()
+    const cacheDir = tmp('dp-sf-cache-')
+    const fresh = await openStaticFolder(model, cacheDir)
+    const packed = await fresh.rows()
+    const texts = ['How do I set a cookie on the response?', 'Über-fast routing with regex params and 42 wildcards', 'zzqxw qqqzzv', 'the the cookie Cookie COOKIE']
+    const expected = await new PackedStaticEmbedder(fresh.descriptor, { pack: packed.pack(), counts: packed.counts }).embed(texts)
+    const folder = await openStaticFolder(model, cacheDir)
+    const cached = await folder.rows()
+    const pack = vi.spyOn(cached, 'pack')
+    const few = await folder.embedder.embed(texts)
+    expect(pack).not.toHaveBeenCalled()
+    texts.forEach((t, i) => expect(Array.from(few[i]!), t).toEqual(Array.from(expected[i]!)))
+    const batch = Array.from({ length: 64 }, (_, i) => texts[i % texts.length]!)
+    const many = await folder.embedder.embed(batch)
+    expect(pack).toHaveBeenCalledTimes(1)
+    batch.forEach((t, i) => expect(Array.from(many[i]!), t).toEqual(Array.from(expected[i % texts.length]!)))
   })
 })

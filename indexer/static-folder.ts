@@ -16,7 +16,7 @@
  * another, so a miss removes all but the last few used.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs'
 import { readFile, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
@@ -77,9 +77,18 @@ export async function openStaticFolder(dir: string, cacheDir?: string): Promise<
   return { descriptor, descriptorBytes, rows: read, embedder: new RowsPackEmbedder(descriptor, read) }
 }
 
+/**
+ * Texts per call from which the whole pack is read: a full batch (embed.ts's
+ * BATCH), so more are likely to follow. Fewer (a re-index's changed pages)
+ * read only their words' buckets from the cached pack, as a reader does: a
+ * few hundred small reads instead of 17 MB.
+ */
+const WHOLE_PACK_TEXTS = 64
+
 class RowsPackEmbedder implements Embedder {
   readonly identity: EmbedderIdentity
-  private packed: Promise<PackedStaticEmbedder> | undefined
+  private whole: PackedStaticEmbedder | undefined
+  private byBucket: { embedder: PackedStaticEmbedder; file: { fd: number } } | undefined
 
   constructor(
     private readonly descriptor: StaticModelDescriptor,
@@ -89,9 +98,30 @@ class RowsPackEmbedder implements Embedder {
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    this.packed ??= this.rows().then((rows) => new PackedStaticEmbedder(this.descriptor, { pack: rows.pack(), counts: rows.counts }))
-    return (await this.packed).embed(texts)
+    const rows = await this.rows()
+    if (this.whole || texts.length >= WHOLE_PACK_TEXTS || !rows.file) {
+      this.whole ??= new PackedStaticEmbedder(this.descriptor, { pack: rows.pack(), counts: rows.counts })
+      return this.whole.embed(texts)
+    }
+    if (!this.byBucket) {
+      const file = { fd: -1 }
+      this.byBucket = { file, embedder: new PackedStaticEmbedder(this.descriptor, { counts: rows.counts, read: (start, end) => readAt(file.fd, start, end) }) }
+    }
+    // Open for this call only: the embedder may outlive the run's last text.
+    const { file, embedder } = this.byBucket
+    file.fd = openSync(rows.file, 'r')
+    try {
+      return await embedder.embed(texts)
+    } finally {
+      closeSync(file.fd)
+    }
   }
+}
+
+/** Bytes start..end of an open file (fewer at its end: the pack's size was checked when it was opened). */
+function readAt(fd: number, start: number, end: number): Uint8Array {
+  const out = new Uint8Array(end - start)
+  return out.subarray(0, out.length && readSync(fd, out, 0, out.length, start))
 }
 
 interface FolderState {

@@ -31,4 +31,15 @@ describe('the rows pack held in memory (the indexer)', () => {
     expect(inMemory.row('cookie')!.rank).toBe(words.indexOf('cookie'))
     expect(inMemory.row('zzqxw')).toBeUndefined()
   })
+
+  it("embeds from a reader of the pack's byte ranges exactly as from the whole pack, reading only the texts' words' buckets", async () => {
+    const packed = encodeRowsPack(whole.table, words)
+    const texts = ['How do I set a cookie on the response?', 'zzqxw qqqzzv', 'the the cookie Cookie COOKIE']
+    let read = 0
+    const byRange = new PackedStaticEmbedder(desc, { counts: packed.counts, read: (start, end) => ((read += end - start), packed.pack.slice(start, end)) })
+    const [a, b] = [await new PackedStaticEmbedder(desc, packed).embed(texts), await byRange.embed(texts)]
+    texts.forEach((t, i) => expect(Array.from(b[i]!), t).toEqual(Array.from(a[i]!)))
+    expect(read).toBeGreaterThan(0)
+    expect(read).toBeLessThan(packed.pack.length / 100)
+  })
 })
