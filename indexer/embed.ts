@@ -251,7 +251,8 @@ export async function embedChunks(
  * copy (`file`), which the write links when the previous index has no copy,
  * and reads only when it cannot link either.
  */
-export type DenseFile = { name: string; bytes: Uint8Array } | { name: string; size: number; read: () => Uint8Array; file?: string }
+/** A part's bytes at hand, or its size and a read; `file`: a copy on disk named by its content, which the index links. */
+export type DenseFile = { name: string; bytes: Uint8Array; file?: string } | { name: string; size: number; read: () => Uint8Array; file?: string }
 
 export const denseFileSize = (f: DenseFile): number => ('bytes' in f ? f.bytes.byteLength : f.size)
 export const denseFileBytes = (f: DenseFile): Uint8Array => ('bytes' in f ? f.bytes : f.read())
@@ -318,7 +319,11 @@ function staticRowFiles(served: ServedRows): { rows: { pack: string; directory: 
   return {
     rows: { pack, directory, buckets: served.counts.length },
     files: [
-      { name: pack, size: served.packBytes, read: served.pack, ...(served.file ? { file: served.file } : {}) },
+      {
+        name: pack,
+        ...(served.held ? { bytes: served.pack() } : { size: served.packBytes, read: served.pack }),
+        ...(served.file ? { file: served.file } : {}),
+      },
       { name: directory, bytes: served.directory },
     ],
   }

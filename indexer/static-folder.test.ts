@@ -1,4 +1,5 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { truncate } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -86,5 +87,15 @@ describe('a static model folder rows pack in the cache', { timeout: 120_000 }, (
     const many = await folder.embedder.embed(batch)
     expect(pack).toHaveBeenCalledTimes(1)
     batch.forEach((t, i) => expect(Array.from(many[i]!), t).toEqual(Array.from(expected[i % texts.length]!)))
+  })
+
+  it('stops, naming the file, when the cached pack is cut short while in use, instead of missing its words', async () => {
+    const model = modelCopy()
+    const cacheDir = tmp('dp-sf-cache-')
+    await (await openStaticFolder(model, cacheDir)).rows()
+    const folder = await openStaticFolder(model, cacheDir)
+    const cached = await folder.rows()
+    await truncate(cached.file!, 0)
+    await expect(folder.embedder.embed(['How do I set a cookie on the response?'])).rejects.toThrow(cached.file!)
   })
 })

@@ -41,6 +41,8 @@ export interface ServedRows {
   packBytes: number
   /** The pack (RowsPack['pack']), read from the cache at the first call when it comes from there. */
   pack(): Uint8Array
+  /** Whether pack() costs no read: a pack made this run, held in memory. */
+  held: boolean
   /** The cache's copy of the pack, when there is one: the index links it instead of writing 17 MB again. */
   file?: string
   /** Entries per bucket (RowsPack['counts']). */
@@ -87,7 +89,7 @@ const WHOLE_PACK_TEXTS = 64
 class RowsPackEmbedder implements Embedder {
   readonly identity: EmbedderIdentity
   private whole: PackedStaticEmbedder | undefined
-  private byBucket: { embedder: PackedStaticEmbedder; file: { fd: number } } | undefined
+  private byBucket: { embedder: PackedStaticEmbedder; file: { fd: number; path: string } } | undefined
 
   constructor(
     private readonly descriptor: StaticModelDescriptor,
@@ -103,24 +105,28 @@ class RowsPackEmbedder implements Embedder {
       return this.whole.embed(texts)
     }
     if (!this.byBucket) {
-      const file = { fd: -1 }
-      this.byBucket = { file, embedder: new PackedStaticEmbedder(this.descriptor, { counts: rows.counts, read: (start, end) => readAt(file.fd, start, end) }) }
+      const file = { fd: -1, path: rows.file }
+      this.byBucket = { file, embedder: new PackedStaticEmbedder(this.descriptor, { counts: rows.counts, read: (start, end) => readAt(file, start, end) }) }
     }
-    // Open for this call only: the embedder may outlive the run's last text.
+    // Open for this call only: the embedder may outlive the run's last text. Closed by its own number, so
+    // an overlapping call (each reads synchronously inside embed) never closes another's.
     const { file, embedder } = this.byBucket
-    file.fd = openSync(rows.file, 'r')
+    const fd = openSync(file.path, 'r')
+    file.fd = fd
     try {
       return await embedder.embed(texts)
     } finally {
-      closeSync(file.fd)
+      closeSync(fd)
     }
   }
 }
 
-/** Bytes start..end of an open file (fewer at its end: the pack's size was checked when it was opened). */
-function readAt(fd: number, start: number, end: number): Uint8Array {
+/** Bytes start..end of the open pack; fewer means the file changed since its size was checked, and a row would be missed. */
+function readAt(file: { fd: number; path: string }, start: number, end: number): Uint8Array {
   const out = new Uint8Array(end - start)
-  return out.subarray(0, out.length && readSync(fd, out, 0, out.length, start))
+  const read = out.length && readSync(file.fd, out, 0, out.length, start)
+  if (read !== out.length) throw new EmbedConfigError(`The cached model rows ${file.path} ended at byte ${start + read}, before ${end}: it changed while in use. Delete it and run again.`)
+  return out
 }
 
 interface FolderState {
@@ -149,7 +155,7 @@ async function cachedRows(folder: FolderState): Promise<ServedRows> {
       if (counts.length !== buckets) return undefined
       let bytes: Uint8Array | undefined
       const read = () => (bytes ??= toBytes(readFileSync(`${cached}.bin`)))
-      return { packDigest, packBytes: pack.size, pack: read, file: `${cached}.bin`, counts: toBytes(counts), directory: toBytes(directory) }
+      return { packDigest, packBytes: pack.size, pack: read, held: false, file: `${cached}.bin`, counts: toBytes(counts), directory: toBytes(directory) }
     },
     () => undefined,
   )
@@ -176,7 +182,7 @@ const pruneRows = (dir: string, inUse: string) =>
 const toBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
 
 function served({ pack, counts }: RowsPack): ServedRows {
-  return { packDigest: sha256(pack), packBytes: pack.length, pack: () => pack, counts, directory: gzipSync(counts, { level: 9 }) }
+  return { packDigest: sha256(pack), packBytes: pack.length, pack: () => pack, held: true, counts, directory: gzipSync(counts, { level: 9 }) }
 }
 
 async function packRows({ dir, descriptor }: FolderState): Promise<RowsPack> {

@@ -167,6 +167,34 @@ describe('writeIndex', () => {
     expect(await snapshot(linked)).toEqual(await snapshot(written))
   })
 
+  it("does not read a linked pack again when the cache's use changed its stamp (the index's copy is the same inode)", async () => {
+    const pack = Buffer.from('the rows pack, named by its content')
+    const kept = join(dir, 'kept.bin')
+    await writeFile(kept, pack)
+    let reads = 0
+    const dense: WriteIndexInput['dense'] = {
+      identity: { id: 'test-static', kind: 'local', model: 'test', dims: 4, quantization: 'int8' },
+      files: [
+        { name: 'codes.0.bits', bytes: new Uint8Array(1) },
+        { name: 'vectors.0.i8', bytes: new Uint8Array(4) },
+        { name: 'embed-rows.0.bin', size: pack.length, read: () => (reads++, pack), file: kept },
+      ],
+      codesPart: 'codes.0.bits',
+      vectorsPart: 'vectors.0.i8',
+    }
+    const out = join(dir, 'out')
+    const cache = { cacheDir: join(dir, 'cache') }
+    await writeIndex(input(out, { dense, ...cache }))
+    // The cache marks the pack used (utimes): the record's stamp of the index's copy no longer matches.
+    const later = new Date(Date.now() + 5000)
+    await utimes(kept, later, later)
+    const edited = [...CHUNKS.slice(0, 4), { ...CHUNKS[4]!, text: 'Bun is a fast JavaScript runtime and package manager.' }]
+    const second = await writeIndex(input(out, { chunks: edited, dense, ...cache }))
+    expect(reads).toBe(0)
+    expect((await stat(join(out, 'embed-rows.0.bin'))).ino).toBe((await stat(kept)).ino)
+    expect(Buffer.from(await second.loader.bytes('embed-rows.0.bin'))).toEqual(pack)
+  })
+
   it.each([
     ['a later modification time (an edit in place)', false],
     ['its modification time set back (rsync --inplace -t, a precompress step)', true],

@@ -282,8 +282,10 @@ function storePart(
   }
   if (source !== undefined && !part.gzipped && hardLink(source, to)) {
     record?.keep(part.name, part.content, part.raw)
-    // Held for the loader all the same: the fetch cost reads the pack, which a first build holds in memory.
-    return { size: part.raw, bytes: plainOf(part) }
+    // Held for the loader only when this run holds it already (a first build's pack): the link shares the
+    // cache copy's inode, whose stamp the cache's own use changes, so a re-index comes this way too, and
+    // reading 17 MB there to hold what the loader can read from the index when asked would undo the link.
+    return part.plain ? { size: part.raw, bytes: part.plain } : { size: part.raw }
   }
   let bytes = linkUnchanged(from, to, part)
   if (!bytes) {
