@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -5,6 +6,8 @@ import { tempDirs } from '../fixtures/temp-dirs.ts'
 import { cacheFile, pruneCache, replaceFile } from './cache-file.ts'
 
 const temp = tempDirs('docpilot-cache-file-')
+/** The number of a process that has ended. */
+const deadPid = spawnSync(process.execPath, ['-e', '0']).pid
 
 describe('cache files', () => {
   it('names a cache file by a 16-hex digest of its key, in the folder of its kind', () => {
@@ -24,14 +27,22 @@ describe('cache files', () => {
 
   it('prunes the files of every entry but the one in use and the most recently used others, and nothing else', async () => {
     const dir = temp()
-    const names = ['a.bin', 'a.idx', 'b.bin', 'b.idx', 'c.bin', 'c.bin.7.tmp', 'notes.txt']
+    const names = ['a.bin', 'a.idx', 'b.bin', 'b.idx', 'c.bin', `c.bin.${deadPid}.tmp`, 'notes.txt']
     for (const name of names) writeFileSync(join(dir, name), name)
     utimesSync(join(dir, 'b.bin'), 1000, 1000)
     utimesSync(join(dir, 'c.bin'), 2000, 2000)
     const pruning = { entryOf: (name: string) => /^([abc])\./.exec(name)?.[1], usedFile: (entry: string) => `${entry}.bin` }
     await pruneCache(dir, 'a', { ...pruning, keep: 2 })
-    expect(readdirSync(dir).sort()).toEqual(['a.bin', 'a.idx', 'c.bin', 'c.bin.7.tmp', 'notes.txt'])
+    expect(readdirSync(dir).sort()).toEqual(['a.bin', 'a.idx', 'c.bin', `c.bin.${deadPid}.tmp`, 'notes.txt'])
     await pruneCache(dir, 'a', { ...pruning, keep: 1 })
     expect(readdirSync(dir).sort()).toEqual(['a.bin', 'a.idx', 'notes.txt'])
+  })
+
+  it("leaves another running build's unfinished write of an entry it prunes, so that build's rename still lands", async () => {
+    const dir = temp()
+    const running = `b.bin.${process.ppid}.tmp`
+    for (const name of ['a.bin', 'b.bin', running, `b.bin.${deadPid}.tmp`]) writeFileSync(join(dir, name), name)
+    await pruneCache(dir, 'a', { entryOf: (name) => name.split('.')[0], keep: 1, usedFile: (e) => `${e}.bin` })
+    expect(readdirSync(dir).sort()).toEqual(['a.bin', running])
   })
 })

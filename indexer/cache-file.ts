@@ -23,6 +23,20 @@ export async function replaceFile(file: string, data: string | Uint8Array): Prom
   await rename(tmp, file)
 }
 
+const WRITER_PID = /\.(\d+)\.tmp$/
+
+/** A replaceFile write still under way in another live process: removing it would fail that run's rename. */
+function writtenByAnother(name: string): boolean {
+  const pid = Number(WRITER_PID.exec(name)?.[1])
+  if (!pid || pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /** Which cache entries `pruneCache` keeps in a folder. */
 export interface Pruning {
   /** The entry a file in the folder belongs to (undefined: not an entry's file, never removed). */
@@ -33,11 +47,11 @@ export interface Pruning {
   usedFile: (entry: string) => string
 }
 
-/** Removes from `dir` the files of every entry but `inUse` and the most recently used others, and nothing that is not an entry's. */
+/** Removes from `dir` the files of every entry but `inUse` and the most recently used others, and nothing that is not an entry's (nor another running build's unfinished write). */
 export async function pruneCache(dir: string, inUse: string, { entryOf, keep, usedFile }: Pruning): Promise<void> {
   const files = (await readdir(dir)).flatMap((name) => {
     const entry = entryOf(name)
-    return entry === undefined ? [] : [{ name, entry }]
+    return entry === undefined || writtenByAnother(name) ? [] : [{ name, entry }]
   })
   const others = [...new Set(files.map((f) => f.entry))].filter((e) => e !== inUse)
   const used = await Promise.all(others.map((e) => stat(join(dir, usedFile(e))).then((st) => st.mtimeMs, () => 0)))

@@ -255,6 +255,15 @@ describe('the page cache', () => {
       writeFileSync(file, damaged)
       expect(await found()).toEqual(['one', undefined, undefined])
     }
+    // Cut after its first bytes, with another run's records appended right after (two runs sharing the
+    // journal): the length it says lands on one of their line ends, which must not pass for its end.
+    const bodyAt = whole.indexOf('two\nwords')
+    const headAt = whole.lastIndexOf('\n["page"', bodyAt) + 1
+    const intruders = '["file","c.md","fp","k"]\n["file","d.md","fp","k"]\n'
+    const swallowed = `AAAA${intruders.slice(0, intruders.indexOf('\n'))}`
+    const spliced = whole.slice(0, headAt) + whole.slice(headAt, bodyAt).replace(',[9]', `,[${Buffer.byteLength(swallowed)}]`) + 'AAAA' + intruders
+    writeFileSync(file, spliced)
+    expect(await found()).toEqual(['one', undefined, undefined])
     const damaged = await reopen()
     damaged.get('a.md', { bytes: bytes('# A') })
     await damaged.save()

@@ -16,7 +16,9 @@
  * replacing an earlier one: a run that changed one page appends two records
  * instead of writing megabytes again. A record is a JSON line; a page's is
  * followed by its bodies (each chunk's text, then its Markdown copy) as raw
- * UTF-8, whose byte lengths the line lists, and a newline. The bodies are
+ * UTF-8, whose byte lengths the line lists, then the page's key and a
+ * newline: a length that lands elsewhere (two runs appending to one journal
+ * at once, a cut append) finds no key there. The bodies are
  * most of the file (5 of astro's 7 MB): as raw UTF-8 they are only decoded
  * (the Markdown copies not even that, unless read), where as JSON strings
  * they were all parsed, which cost most of reading the file. Lines no run uses any more (pages since
@@ -36,7 +38,7 @@ import { sha256 } from './sha256.ts'
 import { decodedWhenRead, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
-const FORMAT = 7
+const FORMAT = 8
 
 /** A journal record: a page by its key, or a file's fingerprint and the key of its page. */
 type Line = ['page', key: string, page: CollectedPage] | ['file', path: string, fingerprint: string, key: string]
@@ -179,12 +181,11 @@ const pruneJournals = (file: string) =>
 const settled = (read: ReadFile): string | undefined => (read.fingerprint?.settled ? read.fingerprint.id : undefined)
 
 const NEWLINE = 0x0a
-const OPEN_BRACKET = 0x5b
 
 /** A UTF-16 surrogate without its other half: UTF-8 cannot hold it, JSON can. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-/** A record's bytes: a file's JSON line; a page's JSON line, its bodies and a newline (the whole page in its line when a body holds a lone surrogate). */
+/** A record's bytes: a file's JSON line; a page's JSON line, its bodies, its key and a newline (the whole page in its line when a body holds a lone surrogate). */
 function serialize(line: Line): Buffer {
   if (line[0] === 'file') return Buffer.from(`${JSON.stringify(line)}\n`)
   const [, key, page] = line
@@ -196,7 +197,7 @@ function serialize(line: Line): Buffer {
   const head = { ...page, chunks, ...(page.entry ? { entry: { ...page.entry, markdown: chunks.length } } : {}) }
   const encoded = [...page.chunks.map((chunk) => Buffer.from(chunk.text)), ...(page.entry ? [utf8Of(page.entry, 'markdown')] : [])]
   const lengths = encoded.map((body) => body.length)
-  return Buffer.concat([Buffer.from(`${JSON.stringify(['page', key, head, lengths, ...(shared ? [shared] : [])])}\n`), ...encoded, NEWLINE_BYTE])
+  return Buffer.concat([Buffer.from(`${JSON.stringify(['page', key, head, lengths, ...(shared ? [shared] : [])])}\n`), ...encoded, Buffer.from(`${key}\n`)])
 }
 
 /** The path, URL and title every chunk of the page has, when each has those fields and no others. */
@@ -212,8 +213,6 @@ const packed = (chunk: ChunkRecord): PackedChunk =>
 
 const isPacked = (chunk: unknown): chunk is PackedChunk =>
   Array.isArray(chunk) && typeof chunk[0] === 'string' && Array.isArray(chunk[1]) && (chunk.length === 2 || (chunk.length === 3 && typeof chunk[2] === 'string'))
-
-const NEWLINE_BYTE = Buffer.from([NEWLINE])
 
 /**
  * The journal's contents; a missing file is an empty cache. A damaged record
@@ -240,13 +239,15 @@ function readJournal(raw: Buffer): Journal {
       const [, key, page, lengths] = record
       if (lengths) {
         const bodiesEnd = next + lengths.reduce((sum, n) => sum + n, 0)
-        // The bodies end in a newline, and the next record starts right after it: a wrong length is caught here.
-        if (bodiesEnd >= raw.length || raw[bodiesEnd] !== NEWLINE || (bodiesEnd + 1 < raw.length && raw[bodiesEnd + 1] !== OPEN_BRACKET)) {
+        const recordEnd = bodiesEnd + key.length
+        // The bodies are followed by the page's key and a newline: a wrong length (or another record's bytes
+        // in the middle of this one's) is caught here, never read as a page.
+        if (recordEnd >= raw.length || raw[recordEnd] !== NEWLINE || raw.toString('latin1', bodiesEnd, recordEnd) !== key) {
           journal.damaged = true
           break
         }
         attachBodies(page, raw, next, lengths, record[4])
-        next = bodiesEnd + 1
+        next = recordEnd + 1
       }
       journal.pages.set(key, page)
       // The record's bytes with its newlines, as serialize writes it.
