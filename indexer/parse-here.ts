@@ -17,7 +17,7 @@
 import { createContext, Script, type Context } from 'node:vm'
 import { overTime, timeLeft } from './parse-pool.ts'
 import { fileParser, type ParseJob, type ParseOutcome } from './parse-file.ts'
-import { HtmlParserNeeded, loadHtmlParser } from './sources/html-text.ts'
+import { withHtmlParser } from './sources/html-text.ts'
 
 let sandbox: { context: Context; script: Script } | undefined
 
@@ -25,14 +25,8 @@ let sandbox: { context: Context; script: Script } | undefined
 export async function parseHere(job: ParseJob, timeoutMs: number): Promise<ParseOutcome> {
   const parse = await fileParser(job.mode)
   const started = performance.now()
-  try {
-    return timed(() => parse(job), timeoutMs, timeoutMs)
-  } catch (error) {
-    if (!(error instanceof HtmlParserNeeded)) throw error
-    // The page has HTML with text in it: load that parser and parse once more, in the time left.
-    await loadHtmlParser()
-    return timed(() => parse(job), timeLeft(timeoutMs, started), timeoutMs)
-  }
+  // A page with HTML with text in it is parsed once more, after that parser loads, in the time left.
+  return withHtmlParser((again) => timed(() => parse(job), again ? timeLeft(timeoutMs, started) : timeoutMs, timeoutMs))
 }
 
 /** `parse` stopped after `budgetMs`, and then said to have run past the page's limit, `limitMs`. */

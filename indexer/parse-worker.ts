@@ -8,17 +8,11 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { fileParser, type ParseJob, type ParseOutcome } from './parse-file.ts'
-import { HtmlParserNeeded, loadHtmlParser } from './sources/html-text.ts'
+import { withHtmlParser } from './sources/html-text.ts'
 
 async function parse(job: ParseJob): Promise<ParseOutcome> {
   const parser = await fileParser(job.mode)
-  try {
-    return parser(job)
-  } catch (error) {
-    if (!(error instanceof HtmlParserNeeded)) throw error
-    await loadHtmlParser()
-    return parser(job)
-  }
+  return withHtmlParser(() => parser(job))
 }
 
 await fileParser('source')

@@ -29,6 +29,17 @@ export async function loadHtmlParser(): Promise<void> {
   hast = { fromHtml, toText }
 }
 
+/** `attempt(false)`, and once more as `attempt(true)` after loading the HTML parser when the page turned out to need it. */
+export async function withHtmlParser<T>(attempt: (again: boolean) => T): Promise<T> {
+  try {
+    return attempt(false)
+  } catch (error) {
+    if (!(error instanceof HtmlParserNeeded)) throw error
+    await loadHtmlParser()
+    return attempt(true)
+  }
+}
+
 export function htmlFragmentText(html: string, opts: { inline?: boolean } = {}): string {
   // Most fragments are bare tags (`<Badge ... />`, `</div>`): no parse needed.
   if (ONLY_TAGS.test(html)) return ''
