@@ -247,11 +247,11 @@ export async function embedChunks(
 
 /**
  * A part file of the dense channel: its bytes, or, for a static model's rows
- * pack (17 MB, kept in the cache), its size, how to read it and the cache's
- * copy (`file`), which the write links when the previous index has no copy,
- * and reads only when it cannot link either.
+ * pack (17 MB, kept in the cache) that this run does not hold, its size and
+ * how to read it. `file`: the cache's copy, named by its content, which the
+ * write links when the previous index has no copy, and reads only when it
+ * cannot link either.
  */
-/** A part's bytes at hand, or its size and a read; `file`: a copy on disk named by its content, which the index links. */
 export type DenseFile = { name: string; bytes: Uint8Array; file?: string } | { name: string; size: number; read: () => Uint8Array; file?: string }
 
 export const denseFileSize = (f: DenseFile): number => ('bytes' in f ? f.bytes.byteLength : f.size)

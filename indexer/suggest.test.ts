@@ -8,7 +8,7 @@ import type { DocpilotConfigInput } from '../core/config/schema.ts'
 import { validateConfig } from '../core/config/validate.ts'
 import type { ChunkRecord, Manifest } from '../core/index/format.ts'
 import { buildIndex } from './build.ts'
-import { headingQuestions, questionFromHeading, suggestFromHeadings, suggestFromQuestions } from './suggest.ts'
+import { headingQuestions, questionFromHeading, suggestFromQuestions } from './suggest.ts'
 
 describe('questionFromHeading', () => {
   it('keeps a heading that is already a question', () => {
@@ -33,7 +33,7 @@ describe('questionFromHeading', () => {
 
 const chunk = (url: string, anchor: string, trail: string[]): ChunkRecord => ({ id: `${url}#${anchor}`, path: `${url}.md`, url, anchor, title: trail[0]!, trail, text: '' })
 
-describe('suggestFromHeadings', () => {
+describe('suggestFromQuestions', () => {
   it('picks at most four, one per page, half from question headings, in the docs order', () => {
     const chunks = [
       chunk('/faq', 'a', ['FAQ', 'Is it fast?']),
@@ -46,7 +46,7 @@ describe('suggestFromHeadings', () => {
       chunk('/more', 'g', ['More', 'Add a plugin']),
       chunk('/intro', '', ['Introduction']),
     ]
-    expect(suggestFromHeadings(chunks)).toEqual(['Is it fast?', 'Who wrote it?', 'How do I install the package?', 'How do I deploy to a server?'])
+    expect(suggestFromQuestions(headingQuestions(chunks))).toEqual(['Is it fast?', 'Who wrote it?', 'How do I install the package?', 'How do I deploy to a server?'])
   })
 
   it('gives from each page\'s questions, asked page by page, what it gives from all the chunks at once (a section two pages share counts once)', () => {
@@ -59,13 +59,13 @@ describe('suggestFromHeadings', () => {
     ]
     const perPage = pages.flatMap((page) => headingQuestions(page))
     expect(perPage.filter((q) => q.question === 'Is it safe?')).toHaveLength(2)
-    expect(suggestFromQuestions(perPage)).toEqual(suggestFromHeadings(pages.flat()))
+    expect(suggestFromQuestions(perPage)).toEqual(suggestFromQuestions(headingQuestions(pages.flat())))
     expect(suggestFromQuestions(perPage)).toEqual(['Is it fast?', 'Is it safe?', 'How do I deploy to a server?'])
   })
 
   it('fills in with the other kind when one runs short', () => {
-    expect(suggestFromHeadings([chunk('/a', 'x', ['A', 'Is it fast?']), chunk('/b', 'y', ['B', 'Is it free?']), chunk('/c', 'z', ['C', 'Is it safe?'])])).toHaveLength(3)
-    expect(suggestFromHeadings([chunk('/a', 'x', ['A', 'Overview'])])).toEqual([])
+    expect(suggestFromQuestions(headingQuestions([chunk('/a', 'x', ['A', 'Is it fast?']), chunk('/b', 'y', ['B', 'Is it free?']), chunk('/c', 'z', ['C', 'Is it safe?'])]))).toHaveLength(3)
+    expect(suggestFromQuestions(headingQuestions([chunk('/a', 'x', ['A', 'Overview'])]))).toEqual([])
   })
 })
 

@@ -130,8 +130,3 @@ export function suggestFromQuestions(questions: readonly HeadingQuestion[]): str
   take(true, MAX_SUGGESTIONS)
   return picked
 }
-
-/** The suggestions the docs' headings give (suggestFromQuestions of all of them). */
-export function suggestFromHeadings(chunks: readonly ChunkRecord[]): string[] {
-  return suggestFromQuestions(headingQuestions(chunks))
-}

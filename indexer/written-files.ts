@@ -31,7 +31,6 @@ interface StoredRecord {
   files: Remembered
 }
 
-
 export class WrittenFiles {
   private readonly kept: Remembered = {}
   private readonly dirs = new Map<string, Promise<unknown>>()
