@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { truncate } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -68,6 +68,21 @@ describe('a static model folder rows pack in the cache', { timeout: 120_000 }, (
     expect(readdirSync(join(cacheDir, 'model-rows')).filter((f) => f.startsWith(packB.slice(0, 32)))).toEqual([])
     expect(readdirSync(join(cacheDir, 'model-rows'))).toContain('notes.txt')
     expect(readdirSync(cacheDir)).toContain('other.bin')
+  })
+
+  it("marks a pack used without touching the pack file an index links (its stamp stays what the index's record saw)", async () => {
+    const model = modelCopy()
+    const cacheDir = tmp('dp-sf-cache-')
+    await rows(model, cacheDir)
+    const [stem] = packs(cacheDir)
+    const file = (ext: string) => join(cacheDir, 'model-rows', `${stem!.slice(0, 32)}${ext}`)
+    const long = new Date(Date.now() - 60_000)
+    for (const ext of ['.bin', '.sha256']) utimesSync(file(ext), long, long)
+    const before = statSync(file('.bin'), { bigint: true })
+    await rows(model, cacheDir)
+    const after = statSync(file('.bin'), { bigint: true })
+    expect([after.mtimeNs, after.ctimeNs]).toEqual([before.mtimeNs, before.ctimeNs])
+    expect(statSync(file('.sha256')).mtimeMs).toBeGreaterThan(long.getTime() + 1000)
   })
 
   it("embeds a few texts from their words' buckets in the cached pack, as the whole pack does, and reads it whole for a full batch", async () => {

@@ -160,8 +160,9 @@ async function cachedRows(folder: FolderState): Promise<ServedRows> {
     () => undefined,
   )
   if (stored) {
-    // Marks the pack used, for the pruning of another run's miss.
-    await utimes(`${cached}.bin`, new Date(), new Date()).catch(() => {})
+    // Marks the pack used, for the pruning of another run's miss: on its digest file, since an index's copy of
+    // the pack is a link to the .bin (same inode), whose stamp must stay what the index's part record saw.
+    await utimes(`${cached}.sha256`, new Date(), new Date()).catch(() => {})
     return stored
   }
   const rows = served(await packRows(folder))
@@ -177,7 +178,7 @@ const PACK_FILE = /^([0-9a-f]{32})\.(?:bin|dir\.gz|sha256)(?:\.\d+\.tmp)?$/
 
 /** Removes the files of every pack in `dir` but `inUse` and the most recently used others, and nothing that is not a pack's. */
 const pruneRows = (dir: string, inUse: string) =>
-  pruneCache(dir, inUse, { entryOf: (name) => PACK_FILE.exec(name)?.[1], keep: KEPT_PACKS, usedFile: (stem) => `${stem}.bin` })
+  pruneCache(dir, inUse, { entryOf: (name) => PACK_FILE.exec(name)?.[1], keep: KEPT_PACKS, usedFile: (stem) => `${stem}.sha256` })
 
 const toBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
 

@@ -167,7 +167,7 @@ describe('writeIndex', () => {
     expect(await snapshot(linked)).toEqual(await snapshot(written))
   })
 
-  it("does not read a linked pack again when the cache's use changed its stamp (the index's copy is the same inode)", async () => {
+  it("does not read a linked pack again when its stamp changed (the index's copy is the same inode as the cache's)", async () => {
     const pack = Buffer.from('the rows pack, named by its content')
     const kept = join(dir, 'kept.bin')
     await writeFile(kept, pack)
@@ -185,7 +185,7 @@ describe('writeIndex', () => {
     const out = join(dir, 'out')
     const cache = { cacheDir: join(dir, 'cache') }
     await writeIndex(input(out, { dense, ...cache }))
-    // The cache marks the pack used (utimes): the record's stamp of the index's copy no longer matches.
+    // Something touched the cache copy (a backup restoring times, say): the record's stamp of the index's copy no longer matches.
     const later = new Date(Date.now() + 5000)
     await utimes(kept, later, later)
     const edited = [...CHUNKS.slice(0, 4), { ...CHUNKS[4]!, text: 'Bun is a fast JavaScript runtime and package manager.' }]

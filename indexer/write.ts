@@ -282,9 +282,9 @@ function storePart(
   }
   if (source !== undefined && !part.gzipped && hardLink(source, to)) {
     record?.keep(part.name, part.content, part.raw)
-    // Held for the loader only when this run holds it already (a first build's pack): the link shares the
-    // cache copy's inode, whose stamp the cache's own use changes, so a re-index comes this way too, and
-    // reading 17 MB there to hold what the loader can read from the index when asked would undo the link.
+    // Held for the loader only when this run holds it already (a first build's pack): a run into a new folder,
+    // or one whose previous copy the record cannot vouch for (its stamp changed), comes this way with a warm
+    // cache too, and reading 17 MB to hold what the loader can read from the index when asked undoes the link.
     return part.plain ? { size: part.raw, bytes: part.plain } : { size: part.raw }
   }
   let bytes = linkUnchanged(from, to, part)
