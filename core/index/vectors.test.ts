@@ -25,9 +25,35 @@ describe('passage vector parts', () => {
     })
   })
 
+  it('codes exactly as the plain definition: the same picked dimensions (ties by number), scale and bits', () => {
+    const dims = 40
+    // Dimensions 5 and 6 vary alike (a tie); negative zeros and zeros code as not negative.
+    const rows = vectors(300, dims).map((v) => Float32Array.from(v, (x, d) => (d === 6 ? v[5]! : d === 9 ? -0 : d === 11 ? 0 : x)))
+    for (const m of [8, 16, dims]) expect(encodeVectorCodes(rows, dims, m)).toEqual(plainCodes(rows, dims, m))
+  })
+
   it('refuses codes that do not match the index, naming the file', () => {
     const bytes = encodeVectorCodes(vectors(5, 8), 8)
     expect(() => decodeVectorCodes(bytes, 6, 8, 'codes.x.bits')).toThrow(/codes\.x\.bits: codes for 5 chunks of 8 dims; the index has 6 of 8/)
     expect(() => decodeVectorCodes(bytes.subarray(0, bytes.length - 1), 5, 8, 'codes.x.bits')).toThrow(/codes\.x\.bits: has \d+ bytes, expected \d+/)
   })
 })
+
+/** The codes by their definition, one plain loop per quantity. */
+function plainCodes(rows: readonly Float32Array[], dims: number, m: number): Uint8Array {
+  const n = rows.length
+  const mean = Array.from({ length: dims }, (_, d) => rows.reduce((s, v) => s + v[d]! / n, 0))
+  const variance = Array.from({ length: dims }, (_, d) => rows.reduce((s, v) => s + (v[d]! - mean[d]!) ** 2, 0))
+  const picked = [...variance.keys()].sort((a, b) => variance[b]! - variance[a]! || a - b).slice(0, m)
+  const magnitude = rows.reduce((s, v) => picked.reduce((t, d) => t + Math.abs(v[d]!), s), 0)
+  const bytesPerChunk = Math.ceil(m / 8)
+  const out = new Uint8Array(12 + 2 * m + n * bytesPerChunk)
+  const view = new DataView(out.buffer)
+  view.setUint32(0, n, true)
+  view.setUint16(4, m, true)
+  view.setUint16(6, dims, true)
+  view.setFloat32(8, magnitude / (n * m), true)
+  picked.forEach((d, j) => view.setUint16(12 + 2 * j, d, true))
+  rows.forEach((v, i) => picked.forEach((d, j) => v[d]! >= 0 && (out[12 + 2 * m + i * bytesPerChunk + (j >> 3)]! |= 1 << (j & 7))))
+  return out
+}

@@ -40,19 +40,21 @@ export function codeDims(count: number, dims: number, budget = DEFAULT_CODE_BUDG
   return Math.min(dims, Math.max(Math.min(MIN_CODE_DIMS, dims), fit))
 }
 
-/** Codes for unit vectors: the `m` dimensions of largest variance over these vectors, one sign bit each. */
+/**
+ * Codes for unit vectors: the `m` dimensions of largest variance over these vectors, one sign bit each.
+ *
+ * An index build calls this once, so its loops would run mostly unoptimised (each new loop met in the
+ * interpreter, and optimised code leaving at the next loop it has no feedback for): the work per vector
+ * is in small functions below, called once per vector, which V8 optimises after a few calls.
+ * Every sum adds the same terms in the same order as the plain definition (vector by vector), so the
+ * picked dimensions and the scale do not depend on how the loops are cut.
+ */
 export function encodeVectorCodes(vectors: readonly Float32Array[], dims: number, m = codeDims(vectors.length, dims)): Uint8Array {
   const n = vectors.length
   const mean = new Float64Array(dims)
-  for (let i = 0; i < n; i++) {
-    const v = vectors[i]!
-    for (let d = 0; d < dims; d++) mean[d] = mean[d]! + v[d]! / n
-  }
+  for (let i = 0; i < n; i++) addShare(mean, vectors[i]!, n)
   const variance = new Float64Array(dims)
-  for (let i = 0; i < n; i++) {
-    const v = vectors[i]!
-    for (let d = 0; d < dims; d++) variance[d] = variance[d]! + (v[d]! - mean[d]!) ** 2
-  }
+  for (let i = 0; i < n; i++) addSquaredDeviation(variance, vectors[i]!, mean)
   // Largest variance first; ties by dimension number, so the choice is the same everywhere.
   const picked = Uint16Array.from([...variance.keys()].sort((a, b) => variance[b]! - variance[a]! || a - b).slice(0, m))
   const bytesPerChunk = Math.ceil(m / 8)
@@ -60,20 +62,36 @@ export function encodeVectorCodes(vectors: readonly Float32Array[], dims: number
   const view = new DataView(out.buffer)
   // One scale for all chunks: the mean magnitude of a coded value, so approximate scores sit on the cosine's scale.
   let magnitude = 0
-  for (let i = 0; i < n; i++) {
-    const v = vectors[i]!
-    for (let j = 0; j < m; j++) magnitude += Math.abs(v[picked[j]!]!)
-  }
+  for (let i = 0, at = HEADER + 2 * m; i < n; i++, at += bytesPerChunk) magnitude = writeSigns(vectors[i]!, picked, out, at, magnitude)
   view.setUint32(0, n, true)
   view.setUint16(4, m, true)
   view.setUint16(6, dims, true)
   view.setFloat32(8, n && m ? magnitude / (n * m) : 0, true)
   for (let j = 0; j < m; j++) view.setUint16(HEADER + 2 * j, picked[j]!, true)
-  for (let i = 0, at = HEADER + 2 * m; i < n; i++, at += bytesPerChunk) {
-    const v = vectors[i]!
-    for (let j = 0; j < m; j++) if (v[picked[j]!]! >= 0) out[at + (j >> 3)]! |= 1 << (j & 7)
-  }
   return out
+}
+
+/** mean[d] += v[d] / n for each dimension. */
+function addShare(mean: Float64Array, v: Float32Array, n: number): void {
+  for (let d = 0; d < mean.length; d++) mean[d]! += v[d]! / n
+}
+
+/** variance[d] += (v[d] - mean[d])^2 for each dimension (x * x: what x ** 2 gives, without a call to pow). */
+function addSquaredDeviation(variance: Float64Array, v: Float32Array, mean: Float64Array): void {
+  for (let d = 0; d < variance.length; d++) {
+    const x = v[d]! - mean[d]!
+    variance[d]! += x * x
+  }
+}
+
+/** Sets the bits of one chunk's code at `at` (picked dimension j not negative); returns `magnitude` plus its coded values' magnitudes, added in code order. */
+function writeSigns(v: Float32Array, picked: Uint16Array, out: Uint8Array, at: number, magnitude: number): number {
+  for (let j = 0; j < picked.length; j++) {
+    const x = v[picked[j]!]!
+    magnitude += Math.abs(x)
+    if (x >= 0) out[at + (j >> 3)]! |= 1 << (j & 7)
+  }
+  return magnitude
 }
 
 export function decodeVectorCodes(bytes: Uint8Array, count: number, dims: number, what: string): VectorCodes {
