@@ -138,7 +138,7 @@ export async function run(opts: Options): Promise<LexicalRow[]> {
     const baseLatency = await timePasses(passes.baseline, texts, base.search)
     await rm(out, { recursive: true, force: true })
 
-    const lexicalPart = parts.filter((p) => p.name.startsWith('lexical.') || p.name.startsWith('postings.'))
+    const lexicalPart = parts.filter((p) => p.name.startsWith('lexical.') || p.name.startsWith('postings/'))
     const row: LexicalRow = {
       corpus: corpus.name,
       files,
@@ -155,7 +155,7 @@ export async function run(opts: Options): Promise<LexicalRow[]> {
           totalGzip: sum(parts, 'gzip'),
           lexicalGzip: sum(lexicalPart, 'gzip'),
           firstResultGzip: { median: median(firstResult), max: Math.max(...firstResult) },
-          textShards: parts.filter((p) => p.name.startsWith('texts.')).length,
+          textShards: parts.filter((p) => p.name.startsWith('texts/')).length,
         },
         baseline: { indexGzip: base.indexGzip, firstResultGzip: base.upFrontGzip },
       },

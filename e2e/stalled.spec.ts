@@ -15,7 +15,7 @@ import { COVERED } from './paths.ts'
 
 /** The exact passage vectors (read a row at a time by range), and the text shards. */
 const VECTOR_ROWS = /\/docpilot\/vectors\.[^/]+$/
-const TEXT_SHARDS = /\/docpilot\/texts\.[^/]+\/[^/]+$/
+const TEXT_SHARDS = /\/docpilot\/texts\/[^/]+$/
 
 async function retrievalOf(turn: Locator): Promise<{ mode: string; degraded: boolean }> {
   const drawer = turn.getByTestId('dp-debug')

@@ -14,7 +14,7 @@ const MANIFEST: Manifest = {
   createdAt: new Date(0).toISOString(),
   corpus: { digest: 'a'.repeat(64), files: 40, chunks: 400 },
   embedder: { id: 'e', kind: 'local', model: 'm', dims: 8, quantization: 'int8' },
-  parts: { lexical: 'lexical.1.json.gz', postings: { dir: 'postings.1', count: 2, ext: '.json.gz', firsts: ['a', 'm'] }, texts: { dir: 'texts.1', count: 25, ext: '.json.gz', per: 16 } },
+  parts: { lexical: 'lexical.1.json.gz', postings: { dir: 'postings', count: 2, ext: '.json.gz', tags: ['a1', 'b2'], firsts: ['a', 'm'] }, texts: { dir: 'texts', count: 25, ext: '.json.gz', tags: Array.from({ length: 25 }, (_, i) => i.toString(16)), per: 16 } },
   lexical: { fields: ['text'] } as unknown as Manifest['lexical'],
   retrieval: { fusion: { lexicalWeight: 0.2 }, gate: {} } as unknown as Manifest['retrieval'],
   chat: { chain: [] },

@@ -11,7 +11,7 @@
  * `docpilot index` prints this; bench/ measures the same in Chromium.
  */
 import { gunzipSync } from 'node:zlib'
-import { MANIFEST_FILE, partOfModel, type ChunkRecord } from '../core/index/format.ts'
+import { MANIFEST_FILE, partOfModel, type ChunkRecord, type Manifest } from '../core/index/format.ts'
 import { countingLoader, sharedPartsLoader, type PartLoader } from '../core/index/parts.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { median } from '../core/stats.ts'
@@ -38,12 +38,13 @@ export interface FetchCost {
   earlier?: { pagesChanged: number }
 }
 
-function kindOf(name: string, modelParts: (name: string) => boolean): PartKind {
+function kindOf(name: string, manifest: Manifest, modelParts: (name: string) => boolean): PartKind {
   if (name === MANIFEST_FILE) return 'manifest'
   if (modelParts(name)) return 'model'
-  if (name.startsWith('postings.')) return 'postings'
-  if (name.startsWith('texts.')) return 'texts'
-  if (name.startsWith('vectors.') || name.startsWith('codes.')) return 'vectors'
+  const { postings, texts, codes, vectors } = manifest.parts
+  if (name.startsWith(`${postings.dir}/`)) return 'postings'
+  if (name.startsWith(`${texts.dir}/`)) return 'texts'
+  if (name === vectors || name === codes) return 'vectors'
   return 'lexical'
 }
 
@@ -69,7 +70,7 @@ export async function coldFetchCost(index: string | PartLoader, questions: reado
       // A range read is named `part#start-end`: it belongs to its part.
       const name = read.split('#')[0]!
       const served = name === MANIFEST_FILE ? (servedManifest ??= gzip(await files.bytes(name)).length) : size
-      const kind = kindOf(name, isModel)
+      const kind = kindOf(name, reader.manifest, isModel)
       byKind[kind] = (byKind[kind] ?? 0) + served
       bytes += served
     }

@@ -1,4 +1,4 @@
-import { link, mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { link, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -57,22 +57,38 @@ describe('PartRecord', () => {
     expect(await (await PartRecord.open(cacheDir, dir)).unchanged('a.json.gz', part, 'digest-a')).toBeUndefined()
   })
 
-  it('vouches for a part carried into a new index folder that replaced the old one (linking and removing change its ctime)', async () => {
+  it('vouches for a part the next run left in place, on the stamp it was recorded with', async () => {
     const cacheDir = join(dir, 'cache')
-    const out = join(dir, 'out')
-    await mkdir(out)
-    await recordedRun(out, cacheDir)
-    const second = await PartRecord.open(cacheDir, out)
-    const tmp = join(dir, 'tmp')
-    await mkdir(tmp)
-    expect(second.unchanged('a.json.gz', join(out, 'a.json.gz'), 'digest-a')).toBe('stored bytes'.length)
-    await link(join(out, 'a.json.gz'), join(tmp, 'a.json.gz'))
+    const part = await recordedRun(dir, cacheDir)
+    const second = await PartRecord.open(cacheDir, dir)
+    expect(second.unchanged('a.json.gz', part, 'digest-a')).toBe('stored bytes'.length)
     second.carry('a.json.gz', 'a.json.gz')
-    await rename(out, join(dir, 'old'))
-    await rename(tmp, out)
-    await rm(join(dir, 'old'), { recursive: true })
     await second.save()
-    expect((await PartRecord.open(cacheDir, out)).unchanged('a.json.gz', join(out, 'a.json.gz'), 'digest-a')).toBe('stored bytes'.length)
+    expect((await PartRecord.open(cacheDir, dir)).unchanged('a.json.gz', part, 'digest-a')).toBe('stored bytes'.length)
+    // Changed after the run looked at it: the stamp carried over is the old one, so the next run does not vouch.
+    const third = await PartRecord.open(cacheDir, dir)
+    expect(third.unchanged('a.json.gz', part, 'digest-a')).toBe('stored bytes'.length)
+    third.carry('a.json.gz', 'a.json.gz')
+    await writeFile(part, 'CORRUPT byte')
+    await third.save()
+    expect((await PartRecord.open(cacheDir, dir)).unchanged('a.json.gz', part, 'digest-a')).toBeUndefined()
+  })
+
+  it('writes the record again only when it changed', async () => {
+    const cacheDir = join(dir, 'cache')
+    const part = await recordedRun(dir, cacheDir)
+    const [file] = await readdir(join(cacheDir, 'parts'))
+    const inode = async () => (await stat(join(cacheDir, 'parts', file!))).ino
+    const before = await inode()
+    const second = await PartRecord.open(cacheDir, dir)
+    expect(second.unchanged('a.json.gz', part, 'digest-a')).toBeDefined()
+    second.carry('a.json.gz', 'a.json.gz')
+    await second.save()
+    expect(await inode()).toBe(before)
+    const third = await PartRecord.open(cacheDir, dir)
+    third.keep('a.json.gz', 'digest-b', 3)
+    await third.save()
+    expect(await inode()).not.toBe(before)
   })
 
   it('records only what the run kept or carried over: a part of the old index the new one dropped is forgotten', async () => {

@@ -2,15 +2,14 @@
  * What the last run stored in an index folder, kept in the cache between
  * runs: per part file, the content it holds and the file as it was left
  * (its stamp: device, inode, size, mtime and ctime to the nanosecond). A
- * re-index links a part whose content has not changed without reading the
- * previous copy back, as long as that file is still the one recorded; any
+ * re-index leaves a part whose content has not changed where it is, without
+ * reading it back, as long as that file is still the one recorded; any
  * other part is compared byte for byte (write.ts), so a record that is
  * missing, damaged or stale only costs time. The ctime is what tells a part
  * rewritten in place with its size and mtime kept (rsync --inplace -t, a
  * precompress step) from the part as stored.
  */
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { fileStamp } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 
@@ -20,13 +19,15 @@ const FORMAT = 2
 type Entry = [content: string, size: number, stamp: string]
 
 export class PartRecord {
-  /** The new index's parts: their content and stored size, stamped once they are in place (save). */
-  private readonly kept = new Map<string, [content: string, size: number]>()
+  /** The new index's parts: their content, stored size, and stamp when known (a part left in place keeps the recorded one). */
+  private readonly kept = new Map<string, [content: string, size: number, stamp?: string]>()
 
   private constructor(
     private readonly file: string,
     private readonly out: string,
     private readonly previous: Record<string, Entry>,
+    /** The record as read, so a run that changed nothing does not write it again. */
+    private readonly raw: string | null,
   ) {}
 
   /** The record of the index at `out` (an absolute path). */
@@ -41,7 +42,7 @@ export class PartRecord {
         // A damaged record only means comparing every part.
       }
     }
-    return new PartRecord(file, out, previous)
+    return new PartRecord(file, out, previous, raw)
   }
 
   /**
@@ -55,28 +56,34 @@ export class PartRecord {
     return entry[1]
   }
 
-  /** Records part `name` of the new index as a link to part `previous` of the old one, which unchanged() confirmed. */
+  /**
+   * Records part `name` of the new index as part `previous` of the old one,
+   * which unchanged() confirmed: the same file left where it was (its stamp
+   * holds), or a link to it under another name (stamped at save: a link
+   * changes its ctime).
+   */
   carry(name: string, previous: string): void {
-    const [content, size] = this.previous[previous]!
-    this.kept.set(name, [content, size])
+    const [content, size, stamp] = this.previous[previous]!
+    this.kept.set(name, name === previous ? [content, size, stamp] : [content, size])
   }
 
-  /** Records part `name` of the new index, holding `content` in `size` stored bytes. */
+  /** Records part `name` of the new index, holding `content` in `size` stored bytes (written or linked this run: stamped at save). */
   keep(name: string, content: string, size: number): void {
     this.kept.set(name, [content, size])
   }
 
   /**
-   * Writes what the run kept, each part stamped where it now lies, once the new
-   * index is in place: linking a part and removing the old index's name for it
-   * both change its ctime. Atomically: a crash leaves the previous record.
+   * Writes what the run kept, once the new index is in place, each part it
+   * wrote or linked stamped where it now lies. Atomically: a crash leaves the
+   * previous record. Not at all when nothing changed.
    */
   async save(): Promise<void> {
     const entries: Record<string, Entry> = {}
-    for (const [name, [content, size]] of this.kept) {
-      const stamp = fileStamp(join(this.out, name))
+    for (const [name, [content, size, known]] of this.kept) {
+      const stamp = known ?? fileStamp(`${this.out}/${name}`)
       if (stamp) entries[name] = [content, size, stamp]
     }
-    await replaceFile(this.file, JSON.stringify(entries))
+    const json = JSON.stringify(entries)
+    if (json !== this.raw) await replaceFile(this.file, json)
   }
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { sha256 } from './sha256.ts'
-import { shardFile, type ShardSet } from '../core/index/format.ts'
+import { SHARD_TAG_LENGTH, shardFile, type ShardSet } from '../core/index/format.ts'
 
 export interface PendingPart {
   name: string
@@ -49,8 +49,8 @@ export function jsonPart(kind: string, value: unknown): PendingPart {
 export type ShardSource = { json: string } | { digest: string; raw: number; kept: string }
 
 /**
- * Numbered gzip JSON parts in one folder named by the digest of them all (see
- * ShardSet); `digest` is that digest in full, `digests` each shard's.
+ * Numbered gzip JSON parts in one folder, each named by its own digest (see
+ * ShardSet); `digest` is the digest of them all, `digests` each shard's.
  */
 export function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(
   kind: string,
@@ -61,7 +61,7 @@ export function jsonShards<Extra extends Pick<ShardSet, 'per' | 'firsts'>>(
   const all = createHash('sha256')
   for (const d of digests) all.update(d)
   const whole = all.digest('hex')
-  const set = { dir: `${kind}.${whole.slice(0, 16)}`, count: shards.length, ext: '.json.gz', ...extra }
+  const set = { dir: kind, count: shards.length, ext: '.json.gz', tags: digests.map((d) => d.slice(0, SHARD_TAG_LENGTH)), ...extra }
   const parts = shards.map((s, i): PendingPart => {
     const name = shardFile(set, i)
     return 'json' in s ? pendingJson(name, s.json, digests[i]!) : { name, gzipped: true, content: s.digest, raw: s.raw, kept: s.kept }

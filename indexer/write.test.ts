@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +8,7 @@ import { FORMAT_VERSION, shardFile, type ChunkRecord, type ShardSet } from '../c
 import { IndexFormatError } from '../core/index/read-manifest.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { fsPartLoader } from './fs-parts.ts'
-import { assertNotShrinking, MIN_KEPT_SHARE, OutDirError, ShrinkError, writeIndex, type WriteIndexInput } from './write.ts'
+import { assertNotShrinking, IndexBusyError, MIN_KEPT_SHARE, OutDirError, ShrinkError, writeIndex, type WriteIndexInput } from './write.ts'
 
 function chunk(path: string, title: string, heading: string, text: string, n = 0): ChunkRecord {
   const anchor = heading.toLowerCase().replace(/[^a-z0-9]+/g, '-')
@@ -56,19 +58,22 @@ describe('writeIndex', () => {
     expect(a).toEqual(b)
   })
 
-  it('names parts by their content and shards texts', async () => {
+  it('names parts by their content, each shard by its own', async () => {
     const { manifest } = await writeIndex(input(join(dir, 'idx')))
     expect(manifest.format).toBe(FORMAT_VERSION)
     expect(manifest.corpus).toMatchObject({ files: 3, chunks: 5 })
-    expect(manifest.parts.texts).toMatchObject({ count: 3, per: 2, ext: '.json.gz' })
-    expect((manifest.parts.texts as ShardSet).dir).toMatch(/^texts\.[0-9a-f]{16}$/)
-    expect((manifest.parts.postings as ShardSet).dir).toMatch(/^postings\.[0-9a-f]{16}$/)
+    const texts = manifest.parts.texts as ShardSet
+    expect(texts).toMatchObject({ dir: 'texts', count: 3, per: 2, ext: '.json.gz' })
+    expect(texts.tags).toEqual([expect.stringMatching(/^[0-9a-f]{12}$/), expect.stringMatching(/^[0-9a-f]{12}$/), expect.stringMatching(/^[0-9a-f]{12}$/)])
+    expect((manifest.parts.postings as ShardSet).dir).toBe('postings')
     expect(String(manifest.parts.lexical)).toMatch(/^lexical\.[0-9a-f]{16}\.json\.gz$/)
     const changed = await writeIndex(input(join(dir, 'idx2'), { chunks: [...CHUNKS.slice(0, 4), { ...CHUNKS[4]!, text: 'changed' }] }))
-    // A changed chunk renames its shard folders (cached copies of the old ones are never reused), not the model.
-    expect((changed.manifest.parts.texts as ShardSet).dir).not.toBe((manifest.parts.texts as ShardSet).dir)
-    const files = await readdir(join(dir, 'idx2', (changed.manifest.parts.texts as ShardSet).dir))
-    expect(files.sort()).toEqual(['0.json.gz', '1.json.gz', '2.json.gz'])
+    // A changed chunk renames its own shard (cached copies of the old one are never reused), and no other.
+    const after = changed.manifest.parts.texts as ShardSet
+    expect(after.tags.slice(0, 2)).toEqual(texts.tags.slice(0, 2))
+    expect(after.tags[2]).not.toBe(texts.tags[2])
+    const files = await readdir(join(dir, 'idx2', 'texts'))
+    expect(files.sort()).toEqual([0, 1, 2].map((i) => `${i}.${after.tags[i]}.json.gz`))
   })
 
   it('gives the same chunks the same corpus digest, and another one when any chunk field or the order changes', async () => {
@@ -108,6 +113,52 @@ describe('writeIndex', () => {
     await expect(failing).rejects.toThrow('disk full')
     expect(await snapshot(out)).toEqual(before)
     expect(await readdir(dir)).toEqual(['idx'])
+    // A first build that fails leaves no folder.
+    await expect(writeIndex(input(join(dir, 'new'), { onPart: () => Promise.reject(new Error('disk full')) }))).rejects.toThrow('disk full')
+    expect(await readdir(dir)).toEqual(['idx'])
+  })
+
+  it('serves the previous index, whole, until the new manifest names the new parts', async () => {
+    const out = join(dir, 'idx')
+    await writeIndex(input(out))
+    const edited = CHUNKS.map((c) => ({ ...c, text: `${c.text} v2` }))
+    const served: ChunkRecord[][] = []
+    const onPart = async () => {
+      served.push(await (await openIndex(fsPartLoader(out))).chunks([0, 1, 2, 3, 4]))
+    }
+    await writeIndex(input(out, { chunks: edited, onPart }))
+    expect(served.length).toBeGreaterThan(3)
+    for (const chunks of served) expect(chunks).toEqual(CHUNKS)
+    expect(await (await openIndex(fsPartLoader(out))).chunks([0, 1, 2, 3, 4])).toEqual(edited)
+  })
+
+  it('removes what the manifest does not name: parts of a killed run, an older format\'s shard folders, stray files', async () => {
+    const out = join(dir, 'idx')
+    await writeIndex(input(out))
+    await mkdir(join(out, 'texts.0123456789abcdef'))
+    await writeFile(join(out, 'texts.0123456789abcdef', '0.json.gz'), 'old format')
+    await writeFile(join(out, 'texts', '9.0123456789ab.json.gz'), 'killed run')
+    await writeFile(join(out, 'lexical.0123456789abcdef.json.gz.123.tmp'), 'half written')
+    await writeIndex(input(out))
+    await writeIndex(input(join(dir, 'fresh')))
+    expect(await snapshot(out)).toEqual(await snapshot(join(dir, 'fresh')))
+  })
+
+  it("stops while another live run writes the same folder, and takes over a killed run's lock and parts", async () => {
+    const out = join(dir, 'idx')
+    const lock = join(dir, '.idx.lock')
+    await writeFile(lock, String(process.ppid))
+    await expect(writeIndex(input(out))).rejects.toThrow(IndexBusyError)
+    await expect(writeIndex(input(out))).rejects.toThrow(`Another docpilot run (process ${process.ppid}) is writing the index at ${out}.`)
+    expect(await readdir(dir)).toEqual(['.idx.lock'])
+    // A killed run left its lock and parts but no manifest: the folder is still docpilot's to write.
+    await writeFile(lock, String(spawnSync(process.execPath, ['-e', '0']).pid))
+    await mkdir(join(out, 'texts'), { recursive: true })
+    await writeFile(join(out, 'texts', '7.0123456789ab.json.gz'), 'half')
+    await writeIndex(input(out))
+    await writeIndex(input(join(dir, 'fresh')))
+    expect(await snapshot(out)).toEqual(await snapshot(join(dir, 'fresh')))
+    expect(existsSync(lock)).toBe(false)
   })
 
   it('replaces an old index with a new one', async () => {
@@ -123,7 +174,7 @@ describe('writeIndex', () => {
   it.each([
     ['comparing each part with its previous copy', false],
     ['with the record of the parts it stored (part-record.ts)', true],
-  ])('re-indexing after a small change keeps the unchanged parts as they were (linked, not recompressed) and writes what a fresh build writes, %s', async (_, recorded) => {
+  ])('re-indexing after a small change keeps the unchanged parts where they were (not rewritten, not recompressed) and writes what a fresh build writes, %s', async (_, recorded) => {
     const out = join(dir, 'idx')
     const cache = recorded ? { cacheDir: join(dir, 'cache') } : {}
     const first = await writeIndex(input(out, cache))

@@ -1,18 +1,23 @@
 /**
- * Writes an index folder: content-addressed, gzip-compressed parts, then
- * manifest.json last, all inside a temp folder that replaces the old index
- * by rename. A run that fails at any point leaves the previous index as it
- * was, and never a folder that looks complete but is not.
+ * Writes an index folder in place. Every part has a content-addressed name
+ * (a text or postings shard: its number and a tag of its own content), so a
+ * new index's parts go in beside the previous index's without touching them;
+ * then manifest.json, replaced atomically, names the new ones; then whatever
+ * the folder holds that the new manifest does not name is removed. Until the
+ * manifest is replaced the folder serves the previous index as it was, so a
+ * run that fails at any point leaves it serving (and removes what it added),
+ * and a reader never finds a manifest naming a part that is not there. A
+ * re-index after one page changed writes that page's parts and leaves the
+ * others where they are, unread.
  *
  * Output is a pure function of the input: same chunks and settings, same
  * bytes (gzip headers carry no time; createdAt comes from the caller).
  */
-import { randomBytes } from 'node:crypto'
-import { linkSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises'
+import { closeSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdir, readFile, rm, stat, readdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
-import { FORMAT_VERSION, isShardSet, MANIFEST_FILE, shardFile, type ChunkRecord, type EmbedderIdentity, type Manifest, type ShardSet } from '../core/index/format.ts'
+import { FORMAT_VERSION, MANIFEST_FILE, type ChunkRecord, type EmbedderIdentity, type Manifest } from '../core/index/format.ts'
 import { DEFAULT_LEXICAL_SETTINGS, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { DEFAULT_POSTINGS_SHARD_BYTES } from '../core/index/postings.ts'
 import { memoryPartLoader, type PartLoader } from '../core/index/parts.ts'
@@ -25,6 +30,7 @@ import { pendingBinary, pendingBinaryRead, plainOf, type PendingPart } from './p
 import type { RanksPart } from './ranks.ts'
 import { exists } from './stat.ts'
 import { removeFolder } from './remove-folder.ts'
+import { replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
 import { readWriteState, saveWriteState, writeStateFile } from './write-state.ts'
 
@@ -120,13 +126,16 @@ export function gzip(data: string | Uint8Array): Uint8Array {
 
 const encoded = (part: PendingPart): Uint8Array => (part.gzipped ? gzip(plainOf(part)) : plainOf(part))
 
-/** Refuses to replace a folder that holds something other than a docpilot index. */
-async function checkReplaceable(out: string): Promise<void> {
+/**
+ * Refuses to write into a folder that holds something other than a docpilot
+ * index: one with a manifest, or one a killed run was writing (`ours`).
+ */
+async function checkReplaceable(out: string, ours: boolean): Promise<void> {
   const info = await stat(out).catch(() => null)
   if (!info) return
   if (!info.isDirectory()) throw new OutDirError(`${out} exists and is not a folder. Choose another --out.`)
   const entries = await readdir(out)
-  if (entries.length && !entries.includes(MANIFEST_FILE)) {
+  if (entries.length && !ours && !entries.includes(MANIFEST_FILE)) {
     throw new OutDirError(`${out} is not empty and holds no manifest.json, so it is not an index docpilot may replace. Choose an empty or new folder with --out.`)
   }
 }
@@ -172,7 +181,7 @@ async function previousManifest(out: string): Promise<Partial<Manifest> | undefi
   )
 }
 
-/** Temp folders (and swapped-out old indexes) of runs that were killed before they could remove them. */
+/** Temp folders (and swapped-out old indexes) that runs of docpilot before format 3 left when killed. */
 async function removeStaleTemps(out: string): Promise<void> {
   const prefix = `.${basename(out)}.tmp-`
   const names = await readdir(dirname(out)).catch(() => [] as string[])
@@ -194,39 +203,106 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** Another live run is writing the same index folder. */
+export class IndexBusyError extends Error {
+  override name = 'IndexBusyError'
+}
+
 /**
- * Where the index being replaced may hold a part already (its name there): a
- * content-addressed part under its own name; a shard under the same number in
- * that index's set of the same kind (a set's folder is named by all its
- * shards, so one changed page renames the folder while most shards stay as
- * they were).
+ * Takes the index folder `out` for this run: a lock file beside it holding
+ * the run's process id, made only if absent. Two runs writing one folder in
+ * place would remove each other's new parts, so a live holder makes this
+ * one stop; a dead one's lock (a killed run) is taken over, and says the
+ * folder is docpilot's even without a manifest (`stale`).
  */
-function previousLocations(previous: Partial<Manifest> | undefined): (name: string) => string | undefined {
-  if (!previous?.parts) return () => undefined
-  const sets = new Map<string, ShardSet>()
-  for (const value of Object.values(previous.parts)) {
-    if (isShardSet(value)) sets.set(value.dir.slice(0, value.dir.lastIndexOf('.')), value)
+function lockIndex(out: string): { stale: boolean; release: () => void } {
+  const lock = join(dirname(out), `.${basename(out)}.lock`)
+  let stale = false
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx')
+      writeFileSync(fd, String(process.pid))
+      closeSync(fd)
+      return { stale, release: () => unlinkSync(lock) }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    const holder = Number(readFileSync(lock, 'utf8').trim())
+    if (holder && holder !== process.pid && isRunning(holder)) {
+      throw new IndexBusyError(`Another docpilot run (process ${holder}) is writing the index at ${out}. Run again once it has finished; if no such run exists, delete ${lock}.`)
+    }
+    unlinkSync(lock)
+    stale = true
   }
-  return (name) => {
-    const slash = name.indexOf('/')
-    if (slash < 0) return name
-    const set = sets.get(name.slice(0, name.lastIndexOf('.', slash)))
-    const n = Number(name.slice(slash + 1, name.indexOf('.', slash)))
-    return set && Number.isInteger(n) && n < set.count ? shardFile(set, n) : undefined
+}
+
+/** Whether `path` is there, as a file or anything else. */
+function present(path: string): boolean {
+  try {
+    closeSync(openSync(path, 'r'))
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT'
   }
 }
 
 /**
- * Puts a part into the new index as a hard link to the previous index's copy
- * when that copy holds the same content (a re-index after a small change
- * keeps most parts: no compression, no write). Returns the stored bytes, or
- * undefined when the part must be written.
+ * Puts `bytes` at `to`: written directly when the name is new (no index
+ * names it yet), else written beside it and renamed over it, so a name the
+ * previous index may serve never holds half a file. Returns whether `to`
+ * is a file this run created.
  */
-function linkUnchanged(from: string | undefined, to: string, part: PendingPart): Uint8Array | undefined {
-  if (!from) return undefined
+function writeInto(to: string, bytes: Uint8Array): boolean {
+  try {
+    writeFileSync(to, bytes, { flag: 'wx' })
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+  const tmp = `${to}.${process.pid}.tmp`
+  writeFileSync(tmp, bytes)
+  renameSync(tmp, to)
+  return false
+}
+
+/** Links `from` at `to`, over whatever `to` holds. Undefined when the file system cannot link; else whether `to` is new. */
+function linkInto(from: string, to: string): boolean | undefined {
+  try {
+    linkSync(from, to)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
+  }
+  // Already a link to it (a rename between two links to one file would do nothing and leave the temp name).
+  if (sameFile(from, to)) return false
+  const tmp = `${to}.${process.pid}.tmp`
+  try {
+    linkSync(from, tmp)
+  } catch {
+    return undefined
+  }
+  renameSync(tmp, to)
+  return false
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)]
+    return x.ino === y.ino && x.dev === y.dev
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The bytes stored at `path` when they hold `part`'s content (a part already
+ * in place that the record cannot vouch for: a lost cache, a stamp changed
+ * by a copy), else undefined.
+ */
+function storedAs(path: string, part: PendingPart): Uint8Array | undefined {
   let stored: Uint8Array
   try {
-    stored = readFileSync(from)
+    stored = readFileSync(path)
   } catch {
     return undefined
   }
@@ -238,62 +314,51 @@ function linkUnchanged(from: string | undefined, to: string, part: PendingPart):
       return undefined
     }
   }
-  if (!Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(plainOf(part))) return undefined
-  return hardLink(from, to) ? stored : undefined
+  return Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength).equals(plainOf(part)) ? stored : undefined
 }
 
-/** Whether `to` is now a hard link to `from` (a file system without hard links gets a fresh copy instead). */
-function hardLink(from: string, to: string): boolean {
-  try {
-    linkSync(from, to)
-    return true
-  } catch {
-    return false
-  }
+/** What storing a part did: its stored size, its bytes when this run holds them, and whether its file is new. */
+interface Stored {
+  size: number
+  bytes?: Uint8Array
+  created?: boolean
 }
 
 /**
- * Puts a part into the new index at `to`: linked to the previous index's copy
- * (`was`, its name there) when the record vouches for it, else linked to
- * `source` (a copy of a binary part its maker keeps, named by its content:
- * the static model's rows pack in the cache), else linked to the previous
- * copy when its bytes match, else compressed and written. Returns the stored size, and the stored bytes
- * when this run holds them. Synchronous, like the compression: for
- * the ~580 parts of a large site, promise-API stats, links and writes cost
- * more CPU than the file system work itself.
+ * Puts a part at its name in the index folder `out`: left as it is when the
+ * record vouches for the file there, else linked to `source` (a copy of a
+ * binary part its maker keeps, named by its content: the static model's rows
+ * pack in the cache), else left as it is when its bytes already match, else
+ * compressed and written. Synchronous, like the compression: for the ~580
+ * parts of a large site, promise-API stats, links and writes cost more CPU
+ * than the file system work itself.
  */
-function storePart(
-  part: PendingPart,
-  to: string,
-  out: string,
-  was: string | undefined,
-  record: PartRecord | undefined,
-  source: string | undefined,
-): { size: number; bytes?: Uint8Array } {
-  if (part.kept !== undefined) return storeKept(part, to, join(out, part.kept), part.kept, record)
-  const from = was === undefined ? undefined : join(out, was)
-  if (was !== undefined && from && record) {
-    const size = record.unchanged(was, from, part.content)
-    if (size !== undefined && hardLink(from, to)) {
-      record.carry(part.name, was)
-      // A part stored as it is needs no read to be at hand (one its maker left on disk stays there: the loader reads the index's copy).
-      return part.gzipped || !part.plain ? { size } : { size, bytes: part.plain }
+function storePart(part: PendingPart, out: string, record: PartRecord | undefined, source: string | undefined): Stored {
+  const to = `${out}/${part.name}`
+  const size = record?.unchanged(part.name, to, part.content)
+  if (size !== undefined) {
+    record!.carry(part.name, part.name)
+    // A part stored as it is needs no read to be at hand (one its maker left on disk stays there: the loader reads the index's copy).
+    return part.gzipped || !part.plain ? { size } : { size, bytes: part.plain }
+  }
+  if (part.kept !== undefined) return storeKept(part, to, `${out}/${part.kept}`, part.kept, record)
+  if (source !== undefined && !part.gzipped) {
+    const created = linkInto(source, to)
+    if (created !== undefined) {
+      record?.keep(part.name, part.content, part.raw)
+      // Held for the loader only when this run holds it already (a first build's pack): reading 17 MB to hold
+      // what the loader can read from the index when asked would undo the link.
+      return { size: part.raw, created, ...(part.plain ? { bytes: part.plain } : {}) }
     }
   }
-  if (source !== undefined && !part.gzipped && hardLink(source, to)) {
-    record?.keep(part.name, part.content, part.raw)
-    // Held for the loader only when this run holds it already (a first build's pack): a run into a new folder,
-    // or one whose previous copy the record cannot vouch for (its stamp changed), comes this way with a warm
-    // cache too, and reading 17 MB to hold what the loader can read from the index when asked undoes the link.
-    return part.plain ? { size: part.raw, bytes: part.plain } : { size: part.raw }
-  }
-  let bytes = linkUnchanged(from, to, part)
+  let bytes = storedAs(to, part)
+  let created = false
   if (!bytes) {
     bytes = encoded(part)
-    writeFileSync(to, bytes)
+    created = writeInto(to, bytes)
   }
   record?.keep(part.name, part.content, bytes.length)
-  return { size: bytes.length, bytes }
+  return { size: bytes.length, bytes, created }
 }
 
 /** A part kept from the previous index no longer holds what the write state says: the corpus parts are made in full instead. */
@@ -301,14 +366,18 @@ class KeptPartChanged extends Error {}
 
 /**
  * Puts a part this run did not make (corpus-parts.ts kept it from the
- * previous index) into the new index: linked when the record vouches for the
- * previous copy, else only once its bytes are checked against the content.
+ * previous index, at `from`) at `to`: left as it is, or linked, when the
+ * record vouches for the previous copy, else only once its bytes are
+ * checked against the content.
  */
-function storeKept(part: PendingPart, to: string, from: string, was: string, record: PartRecord | undefined): { size: number; bytes?: Uint8Array } {
-  const size = record?.unchanged(was, from, part.content)
-  if (size !== undefined && hardLink(from, to)) {
-    record!.carry(part.name, was)
-    return { size }
+function storeKept(part: PendingPart, to: string, from: string, was: string, record: PartRecord | undefined): Stored {
+  const size = from === to ? undefined : record?.unchanged(was, from, part.content)
+  if (size !== undefined) {
+    const created = linkInto(from, to)
+    if (created !== undefined) {
+      record!.carry(part.name, was)
+      return { size, created }
+    }
   }
   let stored: Buffer
   let plain: Uint8Array
@@ -319,15 +388,25 @@ function storeKept(part: PendingPart, to: string, from: string, was: string, rec
     throw new KeptPartChanged()
   }
   if (sha256(plain) !== part.content) throw new KeptPartChanged()
-  if (!hardLink(from, to)) writeFileSync(to, stored)
+  const created = from === to ? false : (linkInto(from, to) ?? writeInto(to, stored))
   record?.keep(part.name, part.content, stored.length)
-  return { size: stored.length, bytes: stored }
+  return { size: stored.length, bytes: stored, created }
 }
 
 export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResult> {
   const out = resolve(input.out)
-  await checkReplaceable(out)
-  await removeStaleTemps(out)
+  await mkdir(dirname(out), { recursive: true })
+  const lock = lockIndex(out)
+  try {
+    await checkReplaceable(out, lock.stale)
+    await removeStaleTemps(out)
+    return await writeLocked(input, out)
+  } finally {
+    lock.release()
+  }
+}
+
+async function writeLocked(input: WriteIndexInput, out: string): Promise<WriteIndexResult> {
   const shardSize = input.shardSize ?? DEFAULT_SHARD_SIZE
   const settings = input.lexicalSettings ?? DEFAULT_LEXICAL_SETTINGS
   const postingsShardBytes = input.postingsShardBytes ?? DEFAULT_POSTINGS_SHARD_BYTES
@@ -347,14 +426,14 @@ export async function writeIndex(input: WriteIndexInput): Promise<WriteIndexResu
   const state = stateFile && previous ? await readWriteState(stateFile) : undefined
   const corpus = await corpusParts(corpusInput, state && previous ? { state, manifest: previous } : undefined)
   try {
-    return await writeParts(input, out, corpus, previous, stateFile)
+    return await writeParts(input, out, corpus, stateFile)
   } catch (error) {
     if (!(error instanceof KeptPartChanged)) throw error
-    return writeParts(input, out, await corpusParts(corpusInput), previous, stateFile)
+    return writeParts(input, out, await corpusParts(corpusInput), stateFile)
   }
 }
 
-async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusParts, previousIndex: Partial<Manifest> | undefined, stateFile: string | undefined): Promise<WriteIndexResult> {
+async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusParts, stateFile: string | undefined): Promise<WriteIndexResult> {
   const { lexical, postings, texts } = corpus
   const settings = input.lexicalSettings ?? DEFAULT_LEXICAL_SETTINGS
   const embedder = input.dense?.identity ?? input.embedder ?? NO_EMBEDDER
@@ -397,39 +476,32 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
   const sources = new Map((input.dense?.files ?? []).flatMap((f) => ('file' in f && f.file !== undefined ? [[f.name, f.file] as const] : [])))
   const rankFiles = input.ranks?.name && input.ranks.bytes ? [pendingBinary(input.ranks.name, input.ranks.bytes)] : []
   const all: PendingPart[] = [lexical, ...postings.parts, ...texts.parts, ...denseFiles, ...rankFiles]
-  const previous = previousLocations(previousIndex)
   const record = input.cacheDir ? await PartRecord.open(input.cacheDir, out) : undefined
   const stored = new Map<string, number>()
   // The bytes of the parts this run wrote or read, for the loader it returns.
   const held = new Map<string, Uint8Array>()
-
-  const unchanged = previousIndex && record ? alreadyWritten(out, manifestJson, all, record) : undefined
-  if (unchanged) {
-    for (const [name, size] of unchanged) {
-      stored.set(name, size)
-      await input.onPart?.(name)
+  // What this run added to the folder, removed again if it fails before the manifest names it.
+  const created: string[] = []
+  const madeOut = !present(out)
+  try {
+    for (const dir of new Set(['.', ...all.map((p) => dirname(p.name))])) mkdirSync(join(out, dir), { recursive: true })
+    for (const part of all) {
+      const result = storePart(part, out, record, sources.get(part.name))
+      stored.set(part.name, result.size)
+      if (result.bytes) held.set(part.name, result.bytes)
+      if (result.created) created.push(part.name)
+      await input.onPart?.(part.name)
     }
-  } else {
-    await mkdir(dirname(out), { recursive: true })
-    const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
-    try {
-      await mkdir(tmp)
-      for (const dir of new Set(all.map((p) => dirname(p.name)).filter((d) => d !== '.'))) await mkdir(join(tmp, dir), { recursive: true })
-      for (const part of all) {
-        const { size, bytes } = storePart(part, join(tmp, part.name), out, previous(part.name), record, sources.get(part.name))
-        stored.set(part.name, size)
-        if (bytes) held.set(part.name, bytes)
-        await input.onPart?.(part.name)
-      }
-      // Last: a folder with a manifest is a complete index.
-      await writeFile(join(tmp, MANIFEST_FILE), manifestJson)
-      await swapInto(tmp, out)
-      await record?.save()
-    } catch (err) {
-      await rm(tmp, { recursive: true, force: true })
-      throw err
-    }
+    // Last: the manifest names the new parts, all in place by now.
+    const manifestFile = join(out, MANIFEST_FILE)
+    if (textOf(manifestFile) !== manifestJson) await replaceFile(manifestFile, manifestJson)
+  } catch (error) {
+    if (madeOut) await rm(out, { recursive: true, force: true })
+    else for (const name of created) rmSync(`${out}/${name}`)
+    throw error
   }
+  await removeUnnamed(out, new Set([MANIFEST_FILE, ...all.map((p) => p.name)]))
+  await record?.save()
   // What the next run reuses, once this run's index is the one at `out`.
   await corpus.save()
   if (stateFile) await saveWriteState(stateFile, corpus.state)
@@ -443,44 +515,44 @@ async function writeParts(input: WriteIndexInput, out: string, corpus: CorpusPar
   return { dir: out, manifest, parts, bytes, loader: memoryPartLoader(held, fsPartLoaderSync(out)), chunksMade: corpus.made }
 }
 
-/**
- * The stored size of each part when the index at `out` already is, byte for
- * byte, the one these parts and manifest make (a re-run that changed
- * nothing): the same manifest, every part where it would go and vouched for
- * by the record, nothing else in the folder. Then the run leaves the folder
- * as it is rather than linking every part into a new one. Undefined otherwise.
- */
-function alreadyWritten(out: string, manifestJson: string, parts: readonly PendingPart[], record: PartRecord): Map<string, number> | undefined {
+/** The file's text, or undefined when it cannot be read. */
+function textOf(path: string): string | undefined {
   try {
-    if (readFileSync(join(out, MANIFEST_FILE), 'utf8') !== manifestJson) return undefined
-    const folders = new Set(parts.map((p) => dirname(p.name)).filter((d) => d !== '.'))
-    if (readdirSync(out, { recursive: true }).length !== parts.length + 1 + folders.size) return undefined
+    return readFileSync(path, 'utf8')
   } catch {
     return undefined
   }
-  const sizes = new Map<string, number>()
-  for (const part of parts) {
-    if (part.kept !== undefined && part.kept !== part.name) return undefined
-    const size = record.unchanged(part.name, join(out, part.name), part.content)
-    if (size === undefined) return undefined
-    sizes.set(part.name, size)
-  }
-  return sizes
 }
 
-/** Puts the finished temp folder at `out`, keeping the old index until the new one is in place. */
-async function swapInto(tmp: string, out: string): Promise<void> {
-  if (!(await exists(out))) {
-    await rename(tmp, out)
-    return
-  }
-  const old = `${tmp}.old`
-  await rename(out, old)
+/** Removes the file at `path` if it is there. */
+function rmSync(path: string): void {
   try {
-    await rename(tmp, out)
-  } catch (err) {
-    await rename(old, out)
-    throw err
+    unlinkSync(path)
+  } catch {
+    // Already gone: nothing to undo.
   }
-  await removeFolder(old)
+}
+
+/**
+ * Removes what the index folder holds besides the parts the manifest names
+ * (`named`, and the manifest): the previous index's parts that changed, and
+ * any other file or folder (a killed run's parts, an older format's shard
+ * folders). Folders of named parts keep only those parts.
+ */
+async function removeUnnamed(out: string, named: ReadonlySet<string>): Promise<void> {
+  const folders = new Set([...named].map((name) => dirname(name)).filter((d) => d !== '.'))
+  for (const entry of readdirSync(out, { withFileTypes: true })) {
+    const path = `${out}/${entry.name}`
+    if (!entry.isDirectory()) {
+      if (!named.has(entry.name)) rmSync(path)
+    } else if (!folders.has(entry.name)) {
+      await removeFolder(path)
+    } else {
+      for (const inner of readdirSync(path, { withFileTypes: true })) {
+        if (named.has(`${entry.name}/${inner.name}`)) continue
+        if (inner.isDirectory()) await removeFolder(`${path}/${inner.name}`)
+        else rmSync(`${path}/${inner.name}`)
+      }
+    }
+  }
 }

@@ -12,35 +12,51 @@ import type { LexicalSettings } from '../retrieval/lexical.ts'
 export const MANIFEST_FILE = 'manifest.json'
 
 /** Bumped on any incompatible change; readers refuse other versions with a clear message. */
-export const FORMAT_VERSION = 2
+export const FORMAT_VERSION = 3
 
 /** Fields the lexical index covers, in the order its postings number them. */
 export const LEXICAL_FIELDS = ['text', 'title', 'trail', 'path', 'anchor'] as const
 export type LexicalField = (typeof LEXICAL_FIELDS)[number]
 
 /**
- * A set of numbered files in one folder whose name carries the digest of
- * them all, so every file in it is cacheable forever and the manifest names
- * thousands of them in a few bytes. File i is `${dir}/${i}${ext}`.
+ * A set of numbered files in one folder, each named by its number and a tag
+ * of its own content: file i is `${dir}/${i}.${tags[i]}${ext}`. A changed
+ * shard gets a new name (every file is cacheable forever), and an unchanged
+ * one keeps its name from build to build, so a re-index after one page
+ * changed writes that page's shards and leaves the others where they are.
  */
 export interface ShardSet {
   dir: string
   count: number
   ext: string
+  /** Per shard, the start of its content digest (hex). */
+  tags: string[]
   /** Items per shard, where the reader computes which shard holds an item (text shards: chunks). */
   per?: number
   /** Sorted shards (lexical postings): the first key of each, so a reader finds a key's shard from the manifest. */
   firsts?: string[]
 }
 
+/** Hex digits of a shard's content digest in its name: enough that a changed shard never keeps its name. */
+export const SHARD_TAG_LENGTH = 12
+
 export function shardFile(set: ShardSet, i: number): string {
   if (!Number.isInteger(i) || i < 0 || i >= set.count) throw new RangeError(`shard ${i} is outside ${set.dir} (0..${set.count - 1})`)
-  return `${set.dir}/${i}${set.ext}`
+  return `${set.dir}/${i}.${set.tags[i]}${set.ext}`
 }
 
 export function isShardSet(value: unknown): value is ShardSet {
   const v = value as Partial<ShardSet> | null
-  return !!v && typeof v === 'object' && typeof v.dir === 'string' && typeof v.count === 'number' && typeof v.ext === 'string'
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    typeof v.dir === 'string' &&
+    typeof v.count === 'number' &&
+    typeof v.ext === 'string' &&
+    Array.isArray(v.tags) &&
+    v.tags.length === v.count &&
+    v.tags.every((t) => typeof t === 'string' && /^[0-9a-f]+$/.test(t))
+  )
 }
 
 export interface ChunkRecord {
@@ -178,19 +194,18 @@ export function partOfModel(identity: EmbedderIdentity): (name: string) => boole
 
 /**
  * Whether a file name belongs to this manifest's index: a named part, a
- * model file, or a file inside one of its shard folders. A cache keeps what
+ * model file, or one of its shards. A cache keeps what
  * a new index still uses and drops the rest.
  */
 export function partOfIndex(manifest: Manifest): (name: string) => boolean {
   const files = new Set<string>()
-  const dirs: string[] = []
   const add = (value: string | ShardSet | undefined) => {
     if (typeof value === 'string') files.add(value)
-    else if (value) dirs.push(`${value.dir}/`)
+    else if (value) for (let i = 0; i < value.count; i++) files.add(shardFile(value, i))
   }
   for (const value of Object.values(manifest.parts)) add(value)
   for (const value of Object.values(manifest.embedder.files ?? {})) add(value)
   add(manifest.embedder.rows?.pack)
   add(manifest.embedder.rows?.directory)
-  return (name) => files.has(name) || dirs.some((d) => name.startsWith(d))
+  return (name) => files.has(name)
 }
