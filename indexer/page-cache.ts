@@ -84,11 +84,15 @@ export class PageCache {
   private readonly seen = new Map<string, [string, string]>()
   /** path -> the key of the page this run used for it. */
   private readonly keys = new Map<string, string>()
+  /** What each page id starts with: this cache file's name. */
+  private readonly idPrefix: string
 
   private constructor(
     private readonly file: string,
     private readonly stored: Journal,
-  ) {}
+  ) {
+    this.idPrefix = `${basename(file)}:`
+  }
 
   /** The cache for these options; `scope` names the index it serves (its output folder). */
   static async open(cacheDir: string, opts: Omit<CollectOptions, 'root' | 'include' | 'exclude' | 'cache'>, version: string, scope: string): Promise<PageCache> {
@@ -129,7 +133,7 @@ export class PageCache {
    */
   pageId(path: string): string | undefined {
     const key = this.keys.get(path)
-    return key === undefined ? undefined : `${basename(this.file)}:${key}`
+    return key === undefined ? undefined : this.idPrefix + key
   }
 
   /**
@@ -295,11 +299,12 @@ function parseRecord(text: string): JournalRecord | undefined {
  */
 function attachBodies(page: CollectedPage, raw: Buffer, from: number, lengths: number[], shared: Shared | undefined): void {
   let at = from
-  const body = (i: number) => raw.subarray(at, (at += lengths[i]!))
+  // Decoded straight from the journal's bytes: a view of each body would be an object per chunk for nothing.
+  const text = (i: number) => raw.toString('utf8', at, (at += lengths[i]!))
   if (shared) {
     const [path, url, title] = shared
     const rows = page.chunks as unknown as PackedChunk[]
-    page.chunks = rows.map(([anchor, trail, id], i) => ({ id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail, text: body(i).toString('utf8') }))
-  } else for (const [i, chunk] of page.chunks.entries()) chunk.text = body(i).toString('utf8')
-  if (page.entry) decodedWhenRead(page.entry, 'markdown', body(page.chunks.length))
+    page.chunks = rows.map(([anchor, trail, id], i) => ({ id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail, text: text(i) }))
+  } else for (const [i, chunk] of page.chunks.entries()) chunk.text = text(i)
+  if (page.entry) decodedWhenRead(page.entry, 'markdown', raw.subarray(at, at + lengths[page.chunks.length]!))
 }
