@@ -123,9 +123,13 @@ describe('a re-index patches the corpus parts of the pages that changed, and wri
     expect((await reindex(site(PAGES), after)).chunksMade).toBe(1)
   })
 
-  it('remakes the text of a chunk whose id changed on a page that did not', async () => {
-    const after = site(PAGES).map((c, i) => (i === 10 ? { ...c, id: `${c.id}~dup2` } : c))
-    expect((await reindex(site(PAGES), after)).chunksMade).toBe(1)
+  const renamed = (suffix: string) => site(PAGES).map((c, i) => (i === 10 ? { ...c, id: `${c.id}${suffix}` } : c))
+  it.each([
+    ['made unique', site(PAGES), renamed('~dup2')],
+    ['no longer made unique', renamed('~dup2'), site(PAGES)],
+    ['made unique otherwise', renamed('~dup2'), renamed('~dup3')],
+  ])('remakes the text of a chunk whose id changed on a page that did not: %s', async (_, before, after) => {
+    expect((await reindex(before, after)).chunksMade).toBe(1)
   })
 
   it.each([

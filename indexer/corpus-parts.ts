@@ -15,8 +15,8 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { isShardSet, shardFile, type ChunkRecord, type Manifest, type ShardSet } from '../core/index/format.ts'
 import { decodeTextShard, encodeTextShard, type TextShard } from '../core/index/parts.ts'
-import { patchLexicalSplit, type DocumentChange } from '../core/index/postings-patch.ts'
-import { decodeTerms, sectionRuns, splitLexicalIndex, type LexicalHead, type PostingRow } from '../core/index/postings.ts'
+import { patchLexicalSplit, ShardMismatch, type DocumentChange } from '../core/index/postings-patch.ts'
+import { decodeTerms, sectionRuns, splitLexicalIndex, type LexicalHead } from '../core/index/postings.ts'
 import { chunkTermCounter, countLexicalPostings, fieldValue, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { LexicalCache } from './lexical-cache.ts'
 import { jsonPart, jsonShards, type PendingPart, type ShardSource } from './pending-part.ts'
@@ -91,7 +91,7 @@ function stateOf(input: CorpusInput, lexical: PendingPart, rowBytes: number[], p
   return {
     corpus,
     pages,
-    ids: input.chunks.map((c) => c.id),
+    ids: spelledIds(input.chunks),
     head: [lexical.name, lexical.content, lexical.raw],
     rowBytes,
     postings: postings.parts.map((p) => [p.content, p.raw]),
@@ -105,6 +105,10 @@ class PreviousParts {
   constructor(private readonly out: string) {}
 
   json<T>(name: string, expected: string): T {
+    return JSON.parse(this.text(name, expected)) as T
+  }
+
+  text(name: string, expected: string): string {
     let plain: Buffer
     try {
       plain = gunzipSync(readFileSync(join(this.out, name)))
@@ -112,7 +116,7 @@ class PreviousParts {
       throw new StaleState()
     }
     if (sha256(plain) !== expected) throw new StaleState()
-    return JSON.parse(plain.toString('utf8')) as T
+    return plain.toString('utf8')
   }
 }
 
@@ -131,8 +135,7 @@ function patchedParts(input: CorpusInput, state: WriteState, manifest: Partial<M
     before.postings.count !== state.postings.length ||
     !isShardSet(before.texts) ||
     before.texts.count !== state.texts.length ||
-    before.texts.per !== shardSize ||
-    chunks.length !== state.ids.length
+    before.texts.per !== shardSize
   ) {
     return undefined
   }
@@ -174,7 +177,7 @@ function patchedParts(input: CorpusInput, state: WriteState, manifest: Partial<M
       made: differing.size,
     }
   } catch (error) {
-    if (error instanceof StaleState) return undefined
+    if (error instanceof StaleState || error instanceof ShardMismatch) return undefined
     throw error
   }
 }
@@ -184,17 +187,12 @@ type LexicalParts = Pick<CorpusParts, 'lexical' | 'postings'> & { rowBytes: numb
 /** The lexical head and postings after `changes`: the rows of edited terms made anew, the shards that hold none kept. */
 function patchedLexical(input: CorpusInput, state: WriteState, previousParts: PreviousParts, before: ShardSet, changes: readonly DocumentChange[]): LexicalParts {
   const head = previousParts.json<LexicalHead>(state.head[0], state.head[1])
-  const postingsRows = new Map<number, PostingRow[]>()
   const patched = patchLexicalSplit(
     {
       head,
       terms: decodeTerms(head),
       rowBytes: state.rowBytes,
-      shard: (i) => {
-        let rows = postingsRows.get(i)
-        if (!rows) postingsRows.set(i, (rows = previousParts.json<PostingRow[]>(shardFile(before, i), state.postings[i]![0])))
-        return rows
-      },
+      shardJson: (i) => previousParts.text(shardFile(before, i), state.postings[i]![0]),
     },
     changes,
     sectionRuns(input.chunks),
@@ -236,9 +234,21 @@ function changedChunks(input: CorpusInput, state: WriteState): { docs: number[];
     if (!now || now !== id) for (let d = start; d < doc; d++) docs.push(d)
   }
   if (doc !== chunks.length) return undefined
+  // An unchanged page's chunk has the path and anchor it had: its id was the one spelled out, else path#anchor.
+  const spelled = new Map(state.ids)
   const ids: number[] = []
-  for (let d = 0; d < chunks.length; d++) if (chunks[d]!.id !== state.ids[d]) ids.push(d)
+  for (let d = 0; d < chunks.length; d++) {
+    const chunk = chunks[d]!
+    if (chunk.id !== (spelled.get(d) ?? `${chunk.path}#${chunk.anchor}`)) ids.push(d)
+  }
   return { docs, ids }
+}
+
+/** The chunks whose id is not path#anchor (made unique on their page or across pages), by number. */
+function spelledIds(chunks: readonly ChunkRecord[]): WriteState['ids'] {
+  const ids: WriteState['ids'] = []
+  for (const [d, chunk] of chunks.entries()) if (chunk.id !== `${chunk.path}#${chunk.anchor}`) ids.push([d, chunk.id])
+  return ids
 }
 
 const sameRecord = (a: ChunkRecord, b: ChunkRecord): boolean =>

@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises'
 import { cacheFile, replaceFile } from './cache-file.ts'
 
 /** Bumped when what the state holds, or how any corpus part is made, changes. */
-const FORMAT = 1
+const FORMAT = 2
 
 /** A stored part: its content digest (sha256 of the plain bytes) and plain size. */
 export type PartDigest = [digest: string, raw: number]
@@ -24,8 +24,12 @@ export interface WriteState {
   corpus: string
   /** The runs of chunks by page, in order: the page's path, its id (PageCache.pageId; null: none) and how many chunks it gave. */
   pages: Array<[path: string, id: string | null, chunks: number]>
-  /** Each chunk's id, in order (ids made unique across pages depend on the pages before). */
-  ids: string[]
+  /**
+   * The ids that are not the chunk's path#anchor, by chunk number (ids made unique across pages depend on the
+   * pages before); every other chunk's id is its path#anchor. (Most are: listing only the others keeps the
+   * state a tenth of its size, which every re-index reads and writes.)
+   */
+  ids: Array<[doc: number, id: string]>
   /** The lexical head part: its name, digest and plain size. */
   head: [name: string, digest: string, raw: number]
   /** Each term's postings row length as JSON, in the head's order. */

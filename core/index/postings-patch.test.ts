@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { chunkTermCounter, countLexicalPostings } from '../retrieval/lexical.ts'
 import type { ChunkRecord } from './format.ts'
-import { patchLexicalSplit, type PatchedSplit } from './postings-patch.ts'
+import { patchLexicalSplit, ShardMismatch, type PatchedSplit } from './postings-patch.ts'
 import { decodeTerms, sectionRuns, splitLexicalIndex, type SplitLexicalIndex } from './postings.ts'
 import { testChunk } from './testing.ts'
 
@@ -23,7 +23,7 @@ function patch(before: readonly ChunkRecord[], after: readonly ChunkRecord[], sh
   const count = chunkTermCounter()
   const changes = after.flatMap((chunk, doc) => (chunk === before[doc] ? [] : [{ doc, before: count(before[doc]!), after: count(chunk) }]))
   const patched = patchLexicalSplit(
-    { head: previous.head, terms: decodeTerms(previous.head), rowBytes: previous.rowBytes, shard: (i) => previous.shards[i]! },
+    { head: previous.head, terms: decodeTerms(previous.head), rowBytes: previous.rowBytes, shardJson: (i) => previous.shardJsons[i]! },
     changes,
     sectionRuns(after),
     shardBytes,
@@ -67,6 +67,19 @@ describe('patchLexicalSplit', () => {
     // One new term, term17's document unchanged otherwise: the shard it lands in, and the shards whose bounds move after it.
     expect(result.reused).toBeGreaterThan(0)
     expect(result.reused).toBeLessThan(result.patched.shards.length)
+  })
+
+  it('takes the unedited rows of a shard it makes again from the previous shard as written, and refuses a shard that is not the rows its lengths say', () => {
+    const after = edited(before, 17, `${before[17]!.text} route`)
+    const previous = split(before, 300)
+    const count = chunkTermCounter()
+    const run = (shardJson: (i: number) => string) =>
+      patchLexicalSplit({ head: previous.head, terms: decodeTerms(previous.head), rowBytes: previous.rowBytes, shardJson }, [{ doc: 17, before: count(before[17]!), after: count(after[17]!) }], sectionRuns(after), 300)
+    const read: number[] = []
+    run((i) => (read.push(i), previous.shardJsons[i]!))
+    expect(read.length).toBeGreaterThan(0)
+    // The same rows, spaced differently: the lengths no longer cut it into its rows.
+    expect(() => run((i) => previous.shardJsons[i]!.replaceAll(',', ', '))).toThrow(ShardMismatch)
   })
 
   it('changes nothing and reuses every shard when the counts are the same', () => {

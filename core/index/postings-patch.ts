@@ -19,8 +19,13 @@ export interface PreviousSplit {
   terms: readonly string[]
   /** Each term's row length as JSON (SplitLexicalIndex.rowBytes). */
   rowBytes: readonly number[]
-  /** The rows of previous shard `i`. */
-  shard(i: number): PostingRow[]
+  /** Previous shard `i` as JSON, as splitLexicalIndex wrote it: its rows' JSON joined by commas, in brackets. */
+  shardJson(i: number): string
+}
+
+/** A previous shard whose JSON is not its rows' lengths (SplitLexicalIndex.rowBytes) joined: the split and its lengths disagree. */
+export class ShardMismatch extends Error {
+  override name = 'ShardMismatch'
 }
 
 /** One document's counts before and after its change. */
@@ -92,15 +97,12 @@ export function patchLexicalSplit(previous: PreviousSplit, changes: readonly Doc
   const { head, terms } = previous
   const fields = head.fieldLength.length
   const starts = head.shardStarts
-  const rowOf = (t: number): PostingRow => {
-    const shard = lastAtOrBefore(starts, t)
-    return previous.shard(shard)[t - starts[shard]!]!
-  }
+  const rowJson = previousRows(previous)
   const edits = postingEdits(changes, fields)
   // Each edited term's new row as JSON ('' once no document holds it), in term order.
   const edited = [...edits.keys()].sort(compareTerms).map((term): [string, string] => {
     const at = lastAtOrBefore(terms, term)
-    const row = editedRow(terms[at] === term ? rowOf(at) : undefined, edits.get(term)!, fields)
+    const row = editedRow(terms[at] === term ? (JSON.parse(rowJson(at)) as PostingRow) : undefined, edits.get(term)!, fields)
     return [term, row ? JSON.stringify(row) : '']
   })
 
@@ -138,7 +140,7 @@ export function patchLexicalSplit(previous: PreviousSplit, changes: readonly Doc
       return { previous: k }
     }
     const rows: string[] = []
-    for (let t = start; t < end; t++) rows.push(editedJson.get(t) ?? JSON.stringify(rowOf(was[t]!)))
+    for (let t = start; t < end; t++) rows.push(editedJson.get(t) ?? rowJson(was[t]!))
     return { json: `[${rows.join(',')}]` }
   })
 
@@ -159,6 +161,30 @@ export function patchLexicalSplit(previous: PreviousSplit, changes: readonly Doc
     shards,
     firsts: shardStarts.map((t) => newTerms[t]!),
     rowBytes,
+  }
+}
+
+/**
+ * Each previous term's row as JSON, cut from its shard's JSON at the lengths
+ * the split kept (rowBytes): a shard a change lands in is neither parsed nor
+ * written out again row by row, only the edited rows are.
+ */
+function previousRows(previous: PreviousSplit): (t: number) => string {
+  const starts = previous.head.shardStarts
+  const cut = new Map<number, { json: string; at: number[] }>()
+  return (t) => {
+    const shard = lastAtOrBefore(starts, t)
+    let rows = cut.get(shard)
+    if (!rows) {
+      const json = previous.shardJson(shard)
+      // Row k of the shard starts after '[' and the k rows before it, each followed by its comma.
+      const at = [1]
+      for (let k = starts[shard]!; k < (starts[shard + 1] ?? previous.terms.length); k++) at.push(at.at(-1)! + previous.rowBytes[k]! + 1)
+      if (json.length !== at.at(-1)! || json[0] !== '[') throw new ShardMismatch(`postings shard ${shard} is not the rows its lengths say`)
+      cut.set(shard, (rows = { json, at }))
+    }
+    const start = rows.at[t - starts[shard]!]!
+    return rows.json.slice(start, start + previous.rowBytes[t]!)
   }
 }
 
