@@ -36,8 +36,8 @@ export interface BuildResult {
   rows: BuildRow[]
   /** Served alongside but not index: docpilot's model files, Pagefind's runtime. */
   extras: Array<{ engine: string; what: string; raw: number; gzip: number }>
-  /** docpilot's re-index after one page changed (the page, relative to the corpus). */
-  reindex: Timing & { page: string }
+  /** docpilot's re-index after one page changed: medians over `runs` re-indexes, each after another change to `page` (relative to the corpus). */
+  reindex: Timing & { page: string; runs: number }
 }
 
 type Builder = { engine: string; build(round: number): Promise<Timing> }
@@ -64,19 +64,25 @@ async function docpilotBytes(c: PreparedCorpus): Promise<{ index: FileSize[]; mo
 
 /**
  * docpilot's re-index after one page changes, as a site's next deploy runs
- * it: a copy of the corpus is built with a cache kept between runs, one page
- * (the middle one by path) gains a sentence, and the next build is timed,
- * process start included like every build here.
+ * it: a copy of the corpus is built with a cache kept between runs, then one
+ * page (the middle one by path) gains a sentence and the next build is timed,
+ * process start included like every build here; `runs` times, each after
+ * another sentence, and the medians reported, like the full builds' (one run
+ * swings by a third on a shared machine).
  */
-async function reindexOnePage(c: PreparedCorpus, scratch: string): Promise<Timing & { page: string }> {
+async function reindexOnePage(c: PreparedCorpus, scratch: string, runs: number): Promise<Timing & { page: string; runs: number }> {
   const spec = { ...c.spec, root: join(scratch, 'reindex-docs') }
   await cp(c.spec.root, spec.root, { recursive: true })
   const [out, cache] = [join(scratch, 'reindex-out'), join(scratch, 'reindex-cache')]
   await buildDocpilot(spec, out, cache)
   const pages = [...new Set(c.chunks.map((ch) => ch.path))].sort()
   const page = pages[Math.floor(pages.length / 2)]!
-  await appendFile(join(spec.root, page), '\n\nOne sentence added to time a re-index after a one-page change.\n')
-  return { page, ...(await buildDocpilot(spec, out, cache)) }
+  const times: Timing[] = []
+  for (let run = 1; run <= runs; run++) {
+    await appendFile(join(spec.root, page), `\n\nSentence ${run}, added to time a re-index after a one-page change.\n`)
+    times.push(await buildDocpilot(spec, out, cache))
+  }
+  return { page, runs, wallMs: median(times.map((t) => t.wallMs)), cpuMs: median(times.map((t) => t.cpuMs)) }
 }
 
 export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'> & { rounds: number }): Promise<BuildResult[]> {
@@ -95,7 +101,7 @@ export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'>
         times.get(b.engine)!.push(await b.build(round))
       }
     }
-    const reindex = await reindexOnePage(c, scratch)
+    const reindex = await reindexOnePage(c, scratch, Math.max(3, opts.rounds))
     await rm(scratch, { recursive: true, force: true })
 
     const dp = await docpilotBytes(c)
@@ -135,7 +141,7 @@ export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'>
 export function reindexLine(r: BuildResult): string {
   const dp = r.rows.find((x) => x.engine === 'docpilot')!
   const share = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`
-  return `${ms(r.reindex.wallMs)} wall (${share(r.reindex.wallMs, dp.medianMs)} of a full build), ${ms(r.reindex.cpuMs)} CPU (${share(r.reindex.cpuMs, dp.cpuMedianMs)})`
+  return `${ms(r.reindex.wallMs)} wall (${share(r.reindex.wallMs, dp.medianMs)} of a full build), ${ms(r.reindex.cpuMs)} CPU (${share(r.reindex.cpuMs, dp.cpuMedianMs)}), medians of ${r.reindex.runs} changes`
 }
 
 export function formatBuild(results: BuildResult[]): string {
