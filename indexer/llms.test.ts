@@ -70,10 +70,10 @@ describe('llms.txt', () => {
   })
 
   it('llms-full.txt heads each page with the URL it is served at', () => {
-    expect(llmsFullTxt(pages.slice(1, 2)).toString()).toBe('# Context\nSource: /docs/api/context\n\nBody of Context.\n')
+    expect(Buffer.concat(llmsFullTxt(pages.slice(1, 2))).toString()).toBe('# Context\nSource: /docs/api/context\n\nBody of Context.\n')
     const entry = (url: string, markdown: string): PageEntry => ({ path: `${url}.md`, url, title: 't', description: '', markdown })
     const full = llmsFullTxt([entry('/a', '# Ä title only'), entry('/b', 'No title: größe.\n'), entry('/c', '#Not a title\n'), entry('/d', '# D\n\nBody 🚀\n')])
-    expect(full.toString()).toBe(
+    expect(Buffer.concat(full).toString()).toBe(
       '# Ä title only\nSource: /a' +
         '\n---\n\nSource: /b\n\nNo title: größe.\n' +
         '\n---\n\nSource: /c\n\n#Not a title\n' +
@@ -106,7 +106,7 @@ describe('writing the agent files', () => {
     const result = await writeLlms([page('a.md', '/a', 'A')], opts)
     expect((await readdir(site)).sort()).toEqual(['a.md', 'llms-full.txt', 'llms.txt'])
     expect((await stat(join(site, 'a.md'))).ino).toBe(kept.ino)
-    expect(await readFile(join(site, 'llms-full.txt'), 'utf8')).toBe(llmsFullTxt([page('a.md', '/a', 'A')]).toString())
+    expect(await readFile(join(site, 'llms-full.txt'), 'utf8')).toBe(Buffer.concat(llmsFullTxt([page('a.md', '/a', 'A')])).toString())
     expect(result).toEqual({ dir: site, pages: 1, bytes: { llmsTxt: expect.any(Number), llmsFull: expect.any(Number), copies: Buffer.byteLength(page('a.md', '/a', 'A').markdown) } })
   })
 
@@ -141,6 +141,17 @@ describe('writing the agent files', () => {
     await expect(write).rejects.toThrow(/would overwrite the source file .*docs\/a\.md/)
     expect(await readFile(join(docs, 'a.md'), 'utf8')).toBe('original')
     expect(await readdir(dir)).toEqual(['docs'])
+  })
+
+  it('refuses, for a build, a copy over a source wherever one folder holds the other', async () => {
+    const config = { urls: { base: '/', stripPrefix: '', stripExtension: true, collapseIndex: true, trailingSlash: false }, llms: { enabled: true } }
+    await writeFile(join(dir, 'a.md'), 'original')
+    const build = (siteOut: string) => writeAgentFiles([page('a.md', '/a', 'A')], { siteOut, root: dir, mode: 'site', files: ['a.md'], config })
+    await expect(build(dir)).rejects.toThrow(/would overwrite the source file/)
+    await mkdir(join(dir, 'site'))
+    await expect(build(join(dir, 'site'))).resolves.toMatchObject({ pages: 1 })
+    expect(await readFile(join(dir, 'a.md'), 'utf8')).toBe('original')
+    expect(await readFile(join(dir, 'site', 'a.md'), 'utf8')).toBe('# A\n\nBody of A.\n')
   })
 
   it('refuses a page whose URL is outside the site URL', async () => {

@@ -14,7 +14,7 @@ import { markdownFromNodes } from './page-copy.ts'
 import type { ParsedPage } from './sources/page.ts'
 import { sha256 } from './sha256.ts'
 import { utf8Of } from './stored-text.ts'
-import { WrittenFiles } from './written-files.ts'
+import { WrittenFiles, type FileContent } from './written-files.ts'
 
 /** One page as the agent files describe it. */
 export interface PageEntry {
@@ -146,10 +146,11 @@ export function llmsTxt(pages: readonly PageEntry[], opts: Pick<LlmsOptions, 'si
 
 /**
  * Every page's Markdown in one file, each headed by its title and the URL it
- * is served at. Put together from each copy's UTF-8 (utf8Of): a page the
- * page cache gave is never decoded for it.
+ * is served at: the file's bytes, in pieces (written with one writev, never
+ * joined). Put together from each copy's UTF-8 (utf8Of): a page the page
+ * cache gave is never decoded for it.
  */
-export function llmsFullTxt(pages: readonly PageEntry[]): Buffer {
+export function llmsFullTxt(pages: readonly PageEntry[]): Uint8Array[] {
   const parts: Uint8Array[] = []
   pages.forEach((page, i) => {
     if (i) parts.push(PAGE_BREAK)
@@ -161,7 +162,7 @@ export function llmsFullTxt(pages: readonly PageEntry[]): Buffer {
     if (end === -1) return parts.push(markdown, Buffer.from(`\n${source}`))
     parts.push(markdown.subarray(0, end), Buffer.from(`\n${source}`), markdown.subarray(end))
   })
-  return Buffer.concat(parts)
+  return parts
 }
 
 const PAGE_BREAK = Buffer.from('\n---\n\n')
@@ -192,18 +193,18 @@ export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions):
   const ids = opts.pageId ? pages.map((page) => opts.pageId!(page.path)) : []
   const allIds = ids.length && ids.every((id) => id !== undefined) ? sha256(ids.join('\n')) : undefined
   // Two pages may share a URL (a.md and a.mdx): the later one's copy is the one kept, as when they were written in turn.
-  const texts = new Map<string, [text: string | Uint8Array, source: string | undefined]>([
+  const contents = new Map<string, [content: FileContent, source: string | undefined]>([
     ...copies.map((copy, i): [string, [Uint8Array, string | undefined]] => [copy.file, [copy.text, ids[i]]]),
     [join(dir, LLMS_TXT), [index, undefined]],
     [join(dir, LLMS_FULL_TXT), [full, allIds]],
   ])
-  await Promise.all([...texts].map(([file, [text, source]]) => files.write(file, text, source)))
+  for (const [file, [content, source]] of contents) files.write(file, content, source)
   await files.finish()
   const copyBytes = copies.reduce((sum, copy) => sum + copy.text.length, 0)
   return {
     dir,
     pages: pages.length,
-    bytes: { llmsTxt: Buffer.byteLength(index), llmsFull: full.length, copies: copyBytes },
+    bytes: { llmsTxt: Buffer.byteLength(index), llmsFull: full.reduce((sum, part) => sum + part.length, 0), copies: copyBytes },
     ...(files.sharedWith ? { sharedWith: files.sharedWith } : {}),
   }
 }
@@ -234,6 +235,18 @@ export function checkSiteOut(opts: { siteOut: string; root: string; mode: 'sourc
   }
 }
 
+/**
+ * The sources a page copy could overwrite: none when neither folder holds
+ * the other (the usual site output folder beside the docs), as `files` are
+ * paths inside `root`.
+ */
+function sourcesIn(siteOut: string, root: string, files: readonly string[]): Pick<LlmsOptions, 'protect'> {
+  const [dir, docs] = [resolve(siteOut), resolve(root)]
+  const holds = (outer: string, inner: string) => inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep)
+  if (!holds(dir, docs) && !holds(docs, dir)) return {}
+  return { protect: new Set(files.map((f) => resolve(docs, f))) }
+}
+
 /** The agent files for one build: pages from the collect step, settings from the config. */
 export async function writeAgentFiles(
   pages: readonly PageEntry[],
@@ -253,7 +266,7 @@ export async function writeAgentFiles(
     siteUrl: opts.config.urls.base,
     ...(opts.config.llms.title ? { title: opts.config.llms.title } : {}),
     fallbackTitle: basename(resolve(opts.root)),
-    protect: new Set(opts.files.map((f) => resolve(opts.root, f))),
+    ...sourcesIn(opts.siteOut, opts.root, opts.files),
     ...(opts.record ? { record: opts.record } : {}),
     ...(opts.pageId ? { pageId: opts.pageId } : {}),
   })
