@@ -1,0 +1,65 @@
+/**
+ * How the `docpilot` command is bundled into dist/bin/ (scripts/build-cli.ts
+ * runs it at `npm run build:node`).
+ *
+ * Compiled by tsc alone, one `docpilot index` loads about 190 modules (95 of
+ * them zod's), and Node resolves, reads and compiles each: about a third of a
+ * second of CPU before any work, paid by every build and re-index. The bundle
+ * is one entry per command plus shared chunks (each command's code still
+ * loads only when that command runs), and the parse thread's own entry beside
+ * them, where indexer/parse-pool.ts looks for it.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { BuildOptions, Plugin } from 'esbuild'
+
+const ROOT = resolve(import.meta.dirname, '..')
+
+/**
+ * Left to Node at run time: packages with native or WebAssembly parts, or that
+ * load code themselves (jiti compiles config files), or that only a checkout has.
+ */
+const EXTERNAL = ['onnxruntime-node', 'onnxruntime-web', 'jiti', 'better-sqlite3', 'tsx', 'vite', 'playwright-core', '@playwright/test']
+
+/**
+ * fdir (tinyglobby's crawler) asks Node at load time for picomatch, for a
+ * glob method tinyglobby never calls: Node's CommonJS loader then resolves,
+ * reads and compiles picomatch's four files again on every run, although the
+ * bundle holds it already (tinyglobby matches with it). Here fdir gets the
+ * bundled copy.
+ */
+const fdirWithBundledPicomatch: Plugin = {
+  name: 'fdir-with-bundled-picomatch',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      const lookup = '__require.resolve("picomatch");\n\tpm = __require("picomatch");'
+      if (!source.includes(lookup)) throw new Error(`${args.path} no longer loads picomatch the way scripts/cli-bundle.ts expects; update fdirWithBundledPicomatch`)
+      return { contents: `import __bundledPicomatch from "picomatch";\n${source.replace(lookup, 'pm = __bundledPicomatch;')}`, loader: 'js' }
+    })
+  },
+}
+
+/** esbuild's options for the CLI bundle, written to `outdir`. */
+export function cliBundleOptions(outdir: string): BuildOptions {
+  return {
+    absWorkingDir: ROOT,
+    entryPoints: { main: 'cli/main.ts', 'parse-worker': 'indexer/parse-worker.ts' },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    // Some bundled dependencies are CommonJS and require Node's built-in
+    // modules; an ES module has no `require` of its own to give them.
+    banner: { js: "import { createRequire as __docpilotCreateRequire } from 'node:module'; const require = __docpilotCreateRequire(import.meta.url);" },
+    // core/ gunzips with fflate, which also runs in the browser; Node has gunzip built in (node-gunzip.ts).
+    alias: { fflate: './scripts/node-gunzip.ts' },
+    plugins: [fdirWithBundledPicomatch],
+    chunkNames: 'chunk-[hash]',
+    legalComments: 'eof',
+    logLevel: 'warning',
+  }
+}
