@@ -14,7 +14,8 @@ import { markdownFromNodes } from './page-copy.ts'
 import type { ParsedPage } from './sources/page.ts'
 import { sha256 } from './sha256.ts'
 import { utf8Of } from './stored-text.ts'
-import { WrittenFiles, type FileContent } from './written-files.ts'
+import { isInside } from './read-source.ts'
+import { fileBelow, WrittenFiles, type FileContent } from './written-files.ts'
 
 /** One page as the agent files describe it. */
 export interface PageEntry {
@@ -176,8 +177,8 @@ export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions):
     if (rel === undefined || rel === '') {
       throw new LlmsError(`${page.path}: its URL ${page.url} is not under the site URL ${opts.siteUrl}, so its Markdown copy has no place in ${dir}. Check urls.base.`)
     }
-    const file = resolve(dir, rel)
-    if (!file.startsWith(dir + sep)) throw new LlmsError(`${page.path}: its URL ${page.url} points outside ${dir}.`)
+    const file = fileBelow(dir, rel)
+    if (file === undefined) throw new LlmsError(`${page.path}: its URL ${page.url} points outside ${dir}.`)
     if (opts.protect?.has(file)) {
       throw new LlmsError(
         `The Markdown copy of ${page.path} would overwrite the source file ${file}. ` +
@@ -242,8 +243,7 @@ export function checkSiteOut(opts: { siteOut: string; root: string; mode: 'sourc
  */
 function sourcesIn(siteOut: string, root: string, files: readonly string[]): Pick<LlmsOptions, 'protect'> {
   const [dir, docs] = [resolve(siteOut), resolve(root)]
-  const holds = (outer: string, inner: string) => inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep)
-  if (!holds(dir, docs) && !holds(docs, dir)) return {}
+  if (!isInside(dir, docs) && !isInside(docs, dir)) return {}
   return { protect: new Set(files.map((f) => resolve(docs, f))) }
 }
 

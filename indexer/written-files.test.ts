@@ -1,15 +1,15 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDirs } from '../fixtures/temp-dirs.ts'
-import { WrittenFiles } from './written-files.ts'
+import { fileBelow, WrittenFiles } from './written-files.ts'
 
 const temp = tempDirs('docpilot-written-')
 
 /** One run of the index in `scope` writing `files` (relative path -> text) into `site`. */
 async function run(site: string, cacheDir: string | undefined, files: Record<string, string>, scope = '/out'): Promise<number> {
   const written = await WrittenFiles.open(site, cacheDir ? { cacheDir, scope } : undefined)
-  await Promise.all(Object.entries(files).map(([rel, text]) => written.write(join(site, rel), text)))
+  for (const [rel, text] of Object.entries(files)) written.write(join(site, rel), text)
   await written.finish()
   return written.written
 }
@@ -36,7 +36,7 @@ describe('files written into a folder the indexer does not own', () => {
     const [site, cache] = [temp(), temp()]
     const write = async (files: Record<string, [text: string, source?: string]>) => {
       const written = await WrittenFiles.open(site, { cacheDir: cache, scope: '/out' })
-      await Promise.all(Object.entries(files).map(([rel, [text, source]]) => written.write(join(site, rel), text, source)))
+      for (const [rel, [text, source]] of Object.entries(files)) written.write(join(site, rel), text, source)
       await written.finish()
       return written.written
     }
@@ -104,12 +104,31 @@ describe('files written into a folder the indexer does not own', () => {
     await run(site, cache, { 'b/one.md': 'B1' }, '/out-b')
     const again = await WrittenFiles.open(site, { cacheDir: cache, scope: '/out-a' })
     expect(again.sharedWith).toBe('/out-b')
-    await again.write(join(site, 'a/one.md'), 'A1')
+    again.write(join(site, 'a/one.md'), 'A1')
     await again.finish()
     expect(readFileSync(join(site, 'b/one.md'), 'utf8')).toBe('B1')
     // Its own deleted page's copy stays too: the record of it was the other index's run's to keep.
     expect(readFileSync(join(site, 'a/two.md'), 'utf8')).toBe('A2')
     expect((await WrittenFiles.open(site, { cacheDir: cache, scope: '/out-a' })).sharedWith).toBeUndefined()
+  })
+
+  it('names a file below the folder as path.resolve does, and nothing that is not below it', () => {
+    for (const rel of ['a.md', 'guide/b c.md', '..b/c.md', 'a//b.md', './a/../b.md', 'a/b/', 'x/.']) {
+      expect(fileBelow('/site', rel)).toBe(resolve('/site', rel))
+    }
+    expect(fileBelow('/', 'a/b.md')).toBe('/a/b.md')
+    for (const rel of ['', '.', '..', '../x.md', 'a/../../x.md', '/etc/passwd', '//x']) expect(fileBelow('/site', rel)).toBeUndefined()
+  })
+
+  it('knows a file by where it is, however its path is written', async () => {
+    const [site, cache] = [temp(), temp()]
+    expect(await run(site, cache, { 'guide/a.md': 'A' })).toBe(1)
+    const again = await WrittenFiles.open(site, { cacheDir: cache, scope: '/out' })
+    again.write(`${site}/./guide/../guide/a.md`, 'A')
+    again.write(`${site}//guide//b.md`, 'B')
+    await again.finish()
+    expect(again.written).toBe(1)
+    expect(await run(site, cache, { 'guide/a.md': 'A', 'guide/b.md': 'B' })).toBe(0)
   })
 
   it('refuses a file outside its folder', async () => {
@@ -118,5 +137,6 @@ describe('files written into a folder the indexer does not own', () => {
     const written = await WrittenFiles.open(join(site, 'in'), undefined)
     expect(() => written.write(join(site, 'out.md'), 'x')).toThrow(/is outside/)
     expect(() => written.write(join(site, 'in'), 'x')).toThrow(/is outside/)
+    expect(() => written.write(`${site}/in/../out.md`, 'x')).toThrow(/is outside/)
   })
 })
