@@ -18,6 +18,7 @@ import { toSections } from './sections.ts'
 import { toChunks } from './chunks.ts'
 import { pathToUrl, UrlRefusedError } from './urls.ts'
 import { fsInside, readSource, sourceFingerprint } from './read-source.ts'
+import { listingHolds, recordedWalk, type FolderListing } from './folder-listing.ts'
 import { pageEntry, type PageEntry } from './llms.ts'
 import { embedDigest } from './embed-text.ts'
 import { headingQuestions, type HeadingQuestion } from './suggest.ts'
@@ -42,6 +43,10 @@ export interface CollectOptions {
     unchanged?(file: string, fingerprint: () => string | undefined): CollectedPage | undefined
     get(file: string, read: ReadFile): CollectedPage | undefined
     set(file: string, read: ReadFile, page: CollectedPage): void
+    /** The files an earlier walk of the folder found (folder-listing.ts), by what was walked (`walk`: the folder and the patterns). */
+    listing?(walk: string): FolderListing | undefined
+    /** Keeps the listing this run used for the next one. */
+    keepListing?(walk: string, listing: FolderListing): void
   }
   /** Also describe each page for the agent files (llms.txt, page copies). */
   pages?: boolean
@@ -101,19 +106,10 @@ export async function collectChunks(
   const include = opts.include?.length ? opts.include : DEFAULT_INCLUDE[opts.mode]
   const warnings: CollectWarning[] = []
   const escaping = new Set<string>()
-  // Synchronous for the reason readSource is: a crawl of a docs folder is many small calls.
-  const files = (
-    globSync(include, {
-      cwd: root,
-      ignore: [...ALWAYS_EXCLUDED, ...(opts.exclude ?? [])],
-      onlyFiles: true,
-      dot: false,
-      fs: fsInside(root, (link, target) => {
-        if (!escaping.has(link)) warnings.push({ file: link, message: `is a link to ${target}, outside the docs folder; skipped (only files inside the folder are indexed)` })
-        escaping.add(link)
-      }),
-    })
-  ).sort(comparePaths)
+  const files = docsFiles(root, include, opts, (link, target) => {
+    if (!escaping.has(link)) warnings.push({ file: link, message: `is a link to ${target}, outside the docs folder; skipped (only files inside the folder are indexed)` })
+    escaping.add(link)
+  })
   if (files.length === 0) await throwNoFiles(root, include, opts)
 
   const chunks: ChunkRecord[] = []
@@ -177,6 +173,29 @@ export async function collectChunks(
   }
   onProgress?.(files.length, files.length, '')
   return { chunks, digests, files: indexed, skipped: files.length - indexed.length + escaping.size, parsed, warnings, pages, questions }
+}
+
+/**
+ * The files of the docs folder the patterns match, sorted: those of the
+ * listing an earlier run kept while the folders it read are unchanged
+ * (folder-listing.ts), else walked. `onEscape`: a link the walk met that
+ * leaves the folder (a walk that meets one is never kept).
+ */
+function docsFiles(root: string, include: string[], opts: CollectOptions, onEscape: (link: string, target: string) => void): string[] {
+  const { cache } = opts
+  const ignore = [...ALWAYS_EXCLUDED, ...(opts.exclude ?? [])]
+  const walk = JSON.stringify([root, include, ignore])
+  const kept = cache?.listing?.(walk)
+  if (kept && listingHolds(kept)) {
+    cache!.keepListing?.(walk, kept)
+    return kept.files
+  }
+  const recorded = recordedWalk(fsInside(root, onEscape))
+  // Synchronous for the reason readSource is: a crawl of a docs folder is many small calls.
+  const files = globSync(include, { cwd: root, ignore, onlyFiles: true, dot: false, fs: recorded.fs }).sort(comparePaths)
+  const listing = recorded.listing(files)
+  if (listing) cache?.keepListing?.(walk, listing)
+  return files
 }
 
 /** One file's chunks (before ids are made unique across the index) and what to warn about it. */

@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tempDirs } from '../fixtures/temp-dirs.ts'
@@ -55,7 +55,7 @@ const journals = (cacheDir: string) =>
     .filter((name) => name.endsWith('.jsonl'))
     .map((name) => join(cacheDir, 'pages', name))
 const journal = (cacheDir: string) => journals(cacheDir)[0]!
-const linesOf = (kind: 'page' | 'file') => (file: string) => readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith(`["${kind}"`)).length
+const linesOf = (kind: 'page' | 'file' | 'listing') => (file: string) => readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith(`["${kind}"`)).length
 const pageLines = linesOf('page')
 const fileLines = linesOf('file')
 
@@ -123,6 +123,7 @@ describe('the page cache', () => {
     // with one line per page in use.
     expect(statSync(file).ino).not.toBe(first.ino)
     expect(pageLines(file)).toBe(10)
+    expect(linesOf('listing')(file)).toBe(1)
     expect(third.chunks.some((c) => c.text.includes('Edit 3.'))).toBe(true)
   })
 
@@ -269,6 +270,34 @@ describe('the page cache', () => {
     await damaged.save()
     expect(readFileSync(file, 'utf8')).not.toContain('two')
     expect(await found()).toEqual(['one', undefined, undefined])
+  })
+
+  it('a re-index over unchanged folders takes the files the listing kept (no walk), and walks again once a folder changed', async () => {
+    const { root, cacheDir, file } = await firstRun(3)
+    const listing = readFileSync(file, 'utf8').split('\n').find((line) => line.startsWith('["listing"'))!
+    // A listing naming a file the folder does not hold: only a run that takes the files from the listing looks for it.
+    const [, walk, folders, files] = JSON.parse(listing) as [string, string, string[][], string[]]
+    appendFileSync(file, `${JSON.stringify(['listing', walk, folders, [...files, 'guide/ghost.md']])}\n`)
+    expect((await run(root, cacheDir)).warnings).toEqual([{ file: 'guide/ghost.md', message: expect.stringMatching(/^could not be read \(ENOENT\)/) }])
+    writeFileSync(join(root, 'guide', 'p3.md'), '# Page 3\n\nA new page.\n')
+    const again = await run(root, cacheDir)
+    expect(again.warnings).toEqual([])
+    expect(again.files).toEqual(['guide/p0.md', 'guide/p1.md', 'guide/p2.md', 'guide/p3.md'])
+  })
+
+  it('finds the pages added, removed or moved to a new folder since the listing was kept', async () => {
+    const { root, cacheDir } = await firstRun(3)
+    const fresh = () => collectChunks({ ...shape, root }).then((result) => result.files)
+    writeFileSync(join(root, 'guide', 'p3.md'), '# Page 3\n')
+    unlinkSync(join(root, 'guide', 'p0.md'))
+    expect((await run(root, cacheDir)).files).toEqual(await fresh())
+    await settle()
+    await run(root, cacheDir)
+    mkdirSync(join(root, 'guide', 'deeper'))
+    renameSync(join(root, 'guide', 'p1.md'), join(root, 'guide', 'deeper', 'p1.md'))
+    const moved = await run(root, cacheDir)
+    expect(moved.files).toEqual(await fresh())
+    expect(moved.files).toContain('guide/deeper/p1.md')
   })
 
   it('a damaged cache file is an empty cache', async () => {

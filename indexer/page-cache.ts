@@ -27,21 +27,29 @@
  * when its last append was cut short. Weighed by size, not counted: a run over
  * a fresh checkout replaces every file's fingerprint (a short line each) and
  * appends them, where counting lines would rewrite every page (megabytes).
+ *
+ * The journal also keeps the docs folder's listing (folder-listing.ts): the
+ * files the last walk found and the stamps of the folders it read, so a run
+ * whose folders are unchanged does not walk them again.
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { ChunkRecord } from '../core/index/format.ts'
 import type { CollectedPage, CollectOptions } from './collect.ts'
+import type { FolderListing } from './folder-listing.ts'
 import type { SourceFingerprint } from './read-source.ts'
 import { cacheFile, pruneCache, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
 import { decodedWhenRead, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
-const FORMAT = 8
+const FORMAT = 9
 
-/** A journal record: a page by its key, or a file's fingerprint and the key of its page. */
-type Line = ['page', key: string, page: CollectedPage] | ['file', path: string, fingerprint: string, key: string]
+/** A journal record: a page by its key, a file's fingerprint and the key of its page, or the docs folder's listing (folder-listing.ts) by what was walked. */
+type Line =
+  | ['page', key: string, page: CollectedPage]
+  | ['file', path: string, fingerprint: string, key: string]
+  | ['listing', walk: string, folders: FolderListing['folders'], files: string[]]
 
 /**
  * A page record's JSON line: the page with each body replaced by its number,
@@ -73,6 +81,8 @@ interface Journal {
   /** Bytes of the line that holds each page (by key) and each file's fingerprint (by path). */
   pageBytes: Map<string, number>
   fileBytes: Map<string, number>
+  /** The last listing, by what was walked, and the bytes of its line. */
+  listing?: { walk: string; listing: FolderListing; bytes: number }
   /** Bytes of the whole file, live lines and unused ones. */
   bytes: number
   /** The file ends in a cut-off line: the next save rewrites it. */
@@ -84,6 +94,7 @@ export class PageCache {
   private readonly seen = new Map<string, [string, string]>()
   /** path -> the key of the page this run used for it. */
   private readonly keys = new Map<string, string>()
+  private listed?: { walk: string; listing: FolderListing }
   /** What each page id starts with: this cache file's name. */
   private readonly idPrefix: string
 
@@ -126,6 +137,17 @@ export class PageCache {
     this.use(path, this.key(path, read.bytes), page, settled(read))
   }
 
+  /** The docs folder's listing an earlier run kept for the same walk (the folder and the patterns). */
+  listing(walk: string): FolderListing | undefined {
+    const kept = this.stored.listing
+    return kept?.walk === walk ? kept.listing : undefined
+  }
+
+  /** Keeps the listing this run used (the one `listing` gave, or its own walk's) for the next run. */
+  keepListing(walk: string, listing: FolderListing): void {
+    this.listed = { walk, listing }
+  }
+
   /**
    * What names the page this run used for `path` across runs (undefined for a
    * page it did not keep): this cache file, named by everything a page depends
@@ -142,7 +164,7 @@ export class PageCache {
    * leaves the previous file). A run that changed nothing writes nothing.
    */
   async save(): Promise<void> {
-    const { pages, files, pageBytes, fileBytes, bytes, damaged } = this.stored
+    const { pages, files, pageBytes, fileBytes, bytes, damaged, listing } = this.stored
     const added: Buffer[] = []
     let live = 0
     const add = (line: Line) => {
@@ -155,12 +177,18 @@ export class PageCache {
       const before = files.get(path)
       live += before?.[0] === fingerprint && before[1] === key ? fileBytes.get(path)! : add(['file', path, fingerprint, key])
     }
+    const listed = this.listed
+    if (listed) live += listing?.listing === listed.listing ? listing.bytes : add(listingLine(listed))
     const unused = bytes + added.reduce((sum, record) => sum + record.length, 0) - live
     const compact = damaged || unused > live / 4
     if (!compact && !added.length) return
     await mkdir(dirname(this.file), { recursive: true })
     if (!compact) return appendFile(this.file, Buffer.concat(added))
-    const all: Line[] = [...[...this.used].map(([key, page]): Line => ['page', key, page]), ...[...this.seen].map(([path, [fingerprint, key]]): Line => ['file', path, fingerprint, key])]
+    const all: Line[] = [
+      ...[...this.used].map(([key, page]): Line => ['page', key, page]),
+      ...[...this.seen].map(([path, [fingerprint, key]]): Line => ['file', path, fingerprint, key]),
+      ...(listed ? [listingLine(listed)] : []),
+    ]
     await replaceFile(this.file, Buffer.concat(all.map(serialize)))
   }
 
@@ -182,6 +210,8 @@ const JOURNAL_FILE = /^([0-9a-f]{16}\.jsonl)(?:\.\d+\.tmp)?$/
 const pruneJournals = (file: string) =>
   pruneCache(dirname(file), basename(file), { entryOf: (name) => JOURNAL_FILE.exec(name)?.[1], keep: 1, usedFile: (name) => name })
 
+const listingLine = ({ walk, listing }: { walk: string; listing: FolderListing }): Line => ['listing', walk, listing.folders, listing.files]
+
 const settled = (read: ReadFile): string | undefined => (read.fingerprint?.settled ? read.fingerprint.id : undefined)
 
 const NEWLINE = 0x0a
@@ -191,7 +221,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** A record's bytes: a file's JSON line; a page's JSON line, its bodies, its key and a newline (the whole page in its line when a body holds a lone surrogate). */
 function serialize(line: Line): Buffer {
-  if (line[0] === 'file') return Buffer.from(`${JSON.stringify(line)}\n`)
+  if (line[0] !== 'page') return Buffer.from(`${JSON.stringify(line)}\n`)
   const [, key, page] = line
   const bodies = [...page.chunks.map((chunk) => chunk.text), ...(page.entry ? [page.entry.markdown] : [])]
   if (bodies.some((body) => LONE_SURROGATE.test(body))) return Buffer.from(`${JSON.stringify(line)}\n`)
@@ -256,10 +286,10 @@ function readJournal(raw: Buffer): Journal {
       journal.pages.set(key, page)
       // The record's bytes with its newlines, as serialize writes it.
       journal.pageBytes.set(key, next - start)
-    } else {
+    } else if (record[0] === 'file') {
       journal.files.set(record[1], [record[2], record[3]])
       journal.fileBytes.set(record[1], next - start)
-    }
+    } else journal.listing = { walk: record[1], listing: { folders: record[2], files: record[3] }, bytes: next - start }
     start = next
   }
   if (raw.length && raw[raw.length - 1] !== NEWLINE) journal.damaged = true
@@ -278,6 +308,7 @@ function parseRecord(text: string): JournalRecord | undefined {
   }
   if (!Array.isArray(line)) return undefined
   if (line[0] === 'file' && line.length === 4 && line.every((field) => typeof field === 'string')) return line as Line
+  if (line[0] === 'listing') return isListing(line) ? (line as Line) : undefined
   if (line[0] !== 'page' || typeof line[1] !== 'string' || !Array.isArray(line[2]?.chunks)) return undefined
   const [, , page, lengths, shared] = line as PageHead
   if (lengths === undefined) return line.length === 3 ? (line as Line) : undefined
@@ -288,6 +319,20 @@ function parseRecord(text: string): JournalRecord | undefined {
   return line.length === (shared ? 5 : 4) && Array.isArray(lengths) && lengths.length === bodies && lengths.every((n) => Number.isSafeInteger(n) && n >= 0) && numbered
     ? (line as PageHead)
     : undefined
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string'
+
+function isListing(line: unknown[]): boolean {
+  const [, walk, folders, files] = line
+  return (
+    line.length === 4 &&
+    isString(walk) &&
+    Array.isArray(folders) &&
+    folders.every((folder) => Array.isArray(folder) && folder.length === 2 && folder.every(isString)) &&
+    Array.isArray(files) &&
+    files.every(isString)
+  )
 }
 
 /**

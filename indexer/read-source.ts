@@ -74,6 +74,22 @@ export function fileStamp(path: string): string | undefined {
   return info.isFile() ? fingerprintId(info) : undefined
 }
 
+/**
+ * The stamp of the folder at `path` (following links), as fileStamp takes a file's: a folder's stamp changes
+ * whenever an entry is added, removed or renamed in it. `settled` as a read's fingerprint: the folder last
+ * changed well before now. Undefined when it is gone or not a folder.
+ */
+export function folderStamp(path: string): SourceFingerprint | undefined {
+  const readAt = Date.now()
+  let info
+  try {
+    info = statSync(path, { bigint: true })
+  } catch {
+    return undefined
+  }
+  return info.isDirectory() ? { id: fingerprintId(info), settled: settledAt(info, readAt) } : undefined
+}
+
 function fingerprintId(info: BigIntStats): string {
   return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
 }
