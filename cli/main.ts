@@ -4,6 +4,7 @@
  * 1 failure (bad input, bad config, a run that failed), 2 usage.
  */
 import { Command, CommanderError } from 'commander'
+import { cacheCompiledModules } from './compile-cache.ts'
 import { UsageError, type CliContext } from './context.ts'
 import { PACKAGE_VERSION } from './package-root.ts'
 import { tuneTieringForShortRuns } from './tiering.ts'
@@ -96,6 +97,7 @@ export async function main(argv: string[], overrides: Partial<CliContext> = {}):
   if (!overrides.stdout) {
     quietOnClosedPipe()
     tuneTieringForShortRuns()
+    cacheCompiledModules()
   }
   const ctx = { ...defaultContext(), ...overrides }
   const program = await buildProgram(ctx, commandsFor(argv))
