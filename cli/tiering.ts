@@ -17,6 +17,17 @@
  * Node documents changing flags after start-up as unpredictable in general;
  * the interrupt budget is read each time a function's feedback is set up,
  * so setting it before the commands load is enough.
+ *
+ * Regular expressions tier too: by default V8 first compiles a pattern to
+ * bytecode for its interpreter, and compiles it again to machine code on its
+ * second run. marked's grammar is a dozen patterns of 250 to 1,500 characters
+ * (block rules spliced together), run at every block and inline span, so the
+ * interpreter stage only adds a compile, and its bytecode optimizer is the
+ * dearer of the two: the first page a run parses paid about 50 ms of it (the
+ * one page a re-index parses, 915 bytes), 20 ms with machine code straight
+ * away. A pattern is compiled at its first run, so the flag also covers
+ * patterns built before it was set; which code runs a pattern never changes
+ * what it matches.
  */
 import { setFlagsFromString } from 'node:v8'
 
@@ -24,4 +35,5 @@ const SHORT_RUN_INTERRUPT_BUDGET = 1_000_000
 
 export function tuneTieringForShortRuns(): void {
   setFlagsFromString(`--interrupt-budget=${SHORT_RUN_INTERRUPT_BUDGET}`)
+  setFlagsFromString('--no-regexp-tier-up')
 }
