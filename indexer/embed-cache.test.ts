@@ -7,8 +7,8 @@ import { EmbeddingCache, textDigest } from './embed-cache.ts'
 
 const identity = { id: 'test-embedder', model: 'static:test', dims: 3 }
 const vector = (...xs: number[]) => Float32Array.from(xs)
-/** One entry's record (32-byte digest, 3 float32, its 7-byte row padded to 8). */
-const RECORD = 32 + 3 * 4 + 8
+/** A batch of `n` entries: its count, n 32-byte digests, n x 3 float32, then n 7-byte rows padded to 4 bytes. */
+const batch = (n: number) => 4 + n * (32 + 3 * 4) + Math.ceil((n * 7) / 4) * 4
 const fileOf = (dir: string) => join(dir, 'embeddings', readdirSync(join(dir, 'embeddings'))[0]!)
 /** The file's header: 12 bytes, then the identity it names, padded to 4 bytes. */
 const headerOf = (dir: string) => 12 + Math.ceil(readFileSync(fileOf(dir)).readUInt32LE(8) / 4) * 4
@@ -20,7 +20,7 @@ async function seeded(dir: string, texts: Record<string, Float32Array>, scope = 
 }
 
 describe('EmbeddingCache', () => {
-  it('gives back the exact float32 values it stored, in a file of one record (digest, values, row) per entry', async () => {
+  it('gives back the exact float32 values it stored, in a file of one batch of entries (digests, values, rows) per run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dp-ec-'))
     const a = vector(0.1, -2.5e-8, 3.4e38)
     const b = vector(Number.MIN_VALUE, -0, 1 / 3)
@@ -30,7 +30,7 @@ describe('EmbeddingCache', () => {
     expect(Object.is(cache.get(textDigest('b'))![1], -0)).toBe(true)
     expect(cache.get(textDigest('b'))).toEqual(b)
     expect(cache.get(textDigest('c'))).toBeUndefined()
-    expect(statSync(fileOf(dir)).size).toBe(headerOf(dir) + 2 * RECORD)
+    expect(statSync(fileOf(dir)).size).toBe(headerOf(dir) + batch(2))
   })
 
   it("keeps each vector's exact row as the index's vectors file holds it, for the entries this run used", async () => {
@@ -38,12 +38,12 @@ describe('EmbeddingCache', () => {
     const a = vector(0.3, -0.9, 0.05)
     await seeded(dir, { a })
     const cache = await EmbeddingCache.open(dir, identity, '/out')
-    expect(cache.row(textDigest('a'))).toBeUndefined()
+    expect(() => cache.rows([textDigest('a')])).toThrow(/no 3-dimension entry used this run/)
     cache.get(textDigest('a'))
-    expect(cache.row(textDigest('a'))).toEqual(encodeVectorRows([a], 3))
+    expect(cache.rows([textDigest('a')])).toEqual(encodeVectorRows([a], 3))
     const b = vector(0, 2, -1)
     cache.set(textDigest('b'), b)
-    expect(cache.row(textDigest('b'))).toEqual(encodeVectorRows([b], 3))
+    expect(cache.rows([textDigest('b'), textDigest('a')])).toEqual(encodeVectorRows([b, a], 3))
   })
 
   it('keeps only the entries a run used', async () => {
@@ -70,38 +70,55 @@ describe('EmbeddingCache', () => {
     for (const t of ['a', 'b']) grown.get(textDigest(t))
     grown.set(textDigest('d'), vector(1, 1, 1))
     await grown.save()
-    // One record appended in place (a rewrite renames a new file over it): c, unused, is one of four.
-    expect(statSync(fileOf(dir))).toMatchObject({ ino: before.ino, size: before.size + RECORD })
+    // One batch appended in place (a rewrite renames a new file over it): c, unused, is one of four.
+    expect(statSync(fileOf(dir))).toMatchObject({ ino: before.ino, size: before.size + batch(1) })
     const next = await EmbeddingCache.open(dir, identity, '/out')
     expect(next.get(textDigest('d'))).toEqual(vector(1, 1, 1))
     expect(next.get(textDigest('c'))).toEqual(vector(7, 8, 9))
   })
 
-  it('rewrites the file with the used entries alone once more than a quarter of it is unused, or an append was cut short', async () => {
+  it('rewrites the file with the used entries alone, in the order the run used them, once more than a quarter of it is unused, or an append was cut short', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dp-ec-'))
-    await seeded(dir, { a: vector(1, 2, 3), b: vector(4, 5, 6), c: vector(7, 8, 9) })
+    await seeded(dir, { a: vector(1, 2, 3), b: vector(4, 5, 6), c: vector(7, 8, 9), f: vector(0, 0, 1) })
+    // b and f unused: two of five.
     const run = await EmbeddingCache.open(dir, identity, '/out')
-    run.get(textDigest('a'))
+    run.get(textDigest('c'))
     run.set(textDigest('d'), vector(1, 1, 1))
+    run.get(textDigest('a'))
     await run.save()
-    expect(statSync(fileOf(dir)).size).toBe(headerOf(dir) + 2 * RECORD)
+    const header = headerOf(dir)
+    expect(statSync(fileOf(dir)).size).toBe(header + batch(3))
+    const digestsOf = (file: Buffer, n: number) => Array.from({ length: n }, (_, i) => file.toString('hex', header + 4 + 32 * i, header + 36 + 32 * i))
+    expect(digestsOf(readFileSync(fileOf(dir)), 3)).toEqual(['c', 'd', 'a'].map(textDigest))
     expect((await EmbeddingCache.open(dir, identity, '/out')).get(textDigest('b'))).toBeUndefined()
 
-    // The second record (a's or d's: the rewrite orders them by digest) cut short by five bytes.
+    // The next run's batch (e) cut short by five bytes: its entries are missed, the rest kept, and the file rewritten.
+    const grown = await EmbeddingCache.open(dir, identity, '/out')
+    for (const t of ['a', 'c', 'd']) grown.get(textDigest(t))
+    grown.set(textDigest('e'), vector(2, 2, 2))
+    await grown.save()
     const file = readFileSync(fileOf(dir))
-    const header = headerOf(dir)
-    const last = file.subarray(header + RECORD, header + RECORD + 32).toString('hex')
+    expect(file.length).toBe(header + batch(3) + batch(1))
     writeFileSync(fileOf(dir), file.subarray(0, file.length - 5))
     const cut = await EmbeddingCache.open(dir, identity, '/out')
-    const [whole, partial] = last === textDigest('d') ? ['a', 'd'] : ['d', 'a']
-    expect(cut.get(textDigest(whole))).toBeDefined()
-    expect(cut.get(textDigest(partial))).toBeUndefined()
-    cut.set(textDigest('e'), vector(2, 2, 2))
+    expect(cut.get(textDigest('e'))).toBeUndefined()
+    for (const t of ['a', 'c', 'd']) expect(cut.get(textDigest(t))).toBeDefined()
     await cut.save()
-    expect(statSync(fileOf(dir)).size).toBe(headerOf(dir) + 2 * RECORD)
+    expect(statSync(fileOf(dir)).size).toBe(header + batch(3))
     const next = await EmbeddingCache.open(dir, identity, '/out')
-    expect(next.get(textDigest(whole))).toBeDefined()
-    expect(next.get(textDigest('e'))).toEqual(vector(2, 2, 2))
+    expect(next.get(textDigest('d'))).toEqual(vector(1, 1, 1))
+  })
+
+  it('copies the rows of entries that follow each other in the file as they are, around rows set this run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dp-ec-'))
+    const vectors = { a: vector(1, 2, 3), b: vector(-4, 5, 6), c: vector(7, -8, 9), d: vector(0.5, 0, -1) }
+    await seeded(dir, vectors)
+    const cache = await EmbeddingCache.open(dir, identity, '/out')
+    for (const t of ['a', 'b', 'c', 'd']) cache.get(textDigest(t))
+    const changed = vector(3, 3, -3)
+    cache.set(textDigest('x'), changed)
+    const order = ['b', 'c', 'x', 'd', 'a']
+    expect(cache.rows(order.map(textDigest))).toEqual(encodeVectorRows([vectors.b, vectors.c, changed, vectors.d, vectors.a], 3))
   })
 
   it('is separate per index and per model, and a damaged file is an empty cache', async () => {

@@ -17,10 +17,18 @@
  * The file is binary and kept as a journal, so a re-index reads its vectors
  * without parsing and writes only what it embedded: u32 magic, u32 dims,
  * u32 identity bytes, the identity (`embedder id\nmodel\n[content\n]row
- * format`, UTF-8, padded to 4 bytes), then records of a 32-byte text digest, dims float32 values and
- * the row (padded to 4 bytes), little-endian. A run appends the vectors it embedded; the file is
- * rewritten with the entries the run used alone once unused ones outnumber
- * a quarter of it, or when an append was cut short.
+ * format`, UTF-8, padded to 4 bytes), then batches of entries: u32 count,
+ * their 32-byte text digests, their dims float32 values each, their rows
+ * one after another (padded to 4 bytes), little-endian. A run appends one
+ * batch of the vectors it embedded; the file is rewritten as one batch of the
+ * entries the run used alone, in the order it used them, once unused ones
+ * outnumber a quarter of it, or when an append was cut short.
+ *
+ * Each part of a batch is in one piece so that a re-index, which uses every
+ * entry, decodes a batch's digests at once and copies the rows of
+ * consecutive chunks (a batch holds them in chunk order) as one range,
+ * rather than each record's by itself (astro's 4,064 chunks: embedChunks
+ * 24 -> 19 ms of CPU in a one-page re-index).
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -29,11 +37,11 @@ import { encodeVectorRow, rowBytes } from '../core/index/vectors.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
 
-/** "DPE3", little-endian. */
-const MAGIC = 0x33455044
+/** "DPE4", little-endian. */
+const MAGIC = 0x34455044
 const HEADER = 12
 const DIGEST_BYTES = 32
-/** Share of unused records in the file above which a run rewrites it. */
+/** Share of unused entries in the file above which a run rewrites it. */
 const MAX_UNUSED = 0.25
 
 /** A text's key in the cache. */
@@ -54,18 +62,23 @@ export interface CachedEmbedder extends Pick<EmbedderIdentity, 'id' | 'model' | 
   /** The model's content, by digest, when it is known (a local model): vectors from another content are not reused. */
   content?: string
 }
-const recordBytes = (dims: number) => DIGEST_BYTES + dims * 4 + pad4(rowBytes(dims))
+const batchBytes = (count: number, dims: number) => 4 + count * (DIGEST_BYTES + dims * 4) + pad4(count * rowBytes(dims))
 
 interface Entry {
   vector: Float32Array
-  /** The vector's exact row (rowBytes(dims) bytes). */
-  row: Uint8Array
+  /** The vector's exact row (rowBytes(dims) bytes): its own bytes (set this run), or where it starts in the file read. */
+  row: Uint8Array | number
+  /** Whether this run got or set it. */
+  used: boolean
 }
 
 export class EmbeddingCache {
   private entries = new Map<string, Entry>()
-  private used = new Set<string>()
-  /** Records in the file as it is, and whether it can be appended to as it is. */
+  /** The entries this run got or set, in the order it first did. */
+  private usedInOrder: string[] = []
+  /** The file as read (4-byte aligned): the rows of the entries it held. */
+  private read: Uint8Array = new Uint8Array(0)
+  /** Entries in the file as it is, and whether it can be appended to as it is. */
   private stored = 0
   private appendable = false
   /** Entries set this run, in order, for the append. */
@@ -104,32 +117,68 @@ export class EmbeddingCache {
     const header = this.header()
     const start = HEADER + pad4(bytes.readUInt32LE(8))
     if (start !== header.length || !bytes.subarray(HEADER, start).equals(header.subarray(HEADER))) return
-    const size = recordBytes(dims)
-    const records = Math.floor((bytes.length - start) / size)
     // Float32 views need 4-byte alignment; a buffer that is not aligned is copied once.
     const aligned = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes)
-    for (let i = 0, at = start; i < records; i++, at += size) {
-      const vectorAt = aligned.byteOffset + at + DIGEST_BYTES
-      this.entries.set(aligned.toString('hex', at, at + DIGEST_BYTES), {
-        vector: new Float32Array(aligned.buffer, vectorAt, dims),
-        row: new Uint8Array(aligned.buffer, vectorAt + dims * 4, rowBytes(dims)),
-      })
+    let at = start
+    let stored = 0
+    while (at + 4 <= aligned.length) {
+      const count = aligned.readUInt32LE(at)
+      // An empty batch or one cut short: damage, left out and written over by the next save.
+      if (count === 0 || at + batchBytes(count, dims) > aligned.length) break
+      const digests = aligned.toString('hex', at + 4, at + 4 + count * DIGEST_BYTES)
+      const vectorsAt = at + 4 + count * DIGEST_BYTES
+      const rowsAt = vectorsAt + count * dims * 4
+      for (let i = 0; i < count; i++) {
+        this.entries.set(digests.slice(i * 2 * DIGEST_BYTES, (i + 1) * 2 * DIGEST_BYTES), {
+          vector: new Float32Array(aligned.buffer, aligned.byteOffset + vectorsAt + i * dims * 4, dims),
+          row: rowsAt + i * rowBytes(dims),
+          used: false,
+        })
+      }
+      stored += count
+      at += batchBytes(count, dims)
     }
+    this.read = aligned
     this.dims = dims
-    this.stored = records
-    this.appendable = start + records * size === bytes.length
+    this.stored = stored
+    this.appendable = at === aligned.length
   }
 
   get(digest: string): Float32Array | undefined {
     const e = this.entries.get(digest)
     if (!e || (this.dims && e.vector.length !== this.dims)) return undefined
-    this.used.add(digest)
+    this.markUsed(digest, e)
     return e.vector
   }
 
-  /** The exact row of an entry get() or set() gave this run. */
-  row(digest: string): Uint8Array | undefined {
-    return this.used.has(digest) ? this.entries.get(digest)?.row : undefined
+  /**
+   * The exact rows of these entries, one after another, each one get() or
+   * set() gave this run. Rows that follow each other in the file are copied
+   * as one range.
+   */
+  rows(digests: readonly string[]): Uint8Array {
+    const size = rowBytes(this.dims)
+    const out = new Uint8Array(digests.length * size)
+    // The rows read from the file not copied yet: from..to, to go at `into`.
+    let from = 0
+    let to = 0
+    let into = 0
+    for (let i = 0; i < digests.length; i++) {
+      const e = this.entries.get(digests[i]!)
+      if (!e?.used || e.vector.length !== this.dims) throw new Error(`embedding cache: no ${this.dims}-dimension entry used this run for ${digests[i]}`)
+      if (e.row === to && to > from) {
+        to += size
+        continue
+      }
+      out.set(this.read.subarray(from, to), into)
+      if (typeof e.row === 'number') [from, to, into] = [e.row, e.row + size, i * size]
+      else {
+        out.set(e.row, i * size)
+        from = to = 0
+      }
+    }
+    out.set(this.read.subarray(from, to), into)
+    return out
   }
 
   set(digest: string, v: Float32Array): void {
@@ -137,22 +186,30 @@ export class EmbeddingCache {
     this.dims = v.length
     const row = new Uint8Array(rowBytes(v.length))
     encodeVectorRow(v, v.length, row, 0)
-    this.entries.set(digest, { vector: v, row })
-    this.used.add(digest)
+    const e = { vector: v, row, used: this.entries.get(digest)?.used ?? false }
+    this.entries.set(digest, e)
+    this.markUsed(digest, e)
     this.added.push(digest)
   }
 
-  /** These entries' records, one after another, after `head`. */
+  private markUsed(digest: string, e: Entry): void {
+    if (!e.used) this.usedInOrder.push(digest)
+    e.used = true
+  }
+
+  /** These entries as one batch, after `head`. */
   private encode(digests: readonly string[], head: Uint8Array = new Uint8Array(0)): Buffer {
-    const size = recordBytes(this.dims)
-    const out = Buffer.alloc(head.length + digests.length * size)
+    const { dims } = this
+    const out = Buffer.alloc(head.length + batchBytes(digests.length, dims))
     out.set(head)
+    out.writeUInt32LE(digests.length, head.length)
+    const vectorsAt = head.length + 4 + digests.length * DIGEST_BYTES
+    const rowsAt = vectorsAt + digests.length * dims * 4
     digests.forEach((d, i) => {
       const { vector, row } = this.entries.get(d)!
-      const at = head.length + i * size
-      out.write(d, at, 'hex')
-      out.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), at + DIGEST_BYTES)
-      out.set(row, at + DIGEST_BYTES + vector.byteLength)
+      out.write(d, head.length + 4 + i * DIGEST_BYTES, 'hex')
+      out.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), vectorsAt + i * dims * 4)
+      out.set(typeof row === 'number' ? this.read.subarray(row, row + rowBytes(dims)) : row, rowsAt + i * rowBytes(dims))
     })
     return out
   }
@@ -165,11 +222,11 @@ export class EmbeddingCache {
   async save(): Promise<void> {
     const total = this.stored + this.added.length
     await mkdir(join(this.file, '..'), { recursive: true })
-    if (this.appendable && total - this.used.size <= total * MAX_UNUSED) {
+    if (this.appendable && total - this.usedInOrder.length <= total * MAX_UNUSED) {
       if (this.added.length) await appendFile(this.file, this.encode(this.added))
       this.stored = total
     } else {
-      const kept = [...this.used].filter((d) => this.entries.get(d)!.vector.length === this.dims).sort()
+      const kept = this.usedInOrder.filter((d) => this.entries.get(d)!.vector.length === this.dims)
       await replaceFile(this.file, this.encode(kept, this.header()))
       this.stored = kept.length
       this.appendable = true

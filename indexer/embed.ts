@@ -25,7 +25,7 @@ import { STATIC_MODEL_FORMAT } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import type { ChunkRecord, EmbedderIdentity } from '../core/index/format.ts'
 import { splitIdentity } from '../core/embed/static-split.ts'
-import { encodeVectorCodes, rowBytes } from '../core/index/vectors.ts'
+import { encodeVectorCodes } from '../core/index/vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
@@ -218,8 +218,13 @@ export async function embedChunks(
   const identity = ie.embedder.identity
   const cache = await EmbeddingCache.open(opts.cacheDir, { ...identity, content: await modelContent(ie) }, opts.scope)
   const digests = opts.digests?.length === chunks.length ? opts.digests : chunks.map(embedDigest)
-  const vectors: (Float32Array | undefined)[] = digests.map((d) => cache.get(d))
-  const todo = vectors.flatMap((v, i) => (v ? [] : [i]))
+  const vectors: Float32Array[] = []
+  const todo: number[] = []
+  for (let i = 0; i < digests.length; i++) {
+    const v = cache.get(digests[i]!)
+    if (v) vectors[i] = v
+    else todo.push(i)
+  }
   let done = chunks.length - todo.length
   opts.onProgress?.(done, chunks.length)
   try {
@@ -237,12 +242,9 @@ export async function embedChunks(
     // What was embedded before a failure is kept for the next run.
     await cache.save()
   }
-  const all = vectors as Float32Array[]
-  const dims = all[0]?.length ?? identity.dims
-  if (all.some((v) => v.length !== dims)) throw new Error(`embedder "${identity.id}" returned vectors of different lengths`)
-  const rows = new Uint8Array(all.length * rowBytes(dims))
-  digests.forEach((d, i) => rows.set(cache.row(d)!, i * rowBytes(dims)))
-  return { identity: { ...identity, dims }, vectors: all, rows, embedded: todo.length, reused: chunks.length - todo.length }
+  const dims = vectors[0]?.length ?? identity.dims
+  if (vectors.some((v) => v.length !== dims)) throw new Error(`embedder "${identity.id}" returned vectors of different lengths`)
+  return { identity: { ...identity, dims }, vectors, rows: cache.rows(digests), embedded: todo.length, reused: chunks.length - todo.length }
 }
 
 /**
