@@ -56,6 +56,9 @@ describe('patchLexicalSplit', () => {
         ['nothing changed', before.slice()],
       ]
       for (const [, after] of cases) expectSameAsSplit(after, shardBytes, patch(before, after, shardBytes))
+      // The first term in order gone, and the terms on either side of a removed one.
+      const first = edited(before, 3, `aardvark ${before[3]!.text} island`)
+      expectSameAsSplit(before, shardBytes, patch(first, before, shardBytes))
     })
   }
 
@@ -67,6 +70,13 @@ describe('patchLexicalSplit', () => {
     // One new term, term17's document unchanged otherwise: the shard it lands in, and the shards whose bounds move after it.
     expect(result.reused).toBeGreaterThan(0)
     expect(result.reused).toBeLessThan(result.patched.shards.length)
+  })
+
+  it('codes the terms beside a new first term, and after a removed one, as a fresh split does', () => {
+    const before = [testChunk('a.md', 'A', 'Start', 'route adapter zebra'), testChunk('b.md', 'B', 'Start', 'route')]
+    const after = edited(before, 1, 'route aardvark')
+    expectSameAsSplit(after, 300, patch(before, after, 300))
+    expectSameAsSplit(before, 300, patch(after, before, 300))
   })
 
   it('takes the unedited rows of a shard it makes again from the previous shard as written, and refuses a shard that is not the rows its lengths say', () => {

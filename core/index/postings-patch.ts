@@ -11,7 +11,7 @@
  * changes nearly every row: that is a full split, not a patch.
  */
 import { runningAverage, type ChunkTerms } from '../retrieval/lexical.ts'
-import { compareTerms, decodeRow, encodeRow, frontCode, LEXICAL_SPLIT_ENCODING, lastAtOrBefore, packShards, type LexicalHead, type PostingRow } from './postings.ts'
+import { compareTerms, encodeRow, LEXICAL_SPLIT_ENCODING, lastAtOrBefore, packShards, sharedPrefix, type LexicalHead, type PostingRow } from './postings.ts'
 
 export interface PreviousSplit {
   head: LexicalHead
@@ -71,22 +71,46 @@ function postingEdits(changes: readonly DocumentChange[], fields: number): Edits
 
 /** A term's row with its edits applied; undefined when no document holds the term any more. */
 function editedRow(previous: PostingRow | undefined, edits: Edits extends Map<string, infer E> ? E : never, fields: number): PostingRow | undefined {
-  const byField = previous ? decodeRow(previous) : new Map<number, Map<number, number>>()
-  for (const [f, doc, frequency] of edits) {
-    let docs = byField.get(f)
-    if (!docs) byField.set(f, (docs = new Map()))
-    if (frequency) docs.set(doc, frequency)
-    else docs.delete(doc)
-  }
   const counted: Array<number[] | undefined> = []
   let any = false
   for (let f = 0; f < fields; f++) {
-    const docs = byField.get(f)
-    if (!docs?.size) continue
+    const postings = fieldPostings(previous?.[f])
+    for (const [field, doc, frequency] of edits) if (field === f) setPosting(postings, doc, frequency)
+    if (!postings.length) continue
+    counted[f] = postings
     any = true
-    counted[f] = [...docs.keys()].sort((a, b) => a - b).flatMap((doc) => [doc, docs.get(doc)!])
   }
   return any ? encodeRow(counted, fields) : undefined
+}
+
+/** One field's entry of a row as [doc, frequency, ...], ascending (what encodeRow takes). */
+function fieldPostings(entry: PostingRow[number] | undefined): number[] {
+  if (!entry) return []
+  const [gaps, freqs] = Array.isArray(entry[0]) ? (entry as [number[], number[]]) : [entry as number[], undefined]
+  const postings: number[] = new Array(2 * gaps.length)
+  let doc = 0
+  for (let i = 0; i < gaps.length; i++) {
+    doc += gaps[i]!
+    postings[2 * i] = doc
+    postings[2 * i + 1] = freqs ? freqs[i]! : 1
+  }
+  return postings
+}
+
+/** Sets `doc`'s frequency in ascending [doc, frequency, ...] postings (0: removes it). */
+function setPosting(postings: number[], doc: number, frequency: number): void {
+  let lo = 0
+  let hi = postings.length / 2
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (postings[2 * mid]! < doc) lo = mid + 1
+    else hi = mid
+  }
+  const at = 2 * lo
+  if (postings[at] === doc) {
+    if (frequency) postings[at + 1] = frequency
+    else postings.splice(at, 2)
+  } else if (frequency) postings.splice(at, 0, doc, frequency)
 }
 
 /**
@@ -146,7 +170,7 @@ export function patchLexicalSplit(previous: PreviousSplit, changes: readonly Doc
 
   const fieldLength = head.fieldLength.map((lengths) => lengths.slice())
   for (const { doc, after } of changes) for (let f = 0; f < fields; f++) fieldLength[f]![doc] = after.lengths[f]!
-  const { prefix, suffix } = sameTerms ? head : frontCode(newTerms)
+  const { prefix, suffix } = sameTerms ? head : patchedFrontCode(head, newTerms, was)
   return {
     head: {
       encoding: LEXICAL_SPLIT_ENCODING,
@@ -186,6 +210,29 @@ function previousRows(previous: PreviousSplit): (t: number) => string {
     const start = rows.at[t - starts[shard]!]!
     return rows.json.slice(start, start + previous.rowBytes[t]!)
   }
+}
+
+/**
+ * frontCode(terms), each term's prefix and suffix kept from the head where
+ * it and the term before it are the previous ones (`was`: each term's
+ * previous number, -1 for a new one): only the terms beside an added or
+ * removed one are coded again.
+ */
+function patchedFrontCode(head: LexicalHead, terms: readonly string[], was: readonly number[]): Pick<LexicalHead, 'prefix' | 'suffix'> {
+  const prefix: number[] = new Array(terms.length)
+  const suffix: string[] = new Array(terms.length)
+  for (let t = 0; t < terms.length; t++) {
+    const before = was[t]!
+    if (t === 0 ? before === 0 : before > 0 && was[t - 1] === before - 1) {
+      prefix[t] = head.prefix[before]!
+      suffix[t] = head.suffix[before]!
+    } else {
+      const term = terms[t]!
+      prefix[t] = sharedPrefix(t === 0 ? '' : terms[t - 1]!, term)
+      suffix[t] = term.slice(prefix[t])
+    }
+  }
+  return { prefix, suffix }
 }
 
 function hasEdited(edited: ReadonlyMap<number, string>, start: number, end: number): boolean {

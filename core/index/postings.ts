@@ -137,13 +137,18 @@ export function frontCode(terms: readonly string[]): { prefix: number[]; suffix:
   let previous = ''
   for (let t = 0; t < terms.length; t++) {
     const term = terms[t]!
-    let p = 0
-    while (p < previous.length && p < term.length && previous[p] === term[p]) p++
-    prefix[t] = p
-    suffix[t] = term.slice(p)
+    prefix[t] = sharedPrefix(previous, term)
+    suffix[t] = term.slice(prefix[t])
     previous = term
   }
   return { prefix, suffix }
+}
+
+/** How many leading characters `term` shares with `previous`: its prefix in the front coding. */
+export function sharedPrefix(previous: string, term: string): number {
+  let p = 0
+  while (p < previous.length && p < term.length && previous[p] === term[p]) p++
+  return p
 }
 
 /** The order of the head's terms: code-point order, the same on every machine, and what prefix ranges need. */
