@@ -6,7 +6,6 @@
  */
 import { realpath, stat } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
-import { glob, globSync } from 'tinyglobby'
 import type { ChunkRecord } from '../core/index/format.ts'
 import type { DocpilotConfig, SluggerName } from '../core/config/schema.ts'
 import { DEFAULT_FILE_LIMITS } from '../core/config/file-limits.ts'
@@ -106,7 +105,7 @@ export async function collectChunks(
   const include = opts.include?.length ? opts.include : DEFAULT_INCLUDE[opts.mode]
   const warnings: CollectWarning[] = []
   const escaping = new Set<string>()
-  const files = docsFiles(root, include, opts, (link, target) => {
+  const files = await docsFiles(root, include, opts, (link, target) => {
     if (!escaping.has(link)) warnings.push({ file: link, message: `is a link to ${target}, outside the docs folder; skipped (only files inside the folder are indexed)` })
     escaping.add(link)
   })
@@ -181,7 +180,7 @@ export async function collectChunks(
  * (folder-listing.ts), else walked. `onEscape`: a link the walk met that
  * leaves the folder (a walk that meets one is never kept).
  */
-function docsFiles(root: string, include: string[], opts: CollectOptions, onEscape: (link: string, target: string) => void): string[] {
+async function docsFiles(root: string, include: string[], opts: CollectOptions, onEscape: (link: string, target: string) => void): Promise<string[]> {
   const { cache } = opts
   const ignore = [...ALWAYS_EXCLUDED, ...(opts.exclude ?? [])]
   const walk = JSON.stringify([root, include, ignore])
@@ -190,6 +189,8 @@ function docsFiles(root: string, include: string[], opts: CollectOptions, onEsca
     cache!.keepListing?.(walk, kept)
     return kept.files
   }
+  // Loaded only to walk: a re-index over unchanged folders never does.
+  const { globSync } = await import('tinyglobby')
   const recorded = recordedWalk(fsInside(root, onEscape))
   // Synchronous for the reason readSource is: a crawl of a docs folder is many small calls.
   const files = globSync(include, { cwd: root, ignore, onlyFiles: true, dot: false, fs: recorded.fs }).sort(comparePaths)
@@ -316,6 +317,7 @@ async function assertDir(root: string, mode: CollectOptions['mode']): Promise<vo
 }
 
 async function throwNoFiles(root: string, include: string[], opts: CollectOptions): Promise<never> {
+  const { glob } = await import('tinyglobby')
   const anything = await glob(['**/*'], { cwd: root, ignore: ALWAYS_EXCLUDED, onlyFiles: true })
   if (anything.length === 0) {
     throw new CollectError(
