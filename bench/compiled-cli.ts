@@ -5,9 +5,10 @@
  * included, so timing the checkout's launcher would charge every build the
  * TypeScript compiler's start-up, which no site owner pays.
  *
- * Compiled once per bench process; the launcher it returns is what
- * bin/docpilot.js runs in an installed package (bin/docpilot.js itself picks
- * the sources whenever they sit beside it, as they do in this checkout).
+ * Compiled once per bench process; the launcher it returns runs what
+ * bin/docpilot.js runs in an installed package, dist/cli/launch.js, code
+ * cache included (bin/docpilot.js itself picks the sources whenever they sit
+ * beside it, as they do in this checkout).
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
@@ -35,8 +36,8 @@ export function compiledCli(): Promise<string> {
   compiled ??= (async () => {
     await buildNode()
     const launcher = join(await mkdtemp(join(tmpdir(), 'docpilot-bench-cli-')), 'docpilot.mjs')
-    const main = pathToFileURL(join(ROOT, 'dist/bin/main.js')).href
-    await writeFile(launcher, `import { main } from ${JSON.stringify(main)}\nprocess.exitCode = await main(process.argv.slice(2))\n`)
+    const launch = pathToFileURL(join(ROOT, 'dist/cli/launch.js')).href
+    await writeFile(launcher, `import { launch } from ${JSON.stringify(launch)}\nprocess.exitCode = await launch(process.argv.slice(2))\n`)
     return launcher
   })()
   return compiled

@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// An installed package runs the bundled JavaScript in dist/bin/ (built at `npm pack`,
-// scripts/build-cli.ts).
+// An installed package runs the bundled command in dist/bin/ (built at `npm pack`,
+// scripts/build-cli.ts) through dist/cli/launch.js, which keeps V8's code cache.
 // A checkout of the repository has the TypeScript sources beside this file and
 // runs them through tsx, a dev dependency, so a change needs no build step.
 import { existsSync } from 'node:fs'
 
 const sources = new URL('../cli/main.ts', import.meta.url)
-let main
 if (existsSync(sources)) {
   const { register } = await import('tsx/esm/api')
   register()
-  ;({ main } = await import(sources.href))
+  const { main } = await import(sources.href)
+  process.exitCode = await main(process.argv.slice(2))
 } else {
-  ;({ main } = await import('../dist/bin/main.js'))
+  const { launch } = await import('../dist/cli/launch.js')
+  process.exitCode = await launch(process.argv.slice(2))
 }
-process.exitCode = await main(process.argv.slice(2))

@@ -226,18 +226,19 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
     expect([...imported].filter((d) => !declared.has(d)), 'imported but not declared').toEqual([])
     expect([...declared].filter((d) => !imported.has(d)), 'declared but never imported').toEqual([])
     // The bundled CLI (dist/bin/) carries its dependencies inside; what it left
-    // outside (esbuild's import statements, import() and __require() calls) is
-    // declared, or resolves from there as an optional probe does (fdir's picomatch).
+    // outside (esbuild's import statements, import(), require() and __require()
+    // calls, not those in generated code's text) is declared, or resolves from
+    // there as an optional probe does.
     const bundle = join(pkgDir, 'dist/bin')
     const external = new Set<string>()
-    for (const file of readdirSync(bundle).filter((f) => f.endsWith('.js'))) {
-      for (const m of readFileSync(join(bundle, file), 'utf8').matchAll(/(?:^import\b[^'"\n]*?from\s*|\b(?:import|__require)\(\s*)"([^"]+)"/gm)) {
+    for (const file of readdirSync(bundle).filter((f) => /\.c?js$/.test(f))) {
+      for (const m of readFileSync(join(bundle, file), 'utf8').matchAll(/(?:^import\b[^'"\n]*?from\s*|(?<![\w.$'"`])(?:import|require|__require)\(\s*)"([^"]+)"/gm)) {
         if (isPackage(m[1]!)) external.add(packageOf(m[1]!))
       }
     }
     const resolvable = (name: string) => {
       try {
-        createRequire(join(bundle, 'main.js')).resolve(name)
+        createRequire(join(bundle, 'main.cjs')).resolve(name)
         return true
       } catch {
         return false
@@ -333,6 +334,17 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
     } finally {
       await client.close()
     }
+  })
+
+  it('keeps the command compiled in its cache folder: the next index run starts from it and writes the same index', async () => {
+    const index = blocks.flatMap((b) => (b.lang === 'sh' ? commands(b.body) : [])).find((c) => c.startsWith('npx docpilot index'))!
+    const codeCache = () => readdirSync(join(project, '.docpilot/cache/code')).filter((f) => /^index\.[0-9a-f]{16}\.bin$/.test(f))
+    expect(codeCache()).toHaveLength(1)
+    const manifest = readFileSync(join(project, 'public/docpilot/manifest.json'), 'utf8')
+    ok(await sh(index, project), index)
+    expect(readFileSync(join(project, 'public/docpilot/manifest.json'), 'utf8')).toBe(manifest)
+    // Its first byte is the generation: the README's run saved it, this run saved what it compiled besides.
+    expect(readFileSync(join(project, '.docpilot/cache/code', codeCache()[0]!))[0]).toBe(2)
   })
 
   it('queries the index it built with the config', async () => {

@@ -61,10 +61,6 @@ export interface IndexEmbedder {
 
 export { EmbedConfigError }
 
-export function defaultCacheDir(cwd: string, env: Env): string {
-  return env.DOCPILOT_CACHE_DIR ? resolve(cwd, env.DOCPILOT_CACHE_DIR) : join(cwd, '.docpilot', 'cache')
-}
-
 
 /** A docpilot static model folder; `cacheDir` keeps its rows pack between runs. */
 export async function loadStaticModel(dir: string, why: string, cacheDir?: string): Promise<IndexEmbedder> {

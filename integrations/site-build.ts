@@ -166,7 +166,7 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
   const started = performance.now()
   const [{ buildIndex, createdAtFromEnv }, { defaultCacheDir }, { writeWidget }, { PACKAGE_VERSION }] = await Promise.all([
     import('../indexer/build.ts'),
-    import('../indexer/embed.ts'),
+    import('../indexer/cache-dir.ts'),
     import('../cli/widget-files.ts'),
     import('../cli/package-root.ts'),
   ])

@@ -13,4 +13,4 @@ import { cliBundleOptions } from './cli-bundle.ts'
 const OUT_DIR = resolve(import.meta.dirname, '../dist/bin')
 
 rmSync(OUT_DIR, { recursive: true, force: true })
-await build(cliBundleOptions(OUT_DIR))
+for (const options of cliBundleOptions(OUT_DIR)) await build(options)

@@ -1,5 +1,6 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { build, type Metafile } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,23 +8,41 @@ import { cliBundleOptions } from './cli-bundle.ts'
 
 describe('the CLI bundle', () => {
   let dir: string
-  let metafile: Metafile
-  let chunks: string[]
+  let inputs: string[]
+  let files: Record<string, string>
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'docpilot-bundle-'))
-    metafile = (await build({ ...cliBundleOptions(dir), metafile: true })).metafile
-    chunks = await Promise.all((await readdir(dir)).map((name) => readFile(join(dir, name), 'utf8')))
+    // Laid out as in the package: the bundle finds the package root above it.
+    const root = await mkdtemp(join(tmpdir(), 'docpilot-bundle-'))
+    await copyFile(join(import.meta.dirname, '../package.json'), join(root, 'package.json'))
+    dir = join(root, 'dist/bin')
+    const metafiles: Metafile[] = []
+    for (const options of cliBundleOptions(dir)) metafiles.push((await build({ ...options, metafile: true })).metafile)
+    inputs = metafiles.flatMap((m) => Object.keys(m.inputs))
+    files = Object.fromEntries(await Promise.all((await readdir(dir)).map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)))
   }, 60_000)
-  afterAll(() => rm(dir, { recursive: true, force: true }))
+  afterAll(() => rm(join(dir, '../..'), { recursive: true, force: true }))
 
   it('holds no fflate: Node gunzips with zlib, without building fflate\'s tables at each start', () => {
-    expect(Object.keys(metafile.inputs).filter((path) => path.includes('node_modules/fflate/'))).toEqual([])
-    expect(Object.keys(metafile.inputs)).toContain('scripts/node-gunzip.ts')
+    expect(inputs.filter((path) => path.includes('node_modules/fflate/'))).toEqual([])
+    expect(inputs).toContain('scripts/node-gunzip.ts')
   })
 
   it('gives fdir the bundled picomatch instead of loading a second copy through require() at each start', () => {
-    expect(Object.keys(metafile.inputs).some((path) => path.includes('node_modules/fdir/'))).toBe(true)
-    expect(chunks.filter((text) => /__require\(\s*"picomatch"\s*\)/.test(text))).toEqual([])
+    expect(inputs.some((path) => path.includes('node_modules/fdir/'))).toBe(true)
+    expect(Object.values(files).filter((text) => /\b(?:__)?require\(\s*"picomatch"\s*\)/.test(text))).toEqual([])
+  })
+
+  it('is one CommonJS script for the commands (what a code cache can hold) and an ES module for the parse thread', async () => {
+    expect(Object.keys(files).sort()).toEqual(['main.cjs', 'parse-worker.js'])
+    const main = createRequire(import.meta.url)(join(dir, 'main.cjs')) as { main?: unknown; COMMANDS?: Record<string, unknown> }
+    expect(typeof main.main).toBe('function')
+    expect(Object.keys(main.COMMANDS ?? {})).toContain('index')
+    // import.meta.url is the script's own URL: the parse thread's file and the package root are found from it.
+    expect(files['main.cjs']).not.toMatch(/\bimport\.meta\b/)
+    // vm.Script runs no import() without an experimental Node option (cli/code-cache.ts): packages left outside are required.
+    expect(files['main.cjs']).not.toMatch(/(?<![.\w])import\("/)
+    expect(files['main.cjs']).toMatch(/require\("jiti"\)/)
+    expect(files['parse-worker.js']).toMatch(/^import /m)
   })
 })

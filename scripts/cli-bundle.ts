@@ -4,10 +4,9 @@
  *
  * Compiled by tsc alone, one `docpilot index` loads about 190 modules (95 of
  * them zod's), and Node resolves, reads and compiles each: about a third of a
- * second of CPU before any work, paid by every build and re-index. The bundle
- * is one entry per command plus shared chunks (each command's code still
- * loads only when that command runs), and the parse thread's own entry beside
- * them, where indexer/parse-pool.ts looks for it.
+ * second of CPU before any work, paid by every build and re-index. Bundled,
+ * it is one script for the commands and one for the parse thread (see
+ * cliBundleOptions).
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -40,26 +39,55 @@ const fdirWithBundledPicomatch: Plugin = {
   },
 }
 
-/** esbuild's options for the CLI bundle, written to `outdir`. */
-export function cliBundleOptions(outdir: string): BuildOptions {
+/** What both bundles share. */
+function shared(absWorkingDir: string): BuildOptions {
   return {
-    absWorkingDir: ROOT,
-    entryPoints: { main: 'cli/main.ts', 'parse-worker': 'indexer/parse-worker.ts' },
-    outdir,
+    absWorkingDir,
     bundle: true,
-    splitting: true,
-    format: 'esm',
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
-    // Some bundled dependencies are CommonJS and require Node's built-in
-    // modules; an ES module has no `require` of its own to give them.
-    banner: { js: "import { createRequire as __docpilotCreateRequire } from 'node:module'; const require = __docpilotCreateRequire(import.meta.url);" },
     // core/ gunzips with fflate, which also runs in the browser; Node has gunzip built in (node-gunzip.ts).
     alias: { fflate: './scripts/node-gunzip.ts' },
     plugins: [fdirWithBundledPicomatch],
-    chunkNames: 'chunk-[hash]',
     legalComments: 'eof',
     logLevel: 'warning',
   }
+}
+
+/**
+ * esbuild's options for the CLI, written to `outdir`: two files.
+ *
+ * - main.cjs, every command in one CommonJS script, which cli/launch.ts
+ *   compiles with V8's code cache (cli/code-cache.ts: Node 20 cannot cache
+ *   an ES module's code). V8 compiles a function only when it first runs, so
+ *   the commands a run does not use cost it a quick scan of their text.
+ *   `import.meta.url` is the file's URL, as in an ES module; the packages it
+ *   leaves outside are loaded with require().
+ * - parse-worker.js, the parse thread's entry (an ES module), where
+ *   indexer/parse-pool.ts looks for it beside main.cjs.
+ */
+export function cliBundleOptions(outdir: string): BuildOptions[] {
+  return [
+    {
+      ...shared(ROOT),
+      entryPoints: { main: 'cli/main.ts' },
+      outfile: `${outdir}/main.cjs`,
+      format: 'cjs',
+      banner: { js: "var __docpilotModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+      define: { 'import.meta.url': '__docpilotModuleUrl' },
+      // import() of a package left outside (jiti, for a docpilot.config.ts) becomes require(): a script compiled by
+      // vm.Script may run import() only through an experimental Node option, which prints a warning.
+      supported: { 'dynamic-import': false },
+    },
+    {
+      ...shared(ROOT),
+      entryPoints: { 'parse-worker': 'indexer/parse-worker.ts' },
+      outdir,
+      format: 'esm',
+      // Some bundled dependencies are CommonJS and require Node's built-in
+      // modules; an ES module has no `require` of its own to give them.
+      banner: { js: "import { createRequire as __docpilotCreateRequire } from 'node:module'; const require = __docpilotCreateRequire(import.meta.url);" },
+    },
+  ]
 }

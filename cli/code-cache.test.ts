@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+
+const ROOT = resolve(import.meta.dirname, '..')
+
+/**
+ * Each run is its own process, as each docpilot command is: within one
+ * process V8 finds a script it compiled before in memory and never reads the
+ * cached data, so an in-process test could not tell a used cache from none.
+ */
+async function run(file: string, cacheDir: string, env: NodeJS.ProcessEnv = {}): Promise<{ cache: string; value: unknown }> {
+  const driver = `
+    const { loadBundle } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'cli/code-cache.ts')).href)})
+    const bundle = await loadBundle(${JSON.stringify(file)}, { cacheDir: ${JSON.stringify(cacheDir)}, command: 'index' })
+    await bundle.save()
+    console.log(JSON.stringify({ cache: bundle.cache, value: bundle.exports.value }))`
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', driver], { cwd: ROOT, env: { ...process.env, ...env } })
+  return JSON.parse(stdout) as { cache: string; value: unknown }
+}
+
+describe('the CLI code cache', () => {
+  let dir: string
+  let file: string
+  let cacheDir: string
+  const cacheFiles = async () => (existsSync(join(cacheDir, 'code')) ? readdir(join(cacheDir, 'code')) : [])
+  const generation = async () => (await readFile(join(cacheDir, 'code', (await cacheFiles())[0]!)))[0]
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'docpilot-code-cache-'))
+    file = join(dir, 'main.cjs')
+    cacheDir = join(dir, 'cache')
+    await writeFile(file, `const words = ['a', 'b'].map((w) => w.toUpperCase())\nmodule.exports = { value: words.join('') }\n`)
+  })
+  afterEach(() => rm(dir, { recursive: true, force: true }))
+
+  it("compiles a command from its earlier runs' cache: saved by the first run, again by the second, then only read", async () => {
+    await mkdir(cacheDir)
+    expect(await run(file, cacheDir)).toEqual({ cache: 'none', value: 'AB' })
+    expect(await cacheFiles()).toEqual([expect.stringMatching(/^index\.[0-9a-f]{16}\.bin$/)])
+    expect(await generation()).toBe(1)
+    expect(await run(file, cacheDir)).toEqual({ cache: 'accepted', value: 'AB' })
+    expect(await generation()).toBe(2)
+    const saved = await readFile(join(cacheDir, 'code', (await cacheFiles())[0]!))
+    expect(await run(file, cacheDir)).toEqual({ cache: 'accepted', value: 'AB' })
+    expect(await readFile(join(cacheDir, 'code', (await cacheFiles())[0]!))).toEqual(saved)
+  }, 30_000)
+
+  it('never runs a cache made from other bytes, even of the same length (V8 checks only the length)', async () => {
+    await mkdir(cacheDir)
+    await run(file, cacheDir)
+    await writeFile(file, `const words = ['c', 'd'].map((w) => w.toUpperCase())\nmodule.exports = { value: words.join('') }\n`)
+    expect(await run(file, cacheDir)).toEqual({ cache: 'none', value: 'CD' })
+    // The earlier bytes' cache is pruned only when many are kept; this run's is its own file.
+    expect(await cacheFiles()).toHaveLength(2)
+  }, 30_000)
+
+  it('makes a cache V8 rejects (damaged bytes) again, and runs the script as written', async () => {
+    await mkdir(cacheDir)
+    await run(file, cacheDir)
+    const [name] = await cacheFiles()
+    const bytes = await readFile(join(cacheDir, 'code', name!))
+    bytes.fill(7, 9)
+    await writeFile(join(cacheDir, 'code', name!), bytes)
+    expect(await run(file, cacheDir)).toEqual({ cache: 'rejected', value: 'AB' })
+    expect(await generation()).toBe(1)
+    expect(await run(file, cacheDir)).toEqual({ cache: 'accepted', value: 'AB' })
+  }, 30_000)
+
+  it('writes nothing where there is no cache folder, or with NODE_DISABLE_COMPILE_CACHE set', async () => {
+    expect(await run(file, cacheDir)).toEqual({ cache: 'none', value: 'AB' })
+    expect(existsSync(cacheDir)).toBe(false)
+    await mkdir(cacheDir)
+    expect(await run(file, cacheDir, { NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual({ cache: 'none', value: 'AB' })
+    expect(await cacheFiles()).toEqual([])
+  }, 30_000)
+})

@@ -1,0 +1,87 @@
+/**
+ * V8's code cache for the bundled command, kept in docpilot's cache folder.
+ *
+ * Node 20 compiles every module again on every run, and there it cannot give
+ * an ES module a code cache (Node 22's module.enableCompileCache can:
+ * compile-cache.ts). So an installed docpilot runs its command as one
+ * CommonJS script (scripts/cli-bundle.ts), compiled by `vm.Script` from the
+ * data an earlier run left: on astro, a re-index after a one-page edit spends
+ * about 35 ms less CPU before it starts its work (~10% of the run).
+ *
+ * - Where: `<cache folder>/code/`, and only while the cache folder exists (an
+ *   index run makes it), so a `docpilot --help` in any folder writes nothing.
+ * - Keyed by the bundle file (device, inode, size, modification and change
+ *   times), Node's version and the command: V8 checks only a source's length
+ *   and its own flags, so a cache must never outlive the bytes it was made
+ *   from.
+ * - V8 caches what was compiled when the data is made. A command's first run
+ *   saves what it compiled (generation 1); the next, given that, saves again
+ *   with what it compiled besides (generation 2: a full build's, then a
+ *   re-index's); later runs only read. A cache V8 rejects (another V8, other
+ *   flags, damaged bytes) is made again.
+ * - NODE_DISABLE_COMPILE_CACHE, Node's switch for its own cache, turns it off.
+ */
+import { readFile, stat } from 'node:fs/promises'
+import Module, { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { Script } from 'node:vm'
+import { pruneCache, replaceFile } from '../indexer/cache-file.ts'
+import { sha256 } from '../indexer/sha256.ts'
+
+/** Generations a command's cache goes through before runs only read it. */
+const GENERATIONS = 2
+/** Caches kept in the folder: one per command, and a few of an earlier docpilot or Node. */
+const KEEP = 16
+/** `<command>.<key>.bin`: its generation in one byte, then V8's data. */
+const CACHE_FILE = /^([a-z][a-z0-9-]*\.[0-9a-f]{16})\.bin$/
+
+export interface CachedBundle<T> {
+  exports: T
+  /** What became of the cache this run found: none, used, or rejected by V8. */
+  cache: 'none' | 'accepted' | 'rejected'
+  /** Saves what this run compiled, when its generation calls for it (never throws: a cache only saves time). */
+  save(): Promise<void>
+}
+
+/** Runs the CommonJS file `file` (its module.exports returned), compiled from the cache of `command`'s earlier runs when there is one. */
+export async function loadBundle<T>(file: string, opts: { cacheDir: string; command: string; env?: NodeJS.ProcessEnv }): Promise<CachedBundle<T>> {
+  const env = opts.env ?? process.env
+  const [source, entry] = await Promise.all([readFile(file, 'utf8'), entryOf(file, opts.command)])
+  const dir = join(opts.cacheDir, 'code')
+  const off = Boolean(env.NODE_DISABLE_COMPILE_CACHE)
+  const found = off || !(await isDir(opts.cacheDir)) ? undefined : await cached(dir, entry)
+  // No import() runs in the script (cli-bundle.ts makes them require()): Node 20 allows one there only as an experiment.
+  const script = new Script(Module.wrap(source), { filename: file, ...(found ? { cachedData: found.data } : {}) })
+  const module = { exports: {} as T }
+  ;(script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file))
+  const cache = !found ? 'none' : script.cachedDataRejected ? 'rejected' : 'accepted'
+  const generation = found && cache === 'accepted' ? found.generation + 1 : 1
+  return {
+    exports: module.exports,
+    cache,
+    async save() {
+      if (off || generation > GENERATIONS || !(await isDir(opts.cacheDir))) return
+      try {
+        await replaceFile(join(dir, `${entry}.bin`), Buffer.concat([Uint8Array.of(generation), script.createCachedData()]))
+        await pruneCache(dir, entry, { entryOf: (name) => CACHE_FILE.exec(name)?.[1], keep: KEEP, usedFile: (e) => `${e}.bin` })
+      } catch {
+        // A cache folder that cannot be written costs the next run its compile, nothing else.
+      }
+    },
+  }
+}
+
+/** The cache entry of `command` for this bundle file as it is now, under this Node. */
+async function entryOf(file: string, command: string): Promise<string> {
+  const st = await stat(file, { bigint: true })
+  const key = sha256([st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, process.version, process.arch, file].join(' ')).slice(0, 16)
+  return `${/^[a-z][a-z0-9-]{0,31}$/.test(command) ? command : 'docpilot'}.${key}`
+}
+
+/** The entry's cache in the folder, if any. */
+async function cached(dir: string, entry: string): Promise<{ generation: number; data: Buffer } | undefined> {
+  const bytes = await readFile(join(dir, `${entry}.bin`)).catch(() => undefined)
+  return bytes && bytes.length > 1 ? { generation: bytes[0]!, data: bytes.subarray(1) } : undefined
+}
+
+const isDir = (path: string) => stat(path).then((st) => st.isDirectory(), () => false)
