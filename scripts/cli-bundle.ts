@@ -16,9 +16,12 @@ const ROOT = resolve(import.meta.dirname, '..')
 
 /**
  * Left to Node at run time: packages with native or WebAssembly parts, or that
- * load code themselves (jiti compiles config files), or that only a checkout has.
+ * load code themselves (jiti compiles config files), or that only a checkout
+ * has; and the MCP server SDK (a quarter of the bundle's text), which only the
+ * servers load (`mcp`, `proxy`, `dev`): every run without a code cache
+ * compiles the whole bundle's text, whichever command it runs.
  */
-const EXTERNAL = ['onnxruntime-node', 'onnxruntime-web', 'jiti', 'better-sqlite3', 'tsx', 'vite', 'playwright-core', '@playwright/test']
+const EXTERNAL = ['onnxruntime-node', 'onnxruntime-web', 'jiti', 'better-sqlite3', 'tsx', 'vite', 'playwright-core', '@playwright/test', '@modelcontextprotocol/server']
 
 /**
  * fdir (tinyglobby's crawler) asks Node at load time for picomatch, for a
