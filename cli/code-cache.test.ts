@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import { crc32 } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -60,16 +61,30 @@ describe('the CLI code cache', () => {
     expect(await cacheFiles()).toHaveLength(2)
   }, 30_000)
 
-  it('makes a cache V8 rejects (damaged bytes) again, and runs the script as written', async () => {
+  it('never hands V8 damaged code (V8 checks only its header): the cache is made again and the script runs as written', async () => {
     await mkdir(cacheDir)
     await run(file, cacheDir)
     const [name] = await cacheFiles()
     const bytes = await readFile(join(cacheDir, 'code', name!))
-    bytes.fill(7, 9)
+    // Past the file's head (5 bytes) and V8's own header: bytes V8 would take as code.
+    for (let i = 200; i < bytes.length; i += 97) bytes[i]! ^= 0x5a
     await writeFile(join(cacheDir, 'code', name!), bytes)
     expect(await run(file, cacheDir)).toEqual({ cache: 'rejected', value: 'AB' })
     expect(await generation()).toBe(1)
     expect(await run(file, cacheDir)).toEqual({ cache: 'accepted', value: 'AB' })
+  }, 30_000)
+
+  it("makes again a cache V8 itself refuses (its header names other source bytes)", async () => {
+    await mkdir(cacheDir)
+    await run(file, cacheDir)
+    const [name] = await cacheFiles()
+    const bytes = await readFile(join(cacheDir, 'code', name!))
+    // V8's header starts after the file's head; its source-length field is among its first words. The CRC is made to match.
+    bytes.fill(7, 5 + 8, 5 + 16)
+    bytes.writeUInt32LE(crc32(bytes.subarray(5)), 1)
+    await writeFile(join(cacheDir, 'code', name!), bytes)
+    expect(await run(file, cacheDir)).toEqual({ cache: 'rejected', value: 'AB' })
+    expect(await generation()).toBe(1)
   }, 30_000)
 
   it('writes nothing where there is no cache folder, or with NODE_DISABLE_COMPILE_CACHE set', async () => {

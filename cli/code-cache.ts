@@ -18,13 +18,16 @@
  *   saves what it compiled (generation 1); the next, given that, saves again
  *   with what it compiled besides (generation 2: a full build's, then a
  *   re-index's); later runs only read. A cache V8 rejects (another V8, other
- *   flags, damaged bytes) is made again.
+ *   flags) is made again, and so is one whose bytes fail their checksum:
+ *   V8 checks its data's header, not the code in it, and runs damaged code
+ *   (a crash at best).
  * - NODE_DISABLE_COMPILE_CACHE, Node's switch for its own cache, turns it off.
  */
-import { readFile, stat } from 'node:fs/promises'
+import { open, readFile, stat } from 'node:fs/promises'
 import Module, { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Script } from 'node:vm'
+import { crc32 } from 'node:zlib'
 import { pruneCache, replaceFile } from '../indexer/cache-file.ts'
 import { sha256 } from '../indexer/sha256.ts'
 
@@ -32,7 +35,7 @@ import { sha256 } from '../indexer/sha256.ts'
 const GENERATIONS = 2
 /** Caches kept in the folder: one per command, and a few of an earlier docpilot or Node. */
 const KEEP = 16
-/** `<command>.<key>.bin`: its generation in one byte, then V8's data. */
+/** `<command>.<key>.bin`: its generation (one byte), the CRC-32 of V8's data (u32, little-endian), then the data. */
 const CACHE_FILE = /^([a-z][a-z0-9-]*\.[0-9a-f]{16})\.bin$/
 
 export interface CachedBundle<T> {
@@ -46,23 +49,28 @@ export interface CachedBundle<T> {
 /** Runs the CommonJS file `file` (its module.exports returned), compiled from the cache of `command`'s earlier runs when there is one. */
 export async function loadBundle<T>(file: string, opts: { cacheDir: string; command: string; env?: NodeJS.ProcessEnv }): Promise<CachedBundle<T>> {
   const env = opts.env ?? process.env
-  const [source, entry] = await Promise.all([readFile(file, 'utf8'), entryOf(file, opts.command)])
+  const { source, entry } = await readBundle(file, opts.command)
   const dir = join(opts.cacheDir, 'code')
   const off = Boolean(env.NODE_DISABLE_COMPILE_CACHE)
   const found = off || !(await isDir(opts.cacheDir)) ? undefined : await cached(dir, entry)
+  const usable = found?.intact ? found : undefined
   // No import() runs in the script (cli-bundle.ts makes them require()): Node 20 allows one there only as an experiment.
-  const script = new Script(Module.wrap(source), { filename: file, ...(found ? { cachedData: found.data } : {}) })
+  const script = new Script(Module.wrap(source), { filename: file, ...(usable ? { cachedData: usable.data } : {}) })
   const module = { exports: {} as T }
   ;(script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file))
-  const cache = !found ? 'none' : script.cachedDataRejected ? 'rejected' : 'accepted'
-  const generation = found && cache === 'accepted' ? found.generation + 1 : 1
+  const cache = !found ? 'none' : !usable || script.cachedDataRejected ? 'rejected' : 'accepted'
+  const generation = usable && cache === 'accepted' ? usable.generation + 1 : 1
   return {
     exports: module.exports,
     cache,
     async save() {
       if (off || generation > GENERATIONS || !(await isDir(opts.cacheDir))) return
       try {
-        await replaceFile(join(dir, `${entry}.bin`), Buffer.concat([Uint8Array.of(generation), script.createCachedData()]))
+        const data = script.createCachedData()
+        const head = Buffer.alloc(HEAD)
+        head.writeUInt8(generation, 0)
+        head.writeUInt32LE(crc32(data), 1)
+        await replaceFile(join(dir, `${entry}.bin`), Buffer.concat([head, data]))
         await pruneCache(dir, entry, { entryOf: (name) => CACHE_FILE.exec(name)?.[1], keep: KEEP, usedFile: (e) => `${e}.bin` })
       } catch {
         // A cache folder that cannot be written costs the next run its compile, nothing else.
@@ -71,17 +79,30 @@ export async function loadBundle<T>(file: string, opts: { cacheDir: string; comm
   }
 }
 
-/** The cache entry of `command` for this bundle file as it is now, under this Node. */
-async function entryOf(file: string, command: string): Promise<string> {
-  const st = await stat(file, { bigint: true })
-  const key = sha256([st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, process.version, process.arch, file].join(' ')).slice(0, 16)
-  return `${/^[a-z][a-z0-9-]{0,31}$/.test(command) ? command : 'docpilot'}.${key}`
+/**
+ * The bundle's text and the cache entry of `command` for the file as read (stamped through the same file
+ * handle: a file replaced between a stat and a read would otherwise lend its stamp to other bytes).
+ */
+async function readBundle(file: string, command: string): Promise<{ source: string; entry: string }> {
+  const handle = await open(file)
+  try {
+    const st = await handle.stat({ bigint: true })
+    const source = await handle.readFile('utf8')
+    const key = sha256([st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, process.version, process.arch, file].join(' ')).slice(0, 16)
+    return { source, entry: `${/^[a-z][a-z0-9-]{0,31}$/.test(command) ? command : 'docpilot'}.${key}` }
+  } finally {
+    await handle.close()
+  }
 }
 
-/** The entry's cache in the folder, if any. */
-async function cached(dir: string, entry: string): Promise<{ generation: number; data: Buffer } | undefined> {
+const HEAD = 5
+
+/** The entry's cache in the folder, if any, and whether its data is as it was written. */
+async function cached(dir: string, entry: string): Promise<{ generation: number; data: Buffer; intact: boolean } | undefined> {
   const bytes = await readFile(join(dir, `${entry}.bin`)).catch(() => undefined)
-  return bytes && bytes.length > 1 ? { generation: bytes[0]!, data: bytes.subarray(1) } : undefined
+  if (!bytes || bytes.length <= HEAD) return undefined
+  const data = bytes.subarray(HEAD)
+  return { generation: bytes[0]!, data, intact: crc32(data) === bytes.readUInt32LE(1) }
 }
 
 const isDir = (path: string) => stat(path).then((st) => st.isDirectory(), () => false)

@@ -77,8 +77,11 @@ export function cliBundleOptions(outdir: string): BuildOptions[] {
       entryPoints: { main: 'cli/main.ts' },
       outfile: `${outdir}/main.cjs`,
       format: 'cjs',
-      banner: { js: "var __docpilotModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+      // "use strict" first: the sources are ES modules, strict throughout, and a directive counts only at the top.
+      banner: { js: "'use strict';\nvar __docpilotModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
       define: { 'import.meta.url': '__docpilotModuleUrl' },
+      // Any other import.meta (dirname, resolve) would be an empty object in CommonJS: a build error, not a silent undefined.
+      logOverride: { 'empty-import-meta': 'error' },
       // import() of a package left outside (jiti, for a docpilot.config.ts) becomes require(): a script compiled by
       // vm.Script may run import() only through an experimental Node option, which prints a warning.
       supported: { 'dynamic-import': false },
