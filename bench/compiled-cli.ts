@@ -6,7 +6,7 @@
  * TypeScript compiler's start-up, which no site owner pays.
  *
  * Compiled once per bench process; the launcher it returns runs what
- * bin/docpilot.js runs in an installed package, dist/cli/launch.js, code
+ * bin/docpilot.js runs in an installed package, dist/bin/launch.js, code
  * cache included (bin/docpilot.js itself picks the sources whenever they sit
  * beside it, as they do in this checkout).
  */
@@ -36,7 +36,7 @@ export function compiledCli(): Promise<string> {
   compiled ??= (async () => {
     await buildNode()
     const launcher = join(await mkdtemp(join(tmpdir(), 'docpilot-bench-cli-')), 'docpilot.mjs')
-    const launch = pathToFileURL(join(ROOT, 'dist/cli/launch.js')).href
+    const launch = pathToFileURL(join(ROOT, 'dist/bin/launch.js')).href
     await writeFile(launcher, `import { launch } from ${JSON.stringify(launch)}\nprocess.exitCode = await launch(process.argv.slice(2))\n`)
     return launcher
   })()

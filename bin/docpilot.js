@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // An installed package runs the bundled command in dist/bin/ (built at `npm pack`,
-// scripts/build-cli.ts) through dist/cli/launch.js, which keeps V8's code cache.
+// scripts/build-cli.ts) through dist/bin/launch.js, which keeps V8's code cache.
 // A checkout of the repository has the TypeScript sources beside this file and
 // runs them through tsx, a dev dependency, so a change needs no build step.
 import { existsSync } from 'node:fs'
@@ -12,6 +12,6 @@ if (existsSync(sources)) {
   const { main } = await import(sources.href)
   process.exitCode = await main(process.argv.slice(2))
 } else {
-  const { launch } = await import('../dist/cli/launch.js')
+  const { launch } = await import('../dist/bin/launch.js')
   process.exitCode = await launch(process.argv.slice(2))
 }

@@ -33,8 +33,10 @@ describe('the CLI bundle', () => {
     expect(Object.values(files).filter((text) => /\b(?:__)?require\(\s*"picomatch"\s*\)/.test(text))).toEqual([])
   })
 
-  it('is one CommonJS script for the commands (what a code cache can hold) and an ES module for the parse thread', async () => {
-    expect(Object.keys(files).sort()).toEqual(['main.cjs', 'parse-worker.js'])
+  it('is one CommonJS script for the commands (what a code cache can hold), started by a one-module launcher; the parse thread is an ES module', async () => {
+    expect(Object.keys(files).sort()).toEqual(['launch.js', 'main.cjs', 'parse-worker.js'])
+    // The launcher is one module that loads only Node's own before the bundle.
+    expect([...files['launch.js']!.matchAll(/^import\b[^'"\n]*?from\s*["']([^"']+)["']/gm)].map((m) => m[1]).filter((spec) => !spec!.startsWith('node:'))).toEqual([])
     const main = createRequire(import.meta.url)(join(dir, 'main.cjs')) as { main?: unknown; COMMANDS?: Record<string, unknown> }
     expect(typeof main.main).toBe('function')
     expect(Object.keys(main.COMMANDS ?? {})).toContain('index')

@@ -69,6 +69,8 @@ function shared(absWorkingDir: string): BuildOptions {
  *   leaves outside are loaded with require().
  * - parse-worker.js, the parse thread's entry (an ES module), where
  *   indexer/parse-pool.ts looks for it beside main.cjs.
+ * - launch.js, what bin/docpilot.js imports (cli/launch.ts): one file, so
+ *   that starting costs Node's module loader one module, not six.
  */
 export function cliBundleOptions(outdir: string): BuildOptions[] {
   return [
@@ -86,6 +88,7 @@ export function cliBundleOptions(outdir: string): BuildOptions[] {
       // vm.Script may run import() only through an experimental Node option, which prints a warning.
       supported: { 'dynamic-import': false },
     },
+    { ...shared(ROOT), entryPoints: { launch: 'cli/launch.ts' }, outdir, format: 'esm' },
     {
       ...shared(ROOT),
       entryPoints: { 'parse-worker': 'indexer/parse-worker.ts' },
