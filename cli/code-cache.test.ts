@@ -61,28 +61,32 @@ describe('the CLI code cache', () => {
     expect(await cacheFiles()).toHaveLength(2)
   }, 30_000)
 
-  it('never hands V8 damaged code (V8 checks only its header): the cache is made again and the script runs as written', async () => {
+  /** A first run's cache file, edited in place. */
+  async function editCache(edit: (bytes: Buffer) => void): Promise<void> {
     await mkdir(cacheDir)
     await run(file, cacheDir)
-    const [name] = await cacheFiles()
-    const bytes = await readFile(join(cacheDir, 'code', name!))
-    // Past the file's head (5 bytes) and V8's own header: bytes V8 would take as code.
-    for (let i = 200; i < bytes.length; i += 97) bytes[i]! ^= 0x5a
-    await writeFile(join(cacheDir, 'code', name!), bytes)
+    const path = join(cacheDir, 'code', (await cacheFiles())[0]!)
+    const bytes = await readFile(path)
+    edit(bytes)
+    await writeFile(path, bytes)
+  }
+
+  it('never hands V8 damaged code (V8 checks only its header): the cache is made again and the script runs as written', async () => {
+    await editCache((bytes) => {
+      // Past the file's head (5 bytes) and V8's own header: bytes V8 would take as code.
+      for (let i = 200; i < bytes.length; i += 97) bytes[i]! ^= 0x5a
+    })
     expect(await run(file, cacheDir)).toEqual({ cache: 'rejected', value: 'AB' })
     expect(await generation()).toBe(1)
     expect(await run(file, cacheDir)).toEqual({ cache: 'accepted', value: 'AB' })
   }, 30_000)
 
   it("makes again a cache V8 itself refuses (its header names other source bytes)", async () => {
-    await mkdir(cacheDir)
-    await run(file, cacheDir)
-    const [name] = await cacheFiles()
-    const bytes = await readFile(join(cacheDir, 'code', name!))
-    // V8's header starts after the file's head; its source-length field is among its first words. The CRC is made to match.
-    bytes.fill(7, 5 + 8, 5 + 16)
-    bytes.writeUInt32LE(crc32(bytes.subarray(5)), 1)
-    await writeFile(join(cacheDir, 'code', name!), bytes)
+    await editCache((bytes) => {
+      // V8's header starts after the file's head; its source-length field is among its first words. The CRC is made to match.
+      bytes.fill(7, 5 + 8, 5 + 16)
+      bytes.writeUInt32LE(crc32(bytes.subarray(5)), 1)
+    })
     expect(await run(file, cacheDir)).toEqual({ cache: 'rejected', value: 'AB' })
     expect(await generation()).toBe(1)
   }, 30_000)

@@ -47,11 +47,10 @@ export interface CachedBundle<T> {
 }
 
 /** Runs the CommonJS file `file` (its module.exports returned), compiled from the cache of `command`'s earlier runs when there is one. */
-export async function loadBundle<T>(file: string, opts: { cacheDir: string; command: string; env?: NodeJS.ProcessEnv }): Promise<CachedBundle<T>> {
-  const env = opts.env ?? process.env
+export async function loadBundle<T>(file: string, opts: { cacheDir: string; command: string }): Promise<CachedBundle<T>> {
   const { source, entry } = await readBundle(file, opts.command)
   const dir = join(opts.cacheDir, 'code')
-  const off = Boolean(env.NODE_DISABLE_COMPILE_CACHE)
+  const off = Boolean(process.env.NODE_DISABLE_COMPILE_CACHE)
   const found = off || !(await isDir(opts.cacheDir)) ? undefined : await cached(dir, entry)
   const usable = found?.intact ? found : undefined
   // No import() runs in the script (cli-bundle.ts makes them require()): Node 20 allows one there only as an experiment.

@@ -4,7 +4,8 @@
  * runs from, or DOCPILOT_CACHE_DIR.
  */
 import { join, resolve } from 'node:path'
+import type { Env } from '../core/chain/resolve.ts'
 
-export function defaultCacheDir(cwd: string, env: Readonly<Record<string, string | undefined>>): string {
+export function defaultCacheDir(cwd: string, env: Env): string {
   return env.DOCPILOT_CACHE_DIR ? resolve(cwd, env.DOCPILOT_CACHE_DIR) : join(cwd, '.docpilot', 'cache')
 }

@@ -5,8 +5,8 @@
  * Compiled by tsc alone, one `docpilot index` loads about 190 modules (95 of
  * them zod's), and Node resolves, reads and compiles each: about a third of a
  * second of CPU before any work, paid by every build and re-index. Bundled,
- * it is one script for the commands and one for the parse thread (see
- * cliBundleOptions).
+ * it is one script for the commands, its launcher and the parse thread's
+ * entry (see cliBundleOptions).
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -42,24 +42,22 @@ const fdirWithBundledPicomatch: Plugin = {
   },
 }
 
-/** What both bundles share. */
-function shared(absWorkingDir: string): BuildOptions {
-  return {
-    absWorkingDir,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    external: EXTERNAL,
-    // core/ gunzips with fflate, which also runs in the browser; Node has gunzip built in (node-gunzip.ts).
-    alias: { fflate: './scripts/node-gunzip.ts' },
-    plugins: [fdirWithBundledPicomatch],
-    legalComments: 'eof',
-    logLevel: 'warning',
-  }
+/** What every file of the CLI is built with. */
+const SHARED: BuildOptions = {
+  absWorkingDir: ROOT,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  // core/ gunzips with fflate, which also runs in the browser; Node has gunzip built in (node-gunzip.ts).
+  alias: { fflate: './scripts/node-gunzip.ts' },
+  plugins: [fdirWithBundledPicomatch],
+  legalComments: 'eof',
+  logLevel: 'warning',
 }
 
 /**
- * esbuild's options for the CLI, written to `outdir`: two files.
+ * esbuild's options for the CLI, written to `outdir`: three files.
  *
  * - main.cjs, every command in one CommonJS script, which cli/launch.ts
  *   compiles with V8's code cache (cli/code-cache.ts: Node 20 cannot cache
@@ -75,7 +73,7 @@ function shared(absWorkingDir: string): BuildOptions {
 export function cliBundleOptions(outdir: string): BuildOptions[] {
   return [
     {
-      ...shared(ROOT),
+      ...SHARED,
       entryPoints: { main: 'cli/main.ts' },
       outfile: `${outdir}/main.cjs`,
       format: 'cjs',
@@ -88,9 +86,9 @@ export function cliBundleOptions(outdir: string): BuildOptions[] {
       // vm.Script may run import() only through an experimental Node option, which prints a warning.
       supported: { 'dynamic-import': false },
     },
-    { ...shared(ROOT), entryPoints: { launch: 'cli/launch.ts' }, outdir, format: 'esm' },
+    { ...SHARED, entryPoints: { launch: 'cli/launch.ts' }, outdir, format: 'esm' },
     {
-      ...shared(ROOT),
+      ...SHARED,
       entryPoints: { 'parse-worker': 'indexer/parse-worker.ts' },
       outdir,
       format: 'esm',
