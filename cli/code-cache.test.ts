@@ -91,6 +91,13 @@ describe('the CLI code cache', () => {
     expect(await generation()).toBe(1)
   }, 30_000)
 
+  it('runs a script that is not ASCII as written (decoded as UTF-8, where an ASCII one is copied as Latin-1)', async () => {
+    await writeFile(file, `// \u00e9t\u00e9 \u2014 a comment\nmodule.exports = { value: ['\u00e9', '\u2014', '\u{1faa6}'].join('').length + ':' + 'caf\u00e9'.normalize('NFD').length }\n`)
+    await mkdir(cacheDir)
+    expect(await run(file, cacheDir)).toEqual({ cache: 'none', value: '4:5' })
+    expect(await run(file, cacheDir)).toEqual({ cache: 'accepted', value: '4:5' })
+  }, 30_000)
+
   it('writes nothing where there is no cache folder, or with NODE_DISABLE_COMPILE_CACHE set', async () => {
     expect(await run(file, cacheDir)).toEqual({ cache: 'none', value: 'AB' })
     expect(existsSync(cacheDir)).toBe(false)

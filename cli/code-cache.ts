@@ -23,8 +23,9 @@
  *   (a crash at best).
  * - NODE_DISABLE_COMPILE_CACHE, Node's switch for its own cache, turns it off.
  */
+import { isAscii } from 'node:buffer'
 import { open, readFile, stat } from 'node:fs/promises'
-import Module, { createRequire } from 'node:module'
+import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Script } from 'node:vm'
 import { crc32 } from 'node:zlib'
@@ -54,7 +55,7 @@ export async function loadBundle<T>(file: string, opts: { cacheDir: string; comm
   const found = off || !(await isDir(opts.cacheDir)) ? undefined : await cached(dir, entry)
   const usable = found?.intact ? found : undefined
   // No import() runs in the script (cli-bundle.ts makes them require()): Node 20 allows one there only as an experiment.
-  const script = new Script(Module.wrap(source), { filename: file, ...(usable ? { cachedData: usable.data } : {}) })
+  const script = new Script(source, { filename: file, ...(usable ? { cachedData: usable.data } : {}) })
   const module = { exports: {} as T }
   ;(script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file))
   const cache = !found ? 'none' : !usable || script.cachedDataRejected ? 'rejected' : 'accepted'
@@ -78,15 +79,32 @@ export async function loadBundle<T>(file: string, opts: { cacheDir: string; comm
   }
 }
 
+/** The bundle's text is run as this function's body (CommonJS's arguments), as Node's own loader wraps a module. */
+const WRAPPER = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'] as const
+
 /**
- * The bundle's text and the cache entry of `command` for the file as read (stamped through the same file
+ * The bundle's text, wrapped, and the cache entry of `command` for the file as read (stamped through the same file
  * handle: a file replaced between a stat and a read would otherwise lend its stamp to other bytes).
+ *
+ * Read into one buffer with its wrapper, so that V8 gets the script as one string, not a concatenation it would copy
+ * into another (2 MB); and, the bundle being ASCII (cli-bundle.ts), decoded as Latin-1: a copy, where UTF-8 decoding
+ * scans every byte first. A bundle that is not ASCII (an edited copy) is decoded as UTF-8.
  */
 async function readBundle(file: string, command: string): Promise<{ source: string; entry: string }> {
   const handle = await open(file)
   try {
     const st = await handle.stat({ bigint: true })
-    const source = await handle.readFile('utf8')
+    const [head, tail] = WRAPPER
+    const size = Number(st.size)
+    const bytes = Buffer.allocUnsafe(head.length + size + tail.length)
+    bytes.write(head, 0, 'latin1')
+    for (let read = 0; read < size; ) {
+      const { bytesRead } = await handle.read(bytes, head.length + read, size - read, read)
+      if (bytesRead === 0) throw new Error(`${file}: ended after ${read} of its ${size} bytes (changed while read?)`)
+      read += bytesRead
+    }
+    bytes.write(tail, head.length + size, 'latin1')
+    const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8')
     const key = sha256([st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, process.version, process.arch, file].join(' ')).slice(0, 16)
     return { source, entry: `${/^[a-z][a-z0-9-]{0,31}$/.test(command) ? command : 'docpilot'}.${key}` }
   } finally {

@@ -23,7 +23,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { ParseJob, ParseOutcome } from './parse-file.ts'
 
 interface Slot {
@@ -148,6 +148,8 @@ function tsxApi(from: string): string {
  * bin/docpilot.js runs the CLI, so a change needs no build step.
  */
 function startWorker(): Slot {
+  // Loaded when a thread starts: a re-index parses its few pages on the main thread and never needs it (~3 ms at start).
+  const { Worker } = process.getBuiltinModule('node:worker_threads')
   const here = import.meta.url
   const worker = here.endsWith('.ts')
     ? new Worker(`import(${JSON.stringify(tsxApi(here))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./parse-worker.ts', here).href)}) })`, { eval: true })

@@ -1,7 +1,10 @@
+import { isAscii } from 'node:buffer'
+import { execFile } from 'node:child_process'
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { build, type Metafile } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cliBundleOptions } from './cli-bundle.ts'
@@ -48,5 +51,20 @@ describe('the CLI bundle', () => {
     expect(files['main.cjs']).not.toMatch(/(?<![.\w])import\("/)
     expect(files['main.cjs']).toMatch(/require\("jiti"\)/)
     expect(files['parse-worker.js']).toMatch(/^import /m)
+  })
+
+  it("loads neither child_process nor worker_threads at start: commander's spawn and the parse thread load theirs when used", async () => {
+    const probe = `const before = new Set(process.moduleLoadList); require(${JSON.stringify(join(dir, 'main.cjs'))}); console.log(JSON.stringify(process.moduleLoadList.filter((m) => !before.has(m))))`
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', probe])
+    const loaded = JSON.parse(stdout) as string[]
+    expect(loaded).toContain('NativeModule crypto')
+    expect(loaded.filter((m) => /\b(?:child_process|worker_threads)$/.test(m))).toEqual([])
+  })
+
+  it('is ASCII throughout (the launcher copies ASCII instead of decoding UTF-8), with what the sources wrote in other characters kept as escapes', async () => {
+    for (const [name, text] of Object.entries(files)) expect(isAscii(Buffer.from(text)), name).toBe(true)
+    // A dependency's comment, and a pattern of the sources' that matches a pilcrow (sources/html-text.ts).
+    expect(files['main.cjs']).toMatch(/\/\/ .* \\u2014 /)
+    expect(files['main.cjs']).toContain('\\u00b6')
   })
 })

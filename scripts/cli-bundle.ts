@@ -8,8 +8,8 @@
  * it is one script for the commands, its launcher and the parse thread's
  * entry (see cliBundleOptions).
  */
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import type { BuildOptions, Plugin } from 'esbuild'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -42,6 +42,47 @@ const fdirWithBundledPicomatch: Plugin = {
   },
 }
 
+/**
+ * commander loads Node's child_process module at start (with net, dgram and
+ * their streams: ~3 ms of CPU on every run) for the one thing it spawns with,
+ * a command kept in another executable, which docpilot has none of. Here it
+ * loads the module when it spawns.
+ */
+const commanderSpawnOnDemand: Plugin = {
+  name: 'commander-spawn-on-demand',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      const eager = "const childProcess = require('node:child_process');"
+      if (!source.includes(eager) || (source.match(/childProcess\./g) ?? []).length !== (source.match(/childProcess\.spawn\(/g) ?? []).length) {
+        throw new Error(`${args.path} no longer uses child_process the way scripts/cli-bundle.ts expects; update commanderSpawnOnDemand`)
+      }
+      return { contents: source.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };"), loader: 'js' }
+    })
+  },
+}
+
+/**
+ * Writes each file in ASCII. esbuild escapes non-ASCII characters in strings,
+ * templates and names, but leaves them in comments and regular expression
+ * literals (a dependency's `—` or `“`), and one such character in 2 MB makes
+ * V8 hold the whole script in two bytes per character: the launcher then
+ * decodes 4 MB where, given ASCII, it copies 2 (code-cache.ts). Escaped as
+ * `\uXXXX`, a comment says the same, and a pattern matches the same (a
+ * surrogate pair escaped is one code point in a `u` pattern too).
+ */
+const asciiOutput: Plugin = {
+  name: 'ascii-output',
+  setup(b) {
+    b.onEnd((result) => {
+      for (const file of result.outputFiles ?? []) {
+        mkdirSync(dirname(file.path), { recursive: true })
+        writeFileSync(file.path, file.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
+      }
+    })
+  },
+}
+
 /** What every file of the CLI is built with. */
 const SHARED: BuildOptions = {
   absWorkingDir: ROOT,
@@ -51,7 +92,9 @@ const SHARED: BuildOptions = {
   external: EXTERNAL,
   // core/ gunzips with fflate, which also runs in the browser; Node has gunzip built in (node-gunzip.ts).
   alias: { fflate: './scripts/node-gunzip.ts' },
-  plugins: [fdirWithBundledPicomatch],
+  plugins: [fdirWithBundledPicomatch, commanderSpawnOnDemand, asciiOutput],
+  // asciiOutput writes the files.
+  write: false,
   legalComments: 'eof',
   logLevel: 'warning',
 }
