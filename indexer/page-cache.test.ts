@@ -6,6 +6,7 @@ import type { ChunkRecord } from '../core/index/format.ts'
 import { collectChunks, type CollectOptions, type CollectedPage } from './collect.ts'
 import { llmsFullTxt } from './llms.ts'
 import { PageCache } from './page-cache.ts'
+import { utf8Of } from './stored-text.ts'
 import { SETTLE_MS } from './read-source.ts'
 
 const shape: Omit<CollectOptions, 'root'> = {
@@ -191,6 +192,22 @@ describe('the page cache', () => {
     await cache.save()
     const next = await PageCache.open(cacheDir, shape, 'test', '/out')
     texts.forEach((text, i) => expect(next.get(`p${i}.md`, { bytes: bytes(text) })).toEqual(page(text)))
+  })
+
+  it("keeps a read page's chunk texts as the journal's bytes until something reads them (a re-index reads few)", async () => {
+    const cacheDir = temp()
+    const texts = ['plain ASCII', 'Größe 🚀']
+    const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+    texts.forEach((text, i) => cache.set(`p${i}.md`, { bytes: bytes(text) }, page(text)))
+    await cache.save()
+    const next = await PageCache.open(cacheDir, shape, 'test', '/out')
+    const chunks = texts.map((text, i) => next.get(`p${i}.md`, { bytes: bytes(text) })!.chunks[0]!)
+    const held = chunks.map((chunk) => utf8Of(chunk, 'text'))
+    expect(held.map((b) => Buffer.from(b).toString())).toEqual(texts)
+    // Views of the one buffer the journal was read into, not text encoded again.
+    expect(held[0]!.buffer).toBe(held[1]!.buffer)
+    expect(held[0]!.buffer.byteLength).toBe(statSync(journal(cacheDir)).size)
+    expect(chunks.map((chunk) => chunk.text)).toEqual(texts)
   })
 
   it('keeps a page\'s bodies as they were: lines, quotes, any script, its Markdown copy, a lone surrogate', async () => {

@@ -19,9 +19,9 @@
  * UTF-8, whose byte lengths the line lists, then the page's key and a
  * newline: a length that lands elsewhere (two runs appending to one journal
  * at once, a cut append) finds no key there. The bodies are
- * most of the file (5 of astro's 7 MB): as raw UTF-8 they are only decoded
- * (the Markdown copies not even that, unless read), where as JSON strings
- * they were all parsed, which cost most of reading the file. Lines no run uses any more (pages since
+ * most of the file (5 of astro's 7 MB): as raw UTF-8 they are decoded only
+ * when read (stored-text.ts), where as JSON strings they were all parsed,
+ * which cost most of reading the file. Lines no run uses any more (pages since
  * changed or deleted, fingerprints since replaced) are dropped by rewriting
  * the file once their bytes outweigh a quarter of the live lines', or
  * when its last append was cut short. Weighed by size, not counted: a run over
@@ -40,7 +40,7 @@ import type { FolderListing } from './folder-listing.ts'
 import type { SourceFingerprint } from './read-source.ts'
 import { cacheFile, pruneCache, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
-import { decodedWhenRead, utf8Of } from './stored-text.ts'
+import { decodedWhenRead, textWhenRead, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
 const FORMAT = 9
@@ -229,7 +229,7 @@ function serialize(line: Line): Buffer {
   // Otherwise each body's place holds its number (keeping the fields' order, which the written parts follow).
   const chunks = shared ? page.chunks.map(packed) : page.chunks.map((chunk, i) => ({ ...chunk, text: i }))
   const head = { ...page, chunks, ...(page.entry ? { entry: { ...page.entry, markdown: chunks.length } } : {}) }
-  const encoded = [...page.chunks.map((chunk) => Buffer.from(chunk.text)), ...(page.entry ? [utf8Of(page.entry, 'markdown')] : [])]
+  const encoded = [...page.chunks.map((chunk) => utf8Of(chunk, 'text')), ...(page.entry ? [utf8Of(page.entry, 'markdown')] : [])]
   const lengths = encoded.map((body) => body.length)
   return Buffer.concat([Buffer.from(`${JSON.stringify(['page', key, head, lengths, ...(shared ? [shared] : [])])}\n`), ...encoded, Buffer.from(`${key}\n`)])
 }
@@ -336,20 +336,18 @@ function isListing(line: unknown[]): boolean {
 }
 
 /**
- * Puts each body in the place that holds its number: the chunks' texts
- * decoded, the Markdown copy decoded only when read (stored-text.ts), since
- * a re-index writes an unchanged page's copy, if at all, as the bytes it was
- * stored as. (Chunks stay plain objects: a decoding accessor on each would
- * give each its own hidden class, and every reader of chunks would slow.)
+ * Puts each body in the place that holds its number, decoded only when read
+ * (stored-text.ts): a re-index reads the texts of few unchanged chunks (those
+ * sharing a texts shard with a changed one), and writes an unchanged page's
+ * copy, if at all, as the bytes it was stored as. A page whose chunks are
+ * not packed (a rare shape) has its texts decoded here.
  */
 function attachBodies(page: CollectedPage, raw: Buffer, from: number, lengths: number[], shared: Shared | undefined): void {
   let at = from
-  // Decoded straight from the journal's bytes: a view of each body would be an object per chunk for nothing.
-  const text = (i: number) => raw.toString('utf8', at, (at += lengths[i]!))
   if (shared) {
     const [path, url, title] = shared
     const rows = page.chunks as unknown as PackedChunk[]
-    page.chunks = rows.map(([anchor, trail, id], i) => ({ id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail, text: text(i) }))
-  } else for (const [i, chunk] of page.chunks.entries()) chunk.text = text(i)
+    page.chunks = rows.map(([anchor, trail, id], i) => textWhenRead({ id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail }, raw, at, (at += lengths[i]!)))
+  } else for (const [i, chunk] of page.chunks.entries()) chunk.text = raw.toString('utf8', at, (at += lengths[i]!))
   if (page.entry) decodedWhenRead(page.entry, 'markdown', raw.subarray(at, at + lengths[page.chunks.length]!))
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodedWhenRead, utf8Of } from './stored-text.ts'
+import { decodedWhenRead, textWhenRead, utf8Of } from './stored-text.ts'
 
 const stored = (text: string) => Buffer.from(`<${text}>`).subarray(1, -1)
 
@@ -26,5 +26,23 @@ describe('stored text', () => {
 
   it('encodes a field that was never stored', () => {
     expect(Buffer.from(utf8Of({ markdown: 'ä' }, 'markdown'))).toEqual(Buffer.from('ä'))
+  })
+
+  it("gives chunks their stored text after their other fields, the same accessor for every chunk (one hidden class), the bytes kept until a text is assigned", () => {
+    const raw = Buffer.from('[Größe 🚀][second]')
+    const a = textWhenRead({ id: 'a', trail: ['A'] }, raw, 1, Buffer.byteLength('[Größe 🚀'))
+    const b = textWhenRead({ id: 'b', trail: [] }, raw, raw.indexOf('[second]') + 1, raw.length - 1)
+    expect(Object.keys(a)).toEqual(['id', 'trail', 'text'])
+    expect(Object.getOwnPropertyDescriptor(a, 'text')!.get).toBe(Object.getOwnPropertyDescriptor(b, 'text')!.get)
+    expect(utf8Of(b, 'text')).toEqual(Buffer.from('second'))
+    expect(utf8Of(b, 'text').buffer).toBe(raw.buffer)
+    expect(a.text).toBe('Größe 🚀')
+    expect(JSON.stringify(a)).toBe(JSON.stringify({ id: 'a', trail: ['A'], text: 'Größe 🚀' }))
+    expect({ ...b, id: 'c' }).toEqual({ id: 'c', trail: [], text: 'second' })
+    expect(utf8Of(a, 'text').buffer).toBe(raw.buffer)
+    a.text = 'new'
+    expect(a.text).toBe('new')
+    expect(b.text).toBe('second')
+    expect(Buffer.from(utf8Of(a, 'text')).toString()).toBe('new')
   })
 })
