@@ -17,6 +17,7 @@ import { firstQuestionCost } from './fetch-cost-memo.ts'
 import { PageCache } from './page-cache.ts'
 import { ranksFor } from './ranks.ts'
 import { assertNotShrinking, writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
+import { now } from './clock.ts'
 
 export interface BuildOptions {
   /** Docs folder, or the built site folder when mode is 'site'. Chunk paths are relative to it. */
@@ -90,7 +91,7 @@ export function createdAtFromEnv(env: Record<string, string | undefined>): strin
 }
 
 export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
-  const started = performance.now()
+  const started = now()
   const { config } = opts
   // The chain is resolved once, before any work: the embedder ('auto' follows its head) and the manifest share it.
   const ctx = embedContext(opts)
@@ -121,7 +122,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   await pages.save()
   opts.onWarnings?.(collected.warnings)
   await assertNotShrinking(resolve(opts.out), { pages: collected.files.length, chunks: collected.chunks.length, ...(opts.allowShrink ? { allowShrink: true } : {}) })
-  const embedStarted = performance.now()
+  const embedStarted = now()
   const indexEmbedder = await resolveIndexEmbedder(config.embed, ctx)
   let dense: WriteIndexInput['dense']
   let embed: EmbedSummary | undefined
@@ -134,7 +135,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
       embedded: run.embedded,
       reused: run.reused,
       vectorBytes: dense.files.filter((f) => f.name === dense!.codesPart || f.name === dense!.vectorsPart).reduce((s, f) => s + denseFileSize(f), 0),
-      ms: performance.now() - embedStarted,
+      ms: now() - embedStarted,
     }
   }
   // The panel walks the chain the build environment resolves: which members hold a key or base URL
@@ -184,7 +185,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     ...(embed ? { embed } : {}),
     ...(llms ? { llms } : {}),
     chat,
-    ms: performance.now() - started,
+    ms: now() - started,
   }
 }
 

@@ -21,6 +21,7 @@ import { listingHolds, recordedWalk, type FolderListing } from './folder-listing
 import { pageEntry, type PageEntry } from './llms.ts'
 import { embedDigest } from './embed-text.ts'
 import { headingQuestions, type HeadingQuestion } from './suggest.ts'
+import { now } from './clock.ts'
 
 export interface CollectOptions {
   /** Docs dir (source mode) or built site dir (site mode). */
@@ -230,7 +231,7 @@ function parserFor(pages: number): Parse {
   if (pages > PARSE_HERE_PAGES) return (job, timeoutMs) => parsePool().parse(job, timeoutMs)
   return async (job, timeoutMs) => {
     if (job.source.length > PARSE_HERE_CHARS) return parsePool().parse(job, timeoutMs)
-    const started = performance.now()
+    const started = now()
     const here = await parseHere(job, timeoutMs).catch((): undefined => undefined)
     if (here && (here.ok || !here.threw)) return here
     // A parse that failed here (deep HTML overflows this thread's smaller stack) is not the page's last word: the

@@ -40,7 +40,7 @@ import type { FolderListing } from './folder-listing.ts'
 import type { SourceFingerprint } from './read-source.ts'
 import { cacheFile, pruneCache, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
-import { decodedWhenRead, textWhenRead, utf8Of } from './stored-text.ts'
+import { decodedWhenRead, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
 const FORMAT = 9
@@ -347,7 +347,7 @@ function attachBodies(page: CollectedPage, raw: Buffer, from: number, lengths: n
   if (shared) {
     const [path, url, title] = shared
     const rows = page.chunks as unknown as PackedChunk[]
-    page.chunks = rows.map(([anchor, trail, id], i) => textWhenRead({ id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail }, raw, at, (at += lengths[i]!)))
+    page.chunks = rows.map(([anchor, trail, id], i) => decodedWhenRead({ id: id ?? `${path}#${anchor}`, path, url, anchor, title, trail }, 'text', raw, at, (at += lengths[i]!)))
   } else for (const [i, chunk] of page.chunks.entries()) chunk.text = raw.toString('utf8', at, (at += lengths[i]!))
-  if (page.entry) decodedWhenRead(page.entry, 'markdown', raw.subarray(at, at + lengths[page.chunks.length]!))
+  if (page.entry) decodedWhenRead(page.entry, 'markdown', raw, at, at + lengths[page.chunks.length]!)
 }

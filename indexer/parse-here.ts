@@ -18,13 +18,14 @@ import { createContext, Script, type Context } from 'node:vm'
 import { overTime, timeLeft } from './parse-pool.ts'
 import { fileParser, type ParseJob, type ParseOutcome } from './parse-file.ts'
 import { withHtmlParser } from './sources/html-text.ts'
+import { now } from './clock.ts'
 
 let sandbox: { context: Context; script: Script } | undefined
 
 /** `job` parsed here, or skipped with the parse thread's reason when it runs past `timeoutMs`. */
 export async function parseHere(job: ParseJob, timeoutMs: number): Promise<ParseOutcome> {
   const parse = await fileParser(job.mode)
-  const started = performance.now()
+  const started = now()
   // A page with HTML with text in it is parsed once more, after that parser loads, in the time left.
   return withHtmlParser((again) => timed(() => parse(job), again ? timeLeft(timeoutMs, started) : timeoutMs, timeoutMs))
 }

@@ -25,6 +25,7 @@ import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Worker } from 'node:worker_threads'
 import type { ParseJob, ParseOutcome } from './parse-file.ts'
+import { now } from './clock.ts'
 
 interface Slot {
   worker: Worker
@@ -126,9 +127,9 @@ export function parsePool(): ParsePool {
   return (shared ??= new ParsePool(1))
 }
 
-/** What is left (at least 1 ms) of a page's `limitMs` after a try that began at `started` (performance.now()). */
+/** What is left (at least 1 ms) of a page's `limitMs` after a try that began at `started` (clock.ts). */
 export function timeLeft(limitMs: number, started: number): number {
-  return Math.max(1, Math.ceil(limitMs - (performance.now() - started)))
+  return Math.max(1, Math.ceil(limitMs - (now() - started)))
 }
 
 export function overTime(timeoutMs: number): string {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { decodedWhenRead, textWhenRead, utf8Of } from './stored-text.ts'
+import { decodedWhenRead, utf8Of } from './stored-text.ts'
 
-const stored = (text: string) => Buffer.from(`<${text}>`).subarray(1, -1)
+/** A field's text as a journal holds it: inside other bytes. */
+const stored = (text: string): [Buffer, number, number] => [Buffer.from(`<${text}>`), 1, Buffer.byteLength(text) + 1]
 
 describe('stored text', () => {
   it('reads as the text its bytes hold, in the field\'s own place among the others', () => {
     const chunk = { id: 'a', text: 0 as unknown as string, title: 'A' }
-    decodedWhenRead(chunk, 'text', stored('Größe 🚀\nline two'))
+    decodedWhenRead(chunk, 'text', ...stored('Größe 🚀\nline two'))
     expect(chunk.text).toBe('Größe 🚀\nline two')
     expect(JSON.stringify(chunk)).toBe(JSON.stringify({ id: 'a', text: 'Größe 🚀\nline two', title: 'A' }))
     expect({ ...chunk, id: 'b' }).toEqual({ id: 'b', text: 'Größe 🚀\nline two', title: 'A' })
@@ -14,11 +15,12 @@ describe('stored text', () => {
 
   it('gives back the stored bytes themselves while the field holds them, and the new text once it is assigned', () => {
     const entry = { markdown: '' }
-    const bytes = stored('# Title\n')
-    decodedWhenRead(entry, 'markdown', bytes)
-    expect(utf8Of(entry, 'markdown')).toBe(bytes)
+    const [raw, start, end] = stored('# Title\n')
+    decodedWhenRead(entry, 'markdown', raw, start, end)
+    expect(utf8Of(entry, 'markdown')).toEqual(Buffer.from('# Title\n'))
+    expect(utf8Of(entry, 'markdown').buffer).toBe(raw.buffer)
     void entry.markdown // reading keeps them
-    expect(utf8Of(entry, 'markdown')).toBe(bytes)
+    expect(utf8Of(entry, 'markdown').buffer).toBe(raw.buffer)
     entry.markdown = '# Another title\n'
     expect(entry.markdown).toBe('# Another title\n')
     expect(Buffer.from(utf8Of(entry, 'markdown')).toString()).toBe('# Another title\n')
@@ -28,10 +30,10 @@ describe('stored text', () => {
     expect(Buffer.from(utf8Of({ markdown: 'ä' }, 'markdown'))).toEqual(Buffer.from('ä'))
   })
 
-  it("gives chunks their stored text after their other fields, the same accessor for every chunk (one hidden class), the bytes kept until a text is assigned", () => {
+  it("adds a field the object lacks after its other fields, with the same accessor for every object (one hidden class), the bytes kept until a text is assigned", () => {
     const raw = Buffer.from('[Größe 🚀][second]')
-    const a = textWhenRead({ id: 'a', trail: ['A'] }, raw, 1, Buffer.byteLength('[Größe 🚀'))
-    const b = textWhenRead({ id: 'b', trail: [] }, raw, raw.indexOf('[second]') + 1, raw.length - 1)
+    const a = decodedWhenRead({ id: 'a', trail: ['A'] }, 'text', raw, 1, Buffer.byteLength('[Größe 🚀'))
+    const b = decodedWhenRead({ id: 'b', trail: [] }, 'text', raw, raw.indexOf('[second]') + 1, raw.length - 1)
     expect(Object.keys(a)).toEqual(['id', 'trail', 'text'])
     expect(Object.getOwnPropertyDescriptor(a, 'text')!.get).toBe(Object.getOwnPropertyDescriptor(b, 'text')!.get)
     expect(utf8Of(b, 'text')).toEqual(Buffer.from('second'))
