@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { quantizeRows } from './quantized.ts'
 import { unitVectors as vectors } from './testing.ts'
-import { CODE_SAMPLE, codeDims, decodeVectorCodes, encodeVectorCodes, encodeVectorRows, MIN_CODE_DIMS, rowBytes } from './vectors.ts'
+import { CODE_SAMPLE, codeDims, codeSample, decodeVectorCodes, encodeVectorCodes, encodeVectorRows, MIN_CODE_DIMS, rowBytes } from './vectors.ts'
 
 describe('passage vector parts', () => {
   it('sizes codes to the byte budget: every dimension for a small site, fewer bits per chunk as it grows', () => {
@@ -37,6 +37,7 @@ describe('passage vector parts', () => {
     const n = 3 * CODE_SAMPLE + 7
     // Only the last third varies in dimension 3: a sample of the first vectors would not pick it.
     const rows = vectors(n, dims).map((v, i) => Float32Array.from(v, (x, d) => (d === 3 ? (i > (2 * n) / 3 ? (i % 2 ? 3 : -3) : 0) : x)))
+    expect(codeSample(n)).toEqual(Array.from({ length: CODE_SAMPLE }, (_, k) => Math.floor((k * n) / CODE_SAMPLE)))
     const codes = decodeVectorCodes(encodeVectorCodes(rows, dims, 8), n, dims, 'codes')
     expect(codes.picked[0]).toBe(3)
     expect(codes.bits.length).toBe(n)

@@ -48,35 +48,67 @@ export function codeDims(count: number, dims: number, budget = DEFAULT_CODE_BUDG
  */
 export const CODE_SAMPLE = 1024
 
+/** The chunks (by position) the picked dimensions and scale are measured on: all of a small site's, CODE_SAMPLE evenly spread over a larger one's. */
+export function codeSample(n: number): number[] {
+  const sample = Math.min(n, CODE_SAMPLE)
+  return Array.from({ length: sample }, (_, k) => Math.floor((k * n) / sample))
+}
+
+/** What every chunk's code is made with: the dimensions coded, in code order, and the one scale. */
+export interface CodeStats {
+  picked: Uint16Array
+  scale: number
+}
+
 /**
  * Codes for unit vectors: the `m` dimensions of largest variance over these vectors (measured on up to
  * CODE_SAMPLE of them, evenly spread), one sign bit each.
  *
- * Two passes: one gathers, per dimension, the sample's sum, sum of squares and sum of magnitudes
- * (variance is the mean square less the squared mean; the scale is the mean magnitude of the picked
- * dimensions), the other sets every vector's bits for the picked dimensions. The work per vector sits in
- * small functions that V8 optimises after a few calls. The sample and the order of every sum follow
- * chunk order, so the same vectors always give the same bytes.
+ * Two steps, which a re-index can take apart (indexer/code-memo.ts reuses what the chunks it kept were
+ * given): codeStats measures the sample, then every vector's bits are set for the picked dimensions.
  */
 export function encodeVectorCodes(vectors: readonly Float32Array[], dims: number, m = codeDims(vectors.length, dims)): Uint8Array {
-  const n = vectors.length
-  const sample = Math.min(n, CODE_SAMPLE)
+  const { picked, scale } = codeStats(vectors, dims, m)
+  const out = blankCodes(vectors.length, dims, { picked, scale })
+  const bytesPerChunk = codeBytes(picked.length)
+  for (let i = 0, at = codeBitsAt(picked.length); i < vectors.length; i++, at += bytesPerChunk) writeSigns(vectors[i]!, picked, out, at)
+  return out
+}
+
+/**
+ * One pass over the sample gathers, per dimension, its sum, sum of squares and sum of magnitudes
+ * (variance is the mean square less the squared mean; the scale is the mean magnitude of the picked
+ * dimensions). The work per vector sits in small functions that V8 optimises after a few calls. The
+ * sample and the order of every sum follow chunk order, so the same vectors always give the same bytes.
+ */
+export function codeStats(vectors: readonly Float32Array[], dims: number, m: number): CodeStats {
+  const positions = codeSample(vectors.length)
+  const sample = positions.length
   const sums = { value: new Float64Array(dims), square: new Float64Array(dims), magnitude: new Float64Array(dims) }
-  for (let k = 0; k < sample; k++) addToSums(sums, vectors[Math.floor((k * n) / sample)]!)
+  for (const i of positions) addToSums(sums, vectors[i]!)
   const variance = sums.square.map((square, d) => square / sample - (sums.value[d]! / sample) ** 2)
   // Largest variance first; ties by dimension number, so the choice is the same everywhere.
   const picked = Uint16Array.from([...variance.keys()].sort((a, b) => variance[b]! - variance[a]! || a - b).slice(0, m))
-  const bytesPerChunk = Math.ceil(m / 8)
-  const out = new Uint8Array(HEADER + 2 * m + n * bytesPerChunk)
-  const view = new DataView(out.buffer)
-  for (let i = 0, at = HEADER + 2 * m; i < n; i++, at += bytesPerChunk) writeSigns(vectors[i]!, picked, out, at)
   // One scale for all chunks: the mean magnitude of a coded value, so approximate scores sit on the cosine's scale.
   let magnitude = 0
   for (const d of picked) magnitude += sums.magnitude[d]!
+  return { picked, scale: sample && m ? magnitude / (sample * m) : 0 }
+}
+
+/** Bytes of one chunk's code of `m` bits. */
+export const codeBytes = (m: number): number => Math.ceil(m / 8)
+/** Where the first chunk's code starts in a codes file of `m` bits per chunk. */
+export const codeBitsAt = (m: number): number => HEADER + 2 * m
+
+/** A codes file for `n` chunks made with these stats, every chunk's bits clear (set them with writeSigns, or copy them in). */
+export function blankCodes(n: number, dims: number, { picked, scale }: CodeStats): Uint8Array {
+  const m = picked.length
+  const out = new Uint8Array(codeBitsAt(m) + n * codeBytes(m))
+  const view = new DataView(out.buffer)
   view.setUint32(0, n, true)
   view.setUint16(4, m, true)
   view.setUint16(6, dims, true)
-  view.setFloat32(8, sample && m ? magnitude / (sample * m) : 0, true)
+  view.setFloat32(8, scale, true)
   for (let j = 0; j < m; j++) view.setUint16(HEADER + 2 * j, picked[j]!, true)
   return out
 }
@@ -92,8 +124,8 @@ function addToSums(sums: { value: Float64Array; square: Float64Array; magnitude:
   }
 }
 
-/** Sets the bits of one chunk's code at `at`: bit j when picked dimension j is not negative. */
-function writeSigns(v: Float32Array, picked: Uint16Array, out: Uint8Array, at: number): void {
+/** Sets the bits of one chunk's code at `at` (its bits clear): bit j when picked dimension j is not negative. */
+export function writeSigns(v: Float32Array, picked: Uint16Array, out: Uint8Array, at: number): void {
   for (let j = 0; j < picked.length; j++) if (v[picked[j]!]! >= 0) out[at + (j >> 3)]! |= 1 << (j & 7)
 }
 
@@ -104,12 +136,12 @@ export function decodeVectorCodes(bytes: Uint8Array, count: number, dims: number
   const n = view.getUint32(0, true)
   const m = view.getUint16(4, true)
   if (n !== count || view.getUint16(6, true) !== dims) throw fail(`codes for ${n} chunks of ${view.getUint16(6, true)} dims; the index has ${count} of ${dims}`)
-  const bytesPerChunk = Math.ceil(m / 8)
-  if (bytes.length !== HEADER + 2 * m + n * bytesPerChunk) throw fail(`has ${bytes.length} bytes, expected ${HEADER + 2 * m + n * bytesPerChunk}`)
+  const bytesPerChunk = codeBytes(m)
+  if (bytes.length !== codeBitsAt(m) + n * bytesPerChunk) throw fail(`has ${bytes.length} bytes, expected ${codeBitsAt(m) + n * bytesPerChunk}`)
   const picked = new Uint16Array(m)
   for (let j = 0; j < m; j++) picked[j] = view.getUint16(HEADER + 2 * j, true)
   if (picked.some((d) => d >= dims)) throw fail('names a dimension the vectors do not have')
-  return { count: n, dims, picked, scale: view.getFloat32(8, true), bytesPerChunk, bits: bytes.slice(HEADER + 2 * m) }
+  return { count: n, dims, picked, scale: view.getFloat32(8, true), bytesPerChunk, bits: bytes.slice(codeBitsAt(m)) }
 }
 
 export const rowBytes = (dims: number) => 4 + dims
