@@ -127,8 +127,9 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   let dense: WriteIndexInput['dense']
   let embed: EmbedSummary | undefined
   if (indexEmbedder) {
-    const run = await embedChunks(indexEmbedder, collected.chunks, { cacheDir: ctx.cacheDir, scope: resolve(opts.out), onProgress: opts.onEmbed, digests: collected.digests })
-    dense = await denseParts(indexEmbedder, run)
+    const cache = { cacheDir: ctx.cacheDir, scope: resolve(opts.out) }
+    const run = await embedChunks(indexEmbedder, collected.chunks, { ...cache, onProgress: opts.onEmbed, digests: collected.digests })
+    dense = await denseParts(indexEmbedder, run, cache)
     embed = {
       identity: dense.identity,
       why: indexEmbedder.why,

@@ -62,6 +62,18 @@ export interface CachedEmbedder extends Pick<EmbedderIdentity, 'id' | 'model' | 
   /** The model's content, by digest, when it is known (a local model): vectors from another content are not reused. */
   content?: string
 }
+
+/**
+ * The file of a `kind` of cache made from this embedder's vectors, for the index `scope`. The model's
+ * content goes in the file's header (embedderText), not its name: a changed model rewrites its index's
+ * file rather than leaving it behind.
+ */
+export const embedderCacheFile = (cacheDir: string, kind: string, identity: CachedEmbedder, scope: string): string =>
+  cacheFile(cacheDir, kind, `${identity.id}\n${identity.model}\n${scope}`, '.bin')
+
+/** How a cache file's header names the embedder its contents come from and the `format` they are in: a file naming another is not read. */
+export const embedderText = ({ id, model, content }: CachedEmbedder, format: string): string => `${id}\n${model}\n${content ? `${content}\n` : ''}${format}`
+
 const batchBytes = (count: number, dims: number) => 4 + count * (DIGEST_BYTES + dims * 4) + pad4(count * rowBytes(dims))
 
 interface Entry {
@@ -92,8 +104,7 @@ export class EmbeddingCache {
 
   /** `scope` names the index the cache serves (its output folder). */
   static async open(cacheDir: string, identity: CachedEmbedder, scope = ''): Promise<EmbeddingCache> {
-    // The content is in the header, not the name: a changed model rewrites its index's file rather than leaving it behind.
-    const cache = new EmbeddingCache(cacheFile(cacheDir, 'embeddings', `${identity.id}\n${identity.model}\n${scope}`, '.bin'), identity, identity.dims)
+    const cache = new EmbeddingCache(embedderCacheFile(cacheDir, 'embeddings', identity, scope), identity, identity.dims)
     const bytes = await readFile(cache.file).catch(() => null)
     // A damaged or foreign file is only a slower run: start empty.
     if (bytes) cache.load(bytes)
@@ -101,8 +112,7 @@ export class EmbeddingCache {
   }
 
   private header(): Buffer {
-    const { id: embedder, model, content } = this.identity
-    const id = Buffer.from(`${embedder}\n${model}\n${content ? `${content}\n` : ''}${ROW_FORMAT}`)
+    const id = Buffer.from(embedderText(this.identity, ROW_FORMAT))
     const out = Buffer.alloc(HEADER + pad4(id.length))
     out.writeUInt32LE(MAGIC, 0)
     out.writeUInt32LE(this.dims, 4)

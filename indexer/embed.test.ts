@@ -83,6 +83,9 @@ describe('embedChunks', () => {
       digests: [embedDigest(chunk('kept')), embedDigest(chunk('new'))],
     })
     expect([next.reused, next.embedded]).toEqual([1, 1])
+    // What the codes memo keys each chunk's code by, and which chunks' vectors it cannot have seen.
+    expect(next.digests).toEqual([embedDigest(chunk('kept')), embedDigest(chunk('new'))])
+    expect(next.embeddedChunks).toEqual([1])
     expect(next.vectors[0]).toEqual(first.vectors[0])
     expect(sent).toEqual([chunkEmbedText(chunk('kept')), chunkEmbedText(chunk('new'))])
   })
@@ -165,6 +168,22 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     expect(readFileSync(join(again.out, fresh.result.manifest.parts.vectors!)).equals(readFileSync(join(fresh.out, fresh.result.manifest.parts.vectors!)))).toBe(true)
     // Unchanged since: every chunk reused.
     expect((await build({ model }, { cacheDir, out: first.out })).result.embed).toMatchObject({ embedded: 0, reused: chunks })
+  })
+
+  it('static: a re-index after one page changed writes the codes a fresh build writes (most of them taken from the codes memo in the cache)', async () => {
+    const root = join(tmp('dp-site-'), 'site')
+    cpSync(SITE, root, { recursive: true })
+    const cacheDir = tmp('dp-cache-')
+    const first = await build('default', { root, cacheDir })
+    expect(readdirSync(join(cacheDir, 'codes'))).toHaveLength(1)
+    writeFileSync(join(root, 'guide/faq.md'), `${readFileSync(join(root, 'guide/faq.md'), 'utf8')}\n\nOne more answer, about caching codes.\n`)
+    const again = await build('default', { root, cacheDir, out: first.out })
+    const fresh = await build('default', { root })
+    expect(again.result.embed).toMatchObject({ embedded: 1 })
+    expect(again.result.manifest.parts).toEqual(fresh.result.manifest.parts)
+    expect(again.result.manifest.parts.codes).not.toBe(first.result.manifest.parts.codes)
+    const codes = fresh.result.manifest.parts.codes!
+    expect(readFileSync(join(again.out, codes)).equals(readFileSync(join(fresh.out, codes)))).toBe(true)
   })
 
   it('onnx: the default model exported as ONNX gives the static vectors through onnxruntime-web', async () => {

@@ -25,11 +25,11 @@ import { STATIC_MODEL_FORMAT } from '../core/embed/static-model.ts'
 import type { Embedder } from '../core/embed/types.ts'
 import type { ChunkRecord, EmbedderIdentity } from '../core/index/format.ts'
 import { splitIdentity } from '../core/embed/static-split.ts'
-import { encodeVectorCodes } from '../core/index/vectors.ts'
 import type { Transport } from '../core/ladder/attempt.ts'
 import { directTransport } from '../core/ladder/transport.ts'
 import { providerSpec, type MemberId } from '../core/providers/table.ts'
-import { EmbeddingCache } from './embed-cache.ts'
+import { memoizedVectorCodes } from './code-memo.ts'
+import { EmbeddingCache, type CachedEmbedder } from './embed-cache.ts'
 import { chunkEmbedText, embedDigest } from './embed-text.ts'
 import { ensureHubModel } from './embed-hf.ts'
 import { EmbedConfigError } from './model-files.ts'
@@ -196,6 +196,10 @@ export interface EmbedRunResult {
   rows: Uint8Array
   embedded: number
   reused: number
+  /** Each chunk's embedDigest, in chunk order: its vector's key in the embedding cache. */
+  digests: readonly string[]
+  /** The chunks (by position) this run embedded; the others' vectors came from the cache. */
+  embeddedChunks: readonly number[]
 }
 
 const BATCH = 64
@@ -212,7 +216,7 @@ export async function embedChunks(
   },
 ): Promise<EmbedRunResult> {
   const identity = ie.embedder.identity
-  const cache = await EmbeddingCache.open(opts.cacheDir, { ...identity, content: await modelContent(ie) }, opts.scope)
+  const cache = await EmbeddingCache.open(opts.cacheDir, await cachedEmbedder(ie), opts.scope)
   const digests = opts.digests?.length === chunks.length ? opts.digests : chunks.map(embedDigest)
   const vectors: Float32Array[] = []
   const todo: number[] = []
@@ -240,8 +244,19 @@ export async function embedChunks(
   }
   const dims = vectors[0]?.length ?? identity.dims
   if (vectors.some((v) => v.length !== dims)) throw new Error(`embedder "${identity.id}" returned vectors of different lengths`)
-  return { identity: { ...identity, dims }, vectors, rows: cache.rows(digests), embedded: todo.length, reused: chunks.length - todo.length }
+  return {
+    identity: { ...identity, dims },
+    vectors,
+    rows: cache.rows(digests),
+    embedded: todo.length,
+    reused: chunks.length - todo.length,
+    digests,
+    embeddedChunks: todo,
+  }
 }
+
+/** The embedder as the caches made from its vectors know it: its identity and its model's content. */
+const cachedEmbedder = async (ie: IndexEmbedder): Promise<CachedEmbedder> => ({ ...ie.embedder.identity, content: await modelContent(ie) })
 
 /**
  * A part file of the dense channel: its bytes, or, for a static model's rows
@@ -266,9 +281,21 @@ export interface DenseParts {
 
 const digest16 = (b: Uint8Array) => sha256(b).slice(0, 16)
 
-/** The vectors part and the model files, named by their content (a static model's rows pack is kept in `cacheDir` between runs). */
-export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult): Promise<DenseParts> {
-  const codes = encodeVectorCodes(run.vectors, run.identity.dims)
+/**
+ * The vectors part and the model files, named by their content. `cache` is where the codes of the
+ * vectors are kept between runs, as embedChunks keeps the vectors (a static model's rows pack is kept
+ * in the cache folder too).
+ */
+export async function denseParts(ie: IndexEmbedder, run: EmbedRunResult, cache: { cacheDir: string; scope?: string }): Promise<DenseParts> {
+  const { codes } = await memoizedVectorCodes({
+    cacheDir: cache.cacheDir,
+    scope: cache.scope ?? '',
+    embedder: await cachedEmbedder(ie),
+    vectors: run.vectors,
+    dims: run.identity.dims,
+    digests: run.digests,
+    embedded: run.embeddedChunks,
+  })
   const codesPart = `codes.${digest16(codes)}.bits`
   const vectorsPart = `vectors.${digest16(run.rows)}.i8`
   const files: DenseFile[] = [
