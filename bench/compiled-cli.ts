@@ -6,15 +6,15 @@
  * TypeScript compiler's start-up, which no site owner pays.
  *
  * Compiled once per bench process; the launcher it returns runs what
- * bin/docpilot.js runs in an installed package, dist/bin/launch.js, code
- * cache included (bin/docpilot.js itself picks the sources whenever they sit
- * beside it, as they do in this checkout).
+ * bin/docpilot.cjs runs in an installed package, dist/bin/launch.cjs, code
+ * cache included, and as it does, from a CommonJS script (bin/docpilot.cjs
+ * itself picks the sources whenever they sit beside it, as they do in this
+ * checkout).
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
@@ -35,9 +35,9 @@ function buildNode(): Promise<void> {
 export function compiledCli(): Promise<string> {
   compiled ??= (async () => {
     await buildNode()
-    const launcher = join(await mkdtemp(join(tmpdir(), 'docpilot-bench-cli-')), 'docpilot.mjs')
-    const launch = pathToFileURL(join(ROOT, 'dist/bin/launch.js')).href
-    await writeFile(launcher, `import { launch } from ${JSON.stringify(launch)}\nprocess.exitCode = await launch(process.argv.slice(2))\n`)
+    const launcher = join(await mkdtemp(join(tmpdir(), 'docpilot-bench-cli-')), 'docpilot.cjs')
+    const launch = join(ROOT, 'dist/bin/launch.cjs')
+    await writeFile(launcher, `require(${JSON.stringify(launch)}).launch(process.argv.slice(2)).then((code) => { process.exitCode = code })\n`)
     return launcher
   })()
   return compiled

@@ -28,7 +28,7 @@ import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { connectHttp, CORPORA, devQuestions, type CorpusName } from '../proxy/mcp-testing.ts'
 import { main } from './main.ts'
 
-const BIN = new URL('../bin/docpilot.js', import.meta.url).pathname
+const BIN = new URL('../bin/docpilot.cjs', import.meta.url).pathname
 const SHARED = new URL('../../shared/', import.meta.url).pathname
 const markdown = unified().use(remarkParse).use(remarkGfm)
 

@@ -1,5 +1,5 @@
 /**
- * What `docpilot` runs in an installed package (bin/docpilot.js; a checkout
+ * What `docpilot` runs in an installed package (bin/docpilot.cjs; a checkout
  * runs the TypeScript sources instead): the bundled command, dist/bin/main.cjs,
  * compiled from V8's code cache of the command's earlier runs (code-cache.ts).
  */

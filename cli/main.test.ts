@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FORMAT_VERSION } from '../core/index/format.ts'
 import { buildProgram, main } from './main.ts'
 
-const BIN = resolve(import.meta.dirname, '../bin/docpilot.js')
+const BIN = resolve(import.meta.dirname, '../bin/docpilot.cjs')
 
 let dir: string
 let docs: string

@@ -146,7 +146,7 @@ function tsxApi(from: string): string {
 /**
  * A thread runs the compiled parse-worker.js in an installed package; in a
  * checkout (this module is TypeScript) it runs parse-worker.ts through tsx, as
- * bin/docpilot.js runs the CLI, so a change needs no build step.
+ * bin/docpilot.cjs runs the CLI, so a change needs no build step.
  */
 function startWorker(): Slot {
   // Loaded when a thread starts: a re-index parses its few pages on the main thread and never needs it (~3 ms at start).

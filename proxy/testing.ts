@@ -79,7 +79,7 @@ export async function startNodeProcess(opts: StartOptions): Promise<RunningProxy
   writeFileSync(settingsFile, JSON.stringify(parseProxySettings(opts.settings)))
   return onFreshPorts(async () => {
     const port = await freePort()
-    const child = spawn(process.execPath, [join(ROOT, 'bin/docpilot.js'), 'proxy', '--port', String(port), '--db', opts.statePath, '--settings', settingsFile], {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/docpilot.cjs'), 'proxy', '--port', String(port), '--db', opts.statePath, '--settings', settingsFile], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,9 +1,9 @@
 import { isAscii } from 'node:buffer'
 import { execFile } from 'node:child_process'
-import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { build, type Metafile } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -37,9 +37,13 @@ describe('the CLI bundle', () => {
   })
 
   it('is one CommonJS script for the commands (what a code cache can hold), started by a one-module launcher; the parse thread is an ES module', async () => {
-    expect(Object.keys(files).sort()).toEqual(['launch.js', 'main.cjs', 'parse-worker.js'])
-    // The launcher is one module that loads only Node's own before the bundle.
-    expect([...files['launch.js']!.matchAll(/^import\b[^'"\n]*?from\s*["']([^"']+)["']/gm)].map((m) => m[1]).filter((spec) => !spec!.startsWith('node:'))).toEqual([])
+    expect(Object.keys(files).sort()).toEqual(['launch.cjs', 'main.cjs', 'parse-worker.js'])
+    // The launcher is one CommonJS module that loads only Node's own before the bundle.
+    const launcherLoads = [...files['launch.cjs']!.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!)
+    expect(launcherLoads).toContain('node:vm')
+    expect(launcherLoads.filter((spec) => !spec.startsWith('node:'))).toEqual([])
+    expect(files['launch.cjs']).toMatch(/^'use strict';\n/)
+    expect(files['launch.cjs']).not.toMatch(/^import\b/m)
     const main = createRequire(import.meta.url)(join(dir, 'main.cjs')) as { main?: unknown; COMMANDS?: Record<string, unknown> }
     expect(typeof main.main).toBe('function')
     expect(Object.keys(main.COMMANDS ?? {})).toContain('index')
@@ -59,6 +63,19 @@ describe('the CLI bundle', () => {
     const loaded = JSON.parse(stdout) as string[]
     expect(loaded).toContain('NativeModule crypto')
     expect(loaded.filter((m) => /\b(?:child_process|worker_threads)$/.test(m))).toEqual([])
+  })
+
+  it("runs a command from the package's bin without starting Node's ES module loader (bin and launcher are CommonJS)", async () => {
+    const bin = join(dir, '../../bin/docpilot.cjs')
+    await mkdir(dirname(bin), { recursive: true })
+    await copyFile(join(import.meta.dirname, '../bin/docpilot.cjs'), bin)
+    const probe = join(dir, '../../loaded.cjs')
+    await writeFile(probe, `process.on('exit', () => process.stderr.write(JSON.stringify(process.moduleLoadList)))`)
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--require', probe, bin, '--version'])
+    expect(stdout.trim()).toBe((JSON.parse(await readFile(join(dir, '../../package.json'), 'utf8')) as { version: string }).version)
+    const loaded = JSON.parse(stderr) as string[]
+    expect(loaded).toContain('NativeModule vm')
+    expect(loaded.filter((m) => /modules\/esm\/(?:module_job|translators)$/.test(m))).toEqual([])
   })
 
   it('is ASCII throughout (the launcher copies ASCII instead of decoding UTF-8), with what the sources wrote in other characters kept as escapes', async () => {
