@@ -252,7 +252,7 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
 
   it('answers --version fast, and --help lists every command', async () => {
     const start = Date.now()
-    ok(await sh('node node_modules/docpilot/bin/docpilot.js --version', project), '--version')
+    ok(await sh('node node_modules/docpilot/bin/docpilot.cjs --version', project), '--version')
     figures['start-up (node bin/docpilot.cjs --version)'] = `${Date.now() - start} ms`
     const start2 = Date.now()
     const help = await sh('npx docpilot --help', project)

@@ -25,15 +25,19 @@
  * interpreter stage only adds a compile, and its bytecode optimizer is the
  * dearer of the two: the first page a run parses paid about 50 ms of it (the
  * one page a re-index parses, 915 bytes), 20 ms with machine code straight
- * away. A pattern is compiled at its first run, so the flag also covers
- * patterns built before it was set; which code runs a pattern never changes
- * what it matches.
+ * away. So a pattern is compiled to machine code at its first run: V8's
+ * tier-up count is set to zero, not tier-up turned off. Turned off at run
+ * time, V8 takes a pattern that already ran as bytecode for one with machine
+ * code and jumps to code that does not exist: Node's module loader runs
+ * patterns before any of docpilot's code, and `docpilot mcp` crashed on the
+ * first of them it ran again (resolving the MCP SDK). Which code runs a
+ * pattern never changes what it matches.
  */
 import { setFlagsFromString } from 'node:v8'
 
-const SHORT_RUN_INTERRUPT_BUDGET = 1_000_000
+/** The V8 flags a short run sets, after Node has started (and run code of its own). */
+export const SHORT_RUN_FLAGS = ['--interrupt-budget=1000000', '--regexp-tier-up-ticks=0'] as const
 
 export function tuneTieringForShortRuns(): void {
-  setFlagsFromString(`--interrupt-budget=${SHORT_RUN_INTERRUPT_BUDGET}`)
-  setFlagsFromString('--no-regexp-tier-up')
+  for (const flag of SHORT_RUN_FLAGS) setFlagsFromString(flag)
 }
