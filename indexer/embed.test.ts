@@ -89,6 +89,28 @@ describe('embedChunks', () => {
     expect(next.vectors[0]).toEqual(first.vectors[0])
     expect(sent).toEqual([chunkEmbedText(chunk('kept')), chunkEmbedText(chunk('new'))])
   })
+
+  it('embeds a text several chunks hold once, and gives them its one vector: the vectors a later run finds in the cache', async () => {
+    const cacheDir = tmp('dp-embed-repeats-')
+    let call = 0
+    const sent: string[] = []
+    // A hosted model need not give one text the same vector twice: here every text sent gets the number of its call.
+    const embedder: Embedder = {
+      identity: { id: 'drifting', kind: 'hosted', model: 'drifting', dims: 2, quantization: 'int8' },
+      embed: async (texts) => (call++, sent.push(...texts), texts.map(() => Float32Array.from([call, 1]))),
+    }
+    const ie: IndexEmbedder = { embedder, modelFiles: [], why: '' }
+    // 70 chunks, more than one request holds: the repeated text's copies sit in different requests' worth of chunks.
+    const chunks = [chunk('repeated'), ...Array.from({ length: 68 }, (_, i) => chunk(`text ${i}`)), chunk('repeated')]
+    const first = await embedChunks(ie, chunks, { cacheDir })
+    expect(sent.filter((t) => t === chunkEmbedText(chunk('repeated')))).toHaveLength(1)
+    expect([first.embedded, first.embeddedChunks.length]).toEqual([70, 70])
+    expect(first.vectors[69]).toBe(first.vectors[0])
+    const again = await embedChunks(ie, chunks, { cacheDir })
+    expect(again.embedded).toBe(0)
+    expect(again.vectors).toEqual(first.vectors)
+    expect(again.rows).toEqual(first.rows)
+  })
 })
 
 describe('each embedder kind builds an index the core searcher opens in hybrid mode', { timeout: SLOW }, () => {

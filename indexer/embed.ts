@@ -219,23 +219,33 @@ export async function embedChunks(
   const cache = await EmbeddingCache.open(opts.cacheDir, await cachedEmbedder(ie), opts.scope)
   const digests = opts.digests?.length === chunks.length ? opts.digests : chunks.map(embedDigest)
   const vectors: Float32Array[] = []
-  const todo: number[] = []
+  // The chunks of each text the cache lacks. A text two chunks hold is embedded once and both get its vector, as
+  // a later run finds them in the cache (a hosted model need not give one text the same vector twice: each copy's
+  // own would leave this run's vectors differing from what the cache keeps for the next).
+  const todo = new Map<string, number[]>()
+  const embeddedChunks: number[] = []
   for (let i = 0; i < digests.length; i++) {
     const v = cache.get(digests[i]!)
     if (v) vectors[i] = v
-    else todo.push(i)
+    else {
+      embeddedChunks.push(i)
+      const same = todo.get(digests[i]!)
+      if (same) same.push(i)
+      else todo.set(digests[i]!, [i])
+    }
   }
-  let done = chunks.length - todo.length
+  const texts = [...todo.values()]
+  let done = chunks.length - embeddedChunks.length
   opts.onProgress?.(done, chunks.length)
   try {
-    for (let b = 0; b < todo.length; b += BATCH) {
-      const idx = todo.slice(b, b + BATCH)
-      const out = await ie.embedder.embed(idx.map((i) => chunkEmbedText(chunks[i]!)), { purpose: 'document' })
-      idx.forEach((i, j) => {
-        vectors[i] = out[j]!
-        cache.set(digests[i]!, out[j]!)
+    for (let b = 0; b < texts.length; b += BATCH) {
+      const batch = texts.slice(b, b + BATCH)
+      const out = await ie.embedder.embed(batch.map(([i]) => chunkEmbedText(chunks[i!]!)), { purpose: 'document' })
+      batch.forEach((same, j) => {
+        for (const i of same) vectors[i] = out[j]!
+        cache.set(digests[same[0]!]!, out[j]!)
+        done += same.length
       })
-      done += idx.length
       opts.onProgress?.(done, chunks.length)
     }
   } finally {
@@ -248,10 +258,10 @@ export async function embedChunks(
     identity: { ...identity, dims },
     vectors,
     rows: cache.rows(digests),
-    embedded: todo.length,
-    reused: chunks.length - todo.length,
+    embedded: embeddedChunks.length,
+    reused: chunks.length - embeddedChunks.length,
     digests,
-    embeddedChunks: todo,
+    embeddedChunks,
   }
 }
 
