@@ -30,20 +30,23 @@
 import { readFile } from 'node:fs/promises'
 import { blankCodes, codeBitsAt, codeBytes, codeDims, codeSample, codeStats, decodeVectorCodes, encodeVectorCodes, writeSigns, type CodeStats, type VectorCodes } from '../core/index/vectors.ts'
 import { replaceFile } from './cache-file.ts'
-import { embedderCacheFile, embedderText, type CachedEmbedder } from './embed-cache.ts'
+import { DIGEST_BYTES, embedderCacheFile, embedderText, pad4, type CachedEmbedder } from './embed-cache.ts'
 import { sha256 } from './sha256.ts'
 
 /** "DPC1", little-endian. */
 const MAGIC = 0x31435044
-const DIGEST_BYTES = 32
 
-/** The codes of fixed vectors: any change to how codes are made changes it, and the memo made before is not read. */
+/**
+ * The memo's layout, and the codes of fixed vectors: a change to how codes are made (which dimensions win, how
+ * ties and zeros count) changes the probe's, and a memo made before is not read. The probe has zeros and two
+ * dimensions of equal variance because those are where such changes show; what it cannot see, bump the version for.
+ */
 const CODES_FORMAT = (() => {
-  const probe = Array.from({ length: 6 }, (_, i) => Float32Array.from({ length: 8 }, (_, d) => Math.sin((i + 1) * (d + 2))))
-  return `codes ${Buffer.from(encodeVectorCodes(probe, 8, 4)).toString('hex')}`
+  const probe = Array.from({ length: 6 }, (_, i) =>
+    Float32Array.from({ length: 8 }, (_, d) => (d === 0 ? 0 : d === 1 || d === 2 ? (i % 2 ? 0.5 : -0.5) : Math.sin((i + 1) * (d + 2)))),
+  )
+  return `codes 1 ${Buffer.from(encodeVectorCodes(probe, 8, 4)).toString('hex')}`
 })()
-
-const pad4 = (n: number) => (n + 3) & ~3
 
 export interface CodesInput {
   cacheDir: string

@@ -40,14 +40,15 @@ import { sha256 } from './sha256.ts'
 /** "DPE4", little-endian. */
 const MAGIC = 0x34455044
 const HEADER = 12
-const DIGEST_BYTES = 32
+/** Bytes of a text digest as the caches made from an embedder's vectors store it. */
+export const DIGEST_BYTES = 32
 /** Share of unused entries in the file above which a run rewrites it. */
 const MAX_UNUSED = 0.25
 
 /** A text's key in the cache. */
 export const textDigest = (text: string): string => sha256(text)
 
-const pad4 = (n: number) => (n + 3) & ~3
+export const pad4 = (n: number) => (n + 3) & ~3
 
 /** The row codec's output for a fixed vector: any change to how rows are encoded changes it, no version to remember to bump. */
 const ROW_FORMAT = (() => {
