@@ -40,7 +40,7 @@ import type { FolderListing } from './folder-listing.ts'
 import type { SourceFingerprint } from './read-source.ts'
 import { cacheFile, pruneCache, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
-import { decodedWhenRead, utf8Of } from './stored-text.ts'
+import { decodedWhenRead, heldBytes, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
 const FORMAT = 9
@@ -223,16 +223,21 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 function serialize(line: Line): Buffer {
   if (line[0] !== 'page') return Buffer.from(`${JSON.stringify(line)}\n`)
   const [, key, page] = line
-  const bodies = [...page.chunks.map((chunk) => chunk.text), ...(page.entry ? [page.entry.markdown] : [])]
-  if (bodies.some((body) => LONE_SURROGATE.test(body))) return Buffer.from(`${JSON.stringify(line)}\n`)
+  const bodies: Array<[object: object, field: string]> = [...page.chunks.map((chunk): [object, string] => [chunk, 'text']), ...(page.entry ? [[page.entry, 'markdown'] as [object, string]] : [])]
+  // A body still held as the bytes it was read from is UTF-8, which holds no lone surrogate: looking would decode it.
+  if (bodies.some(([object, field]) => !heldBytes(object, field) && LONE_SURROGATE.test((object as Record<string, string>)[field]!))) return Buffer.from(`${JSON.stringify(line)}\n`)
   const shared = sharedOf(page.chunks)
   // Otherwise each body's place holds its number (keeping the fields' order, which the written parts follow).
   const chunks = shared ? page.chunks.map(packed) : page.chunks.map((chunk, i) => ({ ...chunk, text: i }))
-  const head = { ...page, chunks, ...(page.entry ? { entry: { ...page.entry, markdown: chunks.length } } : {}) }
-  const encoded = [...page.chunks.map((chunk) => utf8Of(chunk, 'text')), ...(page.entry ? [utf8Of(page.entry, 'markdown')] : [])]
+  const head = { ...page, chunks, ...(page.entry ? { entry: withField(page.entry, 'markdown', chunks.length) } : {}) }
+  const encoded = bodies.map(([object, field]) => utf8Of(object as Record<string, string>, field))
   const lengths = encoded.map((body) => body.length)
   return Buffer.concat([Buffer.from(`${JSON.stringify(['page', key, head, lengths, ...(shared ? [shared] : [])])}\n`), ...encoded, Buffer.from(`${key}\n`)])
 }
+
+/** `object` with `field` (in its place) holding `value`, the field's own value never read (a held body stays undecoded). */
+const withField = <T extends object>(object: T, field: keyof T, value: unknown): Record<string, unknown> =>
+  Object.fromEntries(Object.keys(object).map((name) => [name, name === field ? value : object[name as keyof T]]))
 
 /** The path, URL and title every chunk of the page has, when each has those fields and no others. */
 function sharedOf(chunks: readonly ChunkRecord[]): Shared | undefined {

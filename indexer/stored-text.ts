@@ -61,8 +61,13 @@ export function decodedWhenRead<T extends object, K extends string>(object: T, f
   return object as T & Record<K, string>
 }
 
+/** The bytes `object[field]` was stored as, while it holds them (until a text is assigned); else undefined. */
+export function heldBytes(object: object, field: string): Uint8Array | undefined {
+  const held = storedFields.get(field)?.held.get(object)
+  return held?.raw ? held.raw.subarray(held.start, held.end) : undefined
+}
+
 /** `object[field]` as UTF-8: the stored bytes when it still holds them (no decoding, no encoding), else the text encoded. */
 export function utf8Of<T extends object>(object: T, field: keyof T & string): Uint8Array {
-  const held = storedFields.get(field)?.held.get(object)
-  return held?.raw ? held.raw.subarray(held.start, held.end) : Buffer.from(String(object[field]))
+  return heldBytes(object, field) ?? Buffer.from(String(object[field]))
 }
