@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { build, type Metafile } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cliBundleOptions } from './cli-bundle.ts'
+import { asciiOutput, cliBundleOptions } from './cli-bundle.ts'
 
 describe('the CLI bundle', () => {
   let dir: string
@@ -78,10 +78,20 @@ describe('the CLI bundle', () => {
     expect(loaded.filter((m) => /modules\/esm\/(?:module_job|translators)$/.test(m))).toEqual([])
   })
 
-  it('is ASCII throughout (the launcher copies ASCII instead of decoding UTF-8), with what the sources wrote in other characters kept as escapes', async () => {
+  it('is ASCII throughout (the launcher copies ASCII instead of decoding UTF-8)', () => {
     for (const [name, text] of Object.entries(files)) expect(isAscii(Buffer.from(text)), name).toBe(true)
-    // A dependency's comment, and a pattern of the sources' that matches a pilcrow (sources/html-text.ts).
-    expect(files['main.cjs']).toMatch(/\/\/ .* \\u2014 /)
-    expect(files['main.cjs']).toContain('\\u00b6')
+  })
+
+  it('writes in ASCII what sources write in other characters, meaning the same: comments, patterns, strings', async () => {
+    const src = join(dir, '../../ascii-entry.js')
+    await writeFile(src, "// a comment \u2014 with a dash\nexport const pilcrow = /[\u200b#\u00b6]+$/u.test('Title \u00b6')\nexport const rocket = /\u{1f680}x/u.test('go \u{1f680}x')\nexport const text = '\u00e9 \u2014 \u{1f680}'\n")
+    const out = join(dir, '../../ascii-out.cjs')
+    await build({ entryPoints: [src], outfile: out, bundle: true, format: 'cjs', platform: 'node', write: false, logLevel: 'silent', plugins: [asciiOutput] })
+    const written = await readFile(out)
+    expect(isAscii(written)).toBe(true)
+    expect(createRequire(import.meta.url)(out)).toEqual({ pilcrow: true, rocket: true, text: '\u00e9 \u2014 \u{1f680}' })
+    // A character escaped in a pattern would become a backslash and a "u": the build stops there.
+    await writeFile(src, "export const escaped = /\\\u00e9/.test('\u00e9')\n")
+    await expect(build({ entryPoints: [src], outfile: out, bundle: true, format: 'cjs', platform: 'node', write: false, logLevel: 'silent', plugins: [asciiOutput] })).rejects.toThrow(/cannot be written in ASCII/)
   })
 })

@@ -69,13 +69,17 @@ const commanderSpawnOnDemand: Plugin = {
  * V8 hold the whole script in two bytes per character: the launcher then
  * decodes 4 MB where, given ASCII, it copies 2 (code-cache.ts). Escaped as
  * `\uXXXX`, a comment says the same, and a pattern matches the same (a
- * surrogate pair escaped is one code point in a `u` pattern too).
+ * surrogate pair escaped is one code point in a `u` pattern too). A
+ * character escaped already (`\é`, in a pattern) would become a backslash
+ * and a `u`: the build fails there instead.
  */
-const asciiOutput: Plugin = {
+export const asciiOutput: Plugin = {
   name: 'ascii-output',
   setup(b) {
     b.onEnd((result) => {
       for (const file of result.outputFiles ?? []) {
+        const escaped = /\\[^\x00-\x7f]/.exec(file.text)
+        if (escaped) throw new Error(`${file.path}: "${escaped[0]}" at ${escaped.index} cannot be written in ASCII without changing what it means; see asciiOutput in scripts/cli-bundle.ts`)
         mkdirSync(dirname(file.path), { recursive: true })
         writeFileSync(file.path, file.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
       }
