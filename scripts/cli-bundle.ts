@@ -24,43 +24,47 @@ const ROOT = resolve(import.meta.dirname, '..')
 const EXTERNAL = ['onnxruntime-node', 'onnxruntime-web', 'jiti', 'better-sqlite3', 'tsx', 'vite', 'playwright-core', '@playwright/test', '@modelcontextprotocol/server']
 
 /**
+ * A plugin that rewrites one file of a dependency as it is bundled. `patch`
+ * gives the new text, or undefined when the file no longer reads as expected
+ * (a new version of the package): the build then stops, naming the plugin,
+ * rather than bundle the file unpatched.
+ */
+function dependencyPatch(name: string, filter: RegExp, patch: (source: string) => string | undefined): Plugin {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({ filter }, (args) => {
+        const contents = patch(readFileSync(args.path, 'utf8'))
+        if (contents === undefined) throw new Error(`${args.path} no longer reads the way scripts/cli-bundle.ts expects; update its ${name} patch`)
+        return { contents, loader: 'js' }
+      })
+    },
+  }
+}
+
+/**
  * fdir (tinyglobby's crawler) asks Node at load time for picomatch, for a
  * glob method tinyglobby never calls: Node's CommonJS loader then resolves,
  * reads and compiles picomatch's four files again on every run, although the
  * bundle holds it already (tinyglobby matches with it). Here fdir gets the
  * bundled copy.
  */
-const fdirWithBundledPicomatch: Plugin = {
-  name: 'fdir-with-bundled-picomatch',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8')
-      const lookup = '__require.resolve("picomatch");\n\tpm = __require("picomatch");'
-      if (!source.includes(lookup)) throw new Error(`${args.path} no longer loads picomatch the way scripts/cli-bundle.ts expects; update fdirWithBundledPicomatch`)
-      return { contents: `import __bundledPicomatch from "picomatch";\n${source.replace(lookup, 'pm = __bundledPicomatch;')}`, loader: 'js' }
-    })
-  },
-}
+const fdirWithBundledPicomatch = dependencyPatch('fdir-with-bundled-picomatch', /[\\/]fdir[\\/]dist[\\/]index\.mjs$/, (source) => {
+  const lookup = '__require.resolve("picomatch");\n\tpm = __require("picomatch");'
+  return source.includes(lookup) ? `import __bundledPicomatch from "picomatch";\n${source.replace(lookup, 'pm = __bundledPicomatch;')}` : undefined
+})
 
 /**
  * commander loads Node's child_process module at start (with net, dgram and
  * their streams: ~3 ms of CPU on every run) for the one thing it spawns with,
  * a command kept in another executable, which docpilot has none of. Here it
- * loads the module when it spawns.
+ * loads the module when it spawns (spawn is all it uses of the module).
  */
-const commanderSpawnOnDemand: Plugin = {
-  name: 'commander-spawn-on-demand',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8')
-      const eager = "const childProcess = require('node:child_process');"
-      if (!source.includes(eager) || (source.match(/childProcess\./g) ?? []).length !== (source.match(/childProcess\.spawn\(/g) ?? []).length) {
-        throw new Error(`${args.path} no longer uses child_process the way scripts/cli-bundle.ts expects; update commanderSpawnOnDemand`)
-      }
-      return { contents: source.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };"), loader: 'js' }
-    })
-  },
-}
+const commanderSpawnOnDemand = dependencyPatch('commander-spawn-on-demand', /[\\/]commander[\\/]lib[\\/]command\.js$/, (source) => {
+  const eager = "const childProcess = require('node:child_process');"
+  const onlySpawn = (source.match(/childProcess\./g) ?? []).length === (source.match(/childProcess\.spawn\(/g) ?? []).length
+  return source.includes(eager) && onlySpawn ? source.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };") : undefined
+})
 
 /**
  * Writes each file in ASCII. esbuild escapes non-ASCII characters in strings,
