@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -59,6 +59,15 @@ describe('the CLI code cache', () => {
     expect(await run(file, cacheDir)).toEqual({ cache: 'none', value: 'CD' })
     // The earlier bytes' cache is pruned only when many are kept; this run's is its own file.
     expect(await cacheFiles()).toHaveLength(2)
+  }, 30_000)
+
+  it("removes the cache write a killed run left unfinished, once a run saves", async () => {
+    await mkdir(join(cacheDir, 'code'), { recursive: true })
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid
+    const left = `index.0123456789abcdef.bin.${dead}.tmp`
+    await writeFile(join(cacheDir, 'code', left), 'half a cache')
+    await run(file, cacheDir)
+    expect(await cacheFiles()).toEqual([expect.stringMatching(/^index\.[0-9a-f]{16}\.bin$/)])
   }, 30_000)
 
   /** A first run's cache file, edited in place. */

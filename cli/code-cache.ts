@@ -36,8 +36,8 @@ import { sha256 } from '../indexer/sha256.ts'
 const GENERATIONS = 2
 /** Caches kept in the folder: one per command, and a few of an earlier docpilot or Node. */
 const KEEP = 16
-/** `<command>.<key>.bin`: its generation (one byte), the CRC-32 of V8's data (u32, little-endian), then the data. */
-const CACHE_FILE = /^([a-z][a-z0-9-]*\.[0-9a-f]{16})\.bin$/
+/** `<command>.<key>.bin`: its generation (one byte), the CRC-32 of V8's data (u32, little-endian), then the data; and replaceFile's temporary name for it. */
+const CACHE_FILE = /^([a-z][a-z0-9-]*\.[0-9a-f]{16})\.bin(?:\.\d+\.tmp)?$/
 
 export interface CachedBundle<T> {
   exports: T

@@ -33,9 +33,18 @@ describe('cache files', () => {
     utimesSync(join(dir, 'c.bin'), 2000, 2000)
     const pruning = { entryOf: (name: string) => /^([abc])\./.exec(name)?.[1], usedFile: (entry: string) => `${entry}.bin` }
     await pruneCache(dir, 'a', { ...pruning, keep: 2 })
-    expect(readdirSync(dir).sort()).toEqual(['a.bin', 'a.idx', 'c.bin', `c.bin.${deadPid}.tmp`, 'notes.txt'])
+    // c is kept, but not the write a dead run left of it: no rename will ever land it.
+    expect(readdirSync(dir).sort()).toEqual(['a.bin', 'a.idx', 'c.bin', 'notes.txt'])
     await pruneCache(dir, 'a', { ...pruning, keep: 1 })
     expect(readdirSync(dir).sort()).toEqual(['a.bin', 'a.idx', 'notes.txt'])
+  })
+
+  it("removes a dead run's unfinished write of the entry in use, and leaves this run's own", async () => {
+    const dir = temp()
+    const own = `a.bin.${process.pid}.tmp`
+    for (const name of ['a.bin', own, `a.bin.${deadPid}.tmp`]) writeFileSync(join(dir, name), name)
+    await pruneCache(dir, 'a', { entryOf: (name) => name.split('.')[0], keep: 1, usedFile: (e) => `${e}.bin` })
+    expect(readdirSync(dir).sort()).toEqual(['a.bin', own])
   })
 
   it("leaves another running build's unfinished write of an entry it prunes, so that build's rename still lands", async () => {

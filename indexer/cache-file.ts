@@ -25,15 +25,16 @@ export async function replaceFile(file: string, data: string | Uint8Array): Prom
 
 const WRITER_PID = /\.(\d+)\.tmp$/
 
-/** A replaceFile write still under way in another live process: removing it would fail that run's rename. */
-function writtenByAnother(name: string): boolean {
+/** Who is writing `name`: nobody (not a replaceFile temp), a live process (this one or another), or a process that died mid-write. */
+function writerOf(name: string): 'none' | 'alive' | 'dead' {
   const pid = Number(WRITER_PID.exec(name)?.[1])
-  if (!pid || pid === process.pid) return false
+  if (!pid) return 'none'
+  if (pid === process.pid) return 'alive'
   try {
     process.kill(pid, 0)
-    return true
+    return 'alive'
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? 'alive' : 'dead'
   }
 }
 
@@ -47,15 +48,21 @@ export interface Pruning {
   usedFile: (entry: string) => string
 }
 
-/** Removes from `dir` the files of every entry but `inUse` and the most recently used others, and nothing that is not an entry's (nor another running build's unfinished write). */
+/**
+ * Removes from `dir` the files of every entry but `inUse` and the most
+ * recently used others, and every entry's write left unfinished by a run
+ * that died (a kept entry's too: no rename will ever land it); nothing that
+ * is not an entry's, nor a live run's unfinished write.
+ */
 export async function pruneCache(dir: string, inUse: string, { entryOf, keep, usedFile }: Pruning): Promise<void> {
   const files = (await readdir(dir)).flatMap((name) => {
     const entry = entryOf(name)
-    return entry === undefined || writtenByAnother(name) ? [] : [{ name, entry }]
+    const writer = writerOf(name)
+    return entry === undefined || writer === 'alive' ? [] : [{ name, entry, abandoned: writer === 'dead' }]
   })
-  const others = [...new Set(files.map((f) => f.entry))].filter((e) => e !== inUse)
+  const others = [...new Set(files.filter((f) => !f.abandoned).map((f) => f.entry))].filter((e) => e !== inUse)
   const used = await Promise.all(others.map((e) => stat(join(dir, usedFile(e))).then((st) => st.mtimeMs, () => 0)))
   const recent = others.map((entry, i) => ({ entry, used: used[i]! })).sort((a, b) => b.used - a.used)
   const kept = new Set([inUse, ...recent.slice(0, keep - 1).map((o) => o.entry)])
-  await Promise.all(files.filter((f) => !kept.has(f.entry)).map((f) => unlink(join(dir, f.name)).catch(() => {})))
+  await Promise.all(files.filter((f) => f.abandoned || !kept.has(f.entry)).map((f) => unlink(join(dir, f.name)).catch(() => {})))
 }
