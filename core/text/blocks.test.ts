@@ -25,6 +25,14 @@ describe('textBlocks', () => {
     expect(textBlocks('Parse the request body of type multipart/form-data')[0]!.kind).toBe('prose')
   })
 
+  it('reads a one-line paragraph that opens with a tag or a tool name as prose, and one-line code as code', () => {
+    expect(textBlocks('<TabItem>, the text of an <Aside> (its title or label as a bold line), a badge in parentheses.')[0]!.kind).toBe('prose')
+    expect(textBlocks('npm init -y makes a project that is CommonJS, whatever it says.')[0]!.kind).toBe('prose')
+    expect(textBlocks('return 404 when the route is not found, and log the request.')[0]!.kind).toBe('prose')
+    for (const code of ['// Use the cache when the key is set.', 'import { Hono } from \'hono\'', 'npm install hono', '$ npx docpilot index docs', 'export default { fetch: app.fetch };'])
+      expect([code, textBlocks(code)[0]!.kind]).toEqual([code, 'code'])
+  })
+
   it('puts a code block split by a blank line back together', () => {
     expect(textBlocks('const a = 1;\n\nconst b = 2;\n\nThat is all.')).toEqual([
       { kind: 'code', text: 'const a = 1;\n\nconst b = 2;' },

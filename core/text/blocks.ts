@@ -4,10 +4,11 @@
  * reads the structure back so readers see code as code and tables as tables,
  * whether the panel shows a passage or a fake model quotes one.
  *
- * Prose paragraphs arrive with single spaces and no indentation (the indexer
- * normalises them); code keeps its whitespace; table rows are cells joined
- * by " | ". Blocks are separated by blank lines; code that had blank lines
- * inside comes back together as one block.
+ * Prose paragraphs arrive as one line with single spaces and no indentation
+ * (the indexer joins a paragraph's wrapped lines); code keeps its lines and
+ * whitespace; table rows are cells joined by " | ". Blocks are separated by
+ * blank lines; code that had blank lines inside comes back together as one
+ * block. A passage may start or end inside a paragraph or a code block.
  */
 
 export type Block =
@@ -28,7 +29,7 @@ function isTable(lines: readonly string[]): boolean {
 }
 
 // Shell commands people paste into docs, and the shapes only code has.
-const COMMAND = /^(?:\$ |npm|npx|pnpm|pnpx|yarn|bun|bunx|deno|curl|wget|git|docker|wrangler|node|cd|mkdir|touch|export|brew|pip|cargo|go)(?: |$)/
+const COMMAND = /^(?:\$ \S|(?:npm|npx|pnpm|pnpx|yarn|bun|bunx|deno|curl|wget|git|docker|wrangler|node|cd|mkdir|touch|export|brew|pip|cargo|go)(?: |$))/
 const KEYWORD = /^(?:\/\/|\/\*|#!|<\/?[a-zA-Z][\w.-]*[\s>/]|(?:import|export|const|let|var|function|async|await|return|class|interface|throw|def) |from \w+ import)/
 const CODE_LINE = [
   /^\s/, // indentation (prose never keeps it)
@@ -49,7 +50,18 @@ const PHRASE = /(?:^|\s)(?:[A-Za-z][A-Za-z]*,? ){3}[A-Za-z][a-z]+/
 /** A line of symbols (calls, paths, assignments) or of lowercase tokens only (a command). */
 const CODE_SHAPED = /=>|<\/|=\{|[(){}[\]=<>/"`$]|^[a-z][\w.-]*(?: [\w./@:<>-]+)*$/
 
+/** Opens as code does, whatever follows: a comment, a shebang, a prompt. */
+const CODE_OPENING = /^(?:\/\/|\/\*|#!|\$ )/
+
+/**
+ * A paragraph is one line, and one that reads as sentences is prose even when
+ * it opens with a tag or a tool's name ("<Aside> holds a note.", "npm init -y
+ * makes a CommonJS project.").
+ */
+const isProseLine = (line: string) => !CODE_OPENING.test(line) && SENTENCE_END.test(line) && PHRASE.test(line) && !/[{};]\s*$/.test(line)
+
 function isCode(lines: readonly string[]): boolean {
+  if (lines.length === 1 && isProseLine(lines[0]!)) return false
   if (lines.some((line) => isCommand(line) || CODE_LINE.some((re) => re.test(line)))) return true
   const joined = lines.join(' ')
   if ((SENTENCE_END.test(lines.at(-1)!) && WORDS.test(joined)) || PHRASE.test(joined)) return false

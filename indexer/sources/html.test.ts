@@ -40,3 +40,23 @@ describe('built HTML headings', () => {
     expect(anchors).toEqual(['setup', 'deep'])
   })
 })
+
+describe('built HTML text', () => {
+  const texts = (main: string) => parseHtmlPage(page(main)).nodes.flatMap((n) => (n.type === 'text' ? [n.text] : []))
+
+  it('reads a paragraph and a list item as one line each, as a browser wraps them, whatever the source line breaks', () => {
+    expect(texts('<h1>T</h1><p>The code blocks of a\n<code>&lt;TabItem&gt;</code>, the text\n  of an aside.</p><ul><li>A project made by\nnpm init -y is CommonJS.</li><li>Second<br>item</li></ul>')).toEqual([
+      'The code blocks of a <TabItem>, the text of an aside.',
+      'A project made by npm init -y is CommonJS.',
+      'Second item',
+    ])
+  })
+
+  it('keeps code lines (also inside a wrapper), and writes a table as rows of cells joined by " | "', () => {
+    expect(texts('<div class="language-sh"><span class="lang">sh</span><pre><code>npm init -y\nnpx docpilot index</code></pre></div><table><thead><tr><th>Flag</th><th>Meaning</th></tr></thead><tbody><tr><td><code>--out</code></td><td>where the\nindex goes</td></tr></tbody></table>')).toEqual([
+      'sh',
+      'npm init -y\nnpx docpilot index',
+      'Flag | Meaning\n--out | where the index goes',
+    ])
+  })
+})

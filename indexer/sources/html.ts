@@ -46,7 +46,8 @@ function walk(node: Nodes, out: PageNode[]): void {
   if (node.type !== 'element' && node.type !== 'root') return
   const parts: string[] = []
   const flushInline = () => {
-    const text = parts.join('').replace(/[ \t]+/g, ' ').trim()
+    // Inline text collapses as a browser shows it: a line break in the source is a space.
+    const text = parts.join('').replace(/\s+/g, ' ').trim()
     if (text) out.push({ type: 'text', text })
     parts.length = 0
   }
@@ -66,12 +67,17 @@ function walk(node: Nodes, out: PageNode[]): void {
       flushInline()
       const text = toText(child, { whitespace: 'pre' }).trim()
       if (text) out.push({ type: 'text', text })
-    } else if (BLOCKS.has(child.tagName) && hasHeading(child)) {
+    } else if (child.tagName === 'table') {
+      flushInline()
+      const text = tableText(child)
+      if (text) out.push({ type: 'text', text })
+    } else if (BLOCKS.has(child.tagName) && holdsBlocks(child)) {
       flushInline()
       walk(child, out)
     } else if (BLOCKS.has(child.tagName)) {
       flushInline()
-      const text = toText(child).trim()
+      // A paragraph or a list item is one line, as the Markdown reader makes it (a <br> included).
+      const text = toText(child).replace(/\s+/g, ' ').trim()
       if (text) out.push({ type: 'text', text })
     } else {
       parts.push(toText(child))
@@ -80,8 +86,17 @@ function walk(node: Nodes, out: PageNode[]): void {
   flushInline()
 }
 
-function hasHeading(el: Element): boolean {
-  return select('h1, h2, h3, h4, h5, h6', el) !== null
+/** Whether a block holds a heading or another block (a list's items, a section's paragraphs, code, a table), each read on its own. */
+function holdsBlocks(el: Element): boolean {
+  return el.children.some((c) => c.type === 'element' && !SKIPPED.has(c.tagName) && (BLOCKS.has(c.tagName) || HEADING.test(c.tagName) || c.tagName === 'table' || holdsBlocks(c)))
+}
+
+/** A table as the Markdown reader writes one: a row a line, its cells joined by " | " (core/text/blocks.ts reads it back). */
+function tableText(table: Element): string {
+  return selectAll('tr', table)
+    .map((row) => row.children.flatMap((cell) => (cell.type === 'element' && (cell.tagName === 'td' || cell.tagName === 'th') ? [toText(cell).replace(/\s+/g, ' ').trim()] : [])).join(' | '))
+    .filter((line) => line.replace(/[ |]/g, '') !== '')
+    .join('\n')
 }
 
 /**

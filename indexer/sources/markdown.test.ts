@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { textBlocks } from '../../core/text/blocks.ts'
 import { parseMarkdown } from './markdown.ts'
 import { loadHtmlParser } from './html-text.ts'
 import { toSections, type Section } from '../sections.ts'
@@ -161,7 +162,7 @@ describe('text as readers read it', () => {
 
   it('keeps a Starlight aside title (`:::tip[Title]`) without its brackets', () => {
     const page = parseMarkdown(':::tip[What is MCP?]\nA protocol.\n:::\n', { mdx: true })
-    expect(page.nodes).toEqual([{ type: 'text', text: 'What is MCP?\nA protocol.' }])
+    expect(page.nodes).toEqual([{ type: 'text', text: 'What is MCP? A protocol.' }])
   })
 
   it('keeps a GFM footnote\'s text and drops its markers, not a `[^…]` in code', () => {
@@ -200,13 +201,24 @@ describe('edge cases', () => {
     expect(parseMarkdown('---\ntitle: yes\ndescription: |\n  Two\n  lines\n---\n\nBody.\n', { mdx: false })).toMatchObject({ metaTitle: 'yes', description: 'Two\nlines' })
   })
 
-  it('makes runs of spaces and tabs one space and drops them around line breaks, in headings, text and cells', () => {
+  it('makes runs of spaces and tabs one space, in headings, text and cells, and a paragraph one line', () => {
     const md = '# A  \t heading\n\nWide \t gaps,\nspace before a break \nand `code\tspan` after.\n\n| a  b | c\t\td |\n| - | - |\n'
     expect(parseMarkdown(md, { mdx: false }).nodes).toEqual([
       { type: 'heading', depth: 1, text: 'A heading' },
-      { type: 'text', text: 'Wide gaps,\nspace before a break\nand code span after.' },
+      { type: 'text', text: 'Wide gaps, space before a break and code span after.' },
       { type: 'text', text: 'a b | c d' },
     ])
+  })
+
+  it("joins a paragraph's and a list item's wrapped lines, so a line that opens with a tag or a tool's name stays prose; code keeps its lines", () => {
+    const md = 'The agent files keep what is inside a component: the code blocks of a\n`<TabItem>`, the text of an `<Aside>`.\n\n- A project made by\n  npm init -y is CommonJS,\n  whatever it says.\n\n```sh\nnpm init -y\nnpx docpilot index\n```\n'
+    const texts = parseMarkdown(md, { mdx: false }).nodes.map((n) => n.text)
+    expect(texts).toEqual([
+      'The agent files keep what is inside a component: the code blocks of a <TabItem>, the text of an <Aside>.',
+      'A project made by npm init -y is CommonJS, whatever it says.',
+      'npm init -y\nnpx docpilot index',
+    ])
+    expect(texts.map((t) => textBlocks(t)[0]!.kind)).toEqual(['prose', 'prose', 'code'])
   })
 
   it('reports malformed frontmatter as a note and keeps the body', () => {

@@ -140,7 +140,7 @@ function walkBlocks(tokens: Token[], out: PageNode[]): void {
       }
       case 'paragraph':
       case 'text':
-        pushText(out, dropContainerFences(cleanInline(inlineText(token.tokens ?? [{ type: 'text', raw: token.raw, text: token.text }]))).replace(GFM_ALERT, ''))
+        pushText(out, oneLine(dropContainerFences(cleanInline(inlineText(token.tokens ?? [{ type: 'text', raw: token.raw, text: token.text }]))).replace(GFM_ALERT, '')))
         break
       case 'blockquote':
         walkBlocks(token.tokens ?? [], out)
@@ -226,6 +226,15 @@ function cleanInline(text: string): string {
   if (!UNEVEN_SPACING.test(text)) return text.trim()
   return text.replace(/[ \t]*\n[ \t]*/g, '\n').replace(/[ \t]{2,}|\t/g, ' ').trim()
 }
+
+/**
+ * A paragraph as readers see it: one line. The source's line breaks inside a
+ * paragraph (wrapped prose, a list item's continuation lines, a hard break)
+ * are where the writer's editor wrapped, and kept they would make a wrapped
+ * line that starts with a tag or a tool's name read as code
+ * (core/text/blocks.ts), which keeps its lines.
+ */
+const oneLine = (text: string): string => (text.includes('\n') ? text.split('\n').filter((line) => line !== '').join(' ') : text)
 
 /** VitePress writes `::: tip Title` (with a space), which Markdown sees as prose. */
 function dropContainerFences(text: string): string {
