@@ -5,6 +5,7 @@
  * escaped text: the demo must not run anything a docs page contains.
  */
 import type { ChunkRecord } from '../core/index/format.ts'
+import { textBlocks, type Block } from '../core/text/blocks.ts'
 
 export interface DemoPage {
   url: string
@@ -96,11 +97,20 @@ export function renderPage(page: DemoPage, pages: readonly DemoPage[], shell: Pa
       const heading = s.anchor
         ? `<h${level} id="${escapeHtml(s.anchor)}">${escapeHtml(s.heading)}</h${level}>`
         : ''
-      const body = s.paragraphs.map((p) => (/^```|^ {4}/.test(p) ? `<pre>${escapeHtml(p)}</pre>` : `<p>${escapeHtml(p)}</p>`)).join('\n')
+      const body = textBlocks(s.paragraphs.join('\n\n')).map(blockHtml).join('\n')
       return `<section>${heading}\n${body}</section>`
     })
     .join('\n')
   return layout(page.title, `<h1>${escapeHtml(page.title)}</h1>\n${sections}`, pages, shell)
+}
+
+/** A block of a chunk's text as the panel shows it (core/text/blocks.ts reads code and tables back). */
+function blockHtml(block: Block): string {
+  if (block.kind === 'code') return `<pre><code>${escapeHtml(block.text)}</code></pre>`
+  if (block.kind === 'prose') return `<p>${escapeHtml(block.text)}</p>`
+  const [head, ...rows] = block.rows
+  const cells = (row: string[], tag: 'th' | 'td') => `<tr>${row.map((c) => `<${tag}>${escapeHtml(c)}</${tag}>`).join('')}</tr>`
+  return `<div class="table"><table><thead>${cells(head!, 'th')}</thead><tbody>${rows.map((r) => cells(r, 'td')).join('')}</tbody></table></div>`
 }
 
 export function renderHome(pages: readonly DemoPage[], shell: PageShell): string {
@@ -130,7 +140,8 @@ a { color: var(--accent); }
 .demo-notice, .docpilot-demo-notice { margin: 0; padding: 8px 24px; background: #fef3c7; color: #713f12; border-bottom: 1px solid #f59e0b; }
 .site { display: grid; grid-template-columns: 240px 1fr; gap: 32px; max-width: 1100px; margin: 0 auto; padding: 24px; }
 nav ul { list-style: none; padding: 0; margin: 0; } nav li { margin: 4px 0; }
-main { min-width: 0; } pre { overflow-x: auto; background: rgba(127,127,127,.12); padding: 12px; border-radius: 8px; white-space: pre-wrap; }
+main { min-width: 0; overflow-wrap: anywhere; } pre { overflow-x: auto; background: rgba(127,127,127,.12); padding: 12px; border-radius: 8px; white-space: pre-wrap; }
+.table { overflow-x: auto; } table { border-collapse: collapse; } th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 section { scroll-margin-top: 16px; } :target { background: rgba(245, 158, 11, .18); }
 small { color: var(--muted); }
 @media (max-width: 720px) { .site { grid-template-columns: 1fr; } nav { display: none; } }
