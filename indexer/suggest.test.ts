@@ -24,6 +24,12 @@ describe('questionFromHeading', () => {
     expect(questionFromHeading('🚀 Deploying to Cloudflare:')).toBe('How do I deploy to Cloudflare?')
   })
 
+  it("asks a task heading's task, without the subtitle after its colon", () => {
+    expect(questionFromHeading('Choosing one provider: chat.chain false')).toBe('How do I choose one provider?')
+    expect(questionFromHeading('Deploying: the two ways')).toBeUndefined()
+    expect(questionFromHeading('What changed: a summary?')).toBe('What changed: a summary?')
+  })
+
   it('skips what does not read as a question: topics, nouns that look like verbs, code, verbs without an object', () => {
     for (const heading of ['Installation', 'Query strings', 'Type definitions', 'set() / get()', 'Using with Vite', 'Request and Response', 'Deploy']) {
       expect(questionFromHeading(heading), heading).toBeUndefined()

@@ -68,7 +68,10 @@ export function questionFromHeading(heading: string): string | undefined {
   // Code, signatures and paths are not questions: a heading with symbols beyond plain punctuation is skipped.
   if (/[(){}[\]<>=/\\|$#@]/.test(text)) return undefined
   if (text.endsWith('?')) return text
-  const [first = '', ...rest] = words
+  // A task heading's subtitle after a colon names a detail, not the task: "Choosing one provider: chat.chain false" asks "How do I choose one provider?".
+  const task = text.split(/:\s/)[0]!.split(' ')
+  if (task.length < 2) return undefined
+  const [first = '', ...rest] = task
   const lower = first.toLowerCase()
   if (lower === 'how' && rest[0]?.toLowerCase() === 'to' && rest.length > 1) return `How do I ${rest.slice(1).join(' ')}?`
   const verb = IMPERATIVE_VERBS.has(lower) ? lower : verbOfGerund(lower)
