@@ -39,6 +39,18 @@ describe('a page entry', () => {
     expect(entry.markdown).toBe('# Beta\n\nBeta does things. Many.\n')
     expect(entry.description).toBe('Beta does things.')
   })
+
+  it('is described by its first paragraph that reads as a sentence, past a signature line or a list item', () => {
+    const nodes = [
+      { type: 'heading' as const, depth: 1, text: 'Class: Pool' },
+      { type: 'text' as const, text: 'Extends: undici.Dispatcher' },
+      { type: 'text' as const, text: 'name string' },
+      { type: 'text' as const, text: 'A pool of clients connected to the same upstream target. More.' },
+    ]
+    expect(pageEntry({ path: 'p.md', url: '/p' }, 'Class: Pool', { nodes, markdown: '' }).description).toBe('A pool of clients connected to the same upstream target.')
+    // No sentence anywhere: the first text, as before.
+    expect(pageEntry({ path: 'q.md', url: '/q' }, 'Q', { nodes: nodes.slice(0, 3), markdown: '' }).description).toBe('Extends: undici.Dispatcher')
+  })
 })
 
 describe('llms.txt', () => {

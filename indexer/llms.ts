@@ -9,6 +9,7 @@
  */
 import { basename, join, relative, resolve, sep } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
+import { readsAsSentence } from '../core/text/blocks.ts'
 import { LLMS_FULL_TXT, LLMS_TXT, pageCopyUrl, siteBase, siteRelativePath } from '../core/site-files.ts'
 import { markdownFromNodes } from './page-copy.ts'
 import type { ParsedPage } from './sources/page.ts'
@@ -72,7 +73,9 @@ export class LlmsError extends Error {
 export function pageEntry(where: { path: string; url: string }, title: string, page: ParsedPage): PageEntry {
   const body = page.markdown ?? markdownFromNodes(page.nodes)
   const hasH1 = page.nodes.some((n) => n.type === 'heading' && n.depth === 1)
-  const firstText = page.nodes.find((n) => n.type === 'text')?.text ?? ''
+  // The first paragraph that reads as a sentence describes the page; a signature line or a list item ("Extends: undici.Dispatcher", "name string") does not.
+  const texts = page.nodes.flatMap((n) => (n.type === 'text' ? [n.text] : []))
+  const firstText = texts.find((t) => !t.includes('\n') && readsAsSentence(t)) ?? texts[0] ?? ''
   const head = hasH1 ? '' : `# ${title}\n\n${page.description ? `> ${oneLine(page.description)}\n\n` : ''}`
   return { ...where, title, description: firstSentence(page.description ?? firstText), markdown: head + body }
 }

@@ -58,10 +58,10 @@ const CODE_OPENING = /^(?:\/\/|\/\*|#!|\$ )/
  * it opens with a tag or a tool's name ("<Aside> holds a note.", "npm init -y
  * makes a CommonJS project.").
  */
-const isProseLine = (line: string) => !CODE_OPENING.test(line) && SENTENCE_END.test(line) && PHRASE.test(line) && !/[{};]\s*$/.test(line)
+export const readsAsSentence = (line: string): boolean => !CODE_OPENING.test(line) && SENTENCE_END.test(line) && PHRASE.test(line) && !/[{};]\s*$/.test(line)
 
 function isCode(lines: readonly string[]): boolean {
-  if (lines.length === 1 && isProseLine(lines[0]!)) return false
+  if (lines.length === 1 && readsAsSentence(lines[0]!)) return false
   if (lines.some((line) => isCommand(line) || CODE_LINE.some((re) => re.test(line)))) return true
   const joined = lines.join(' ')
   if ((SENTENCE_END.test(lines.at(-1)!) && WORDS.test(joined)) || PHRASE.test(joined)) return false
