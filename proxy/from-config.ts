@@ -35,9 +35,15 @@ export interface ConfigProxySettings {
   embedder?: HostedEmbedder
 }
 
-export function proxySettingsFromConfig(config: DocpilotConfig, env: Env, manifestEmbedder?: HostedEmbedder): ConfigProxySettings {
+/**
+ * `manifestEmbedder`: the embedder of the built index, or null when the index
+ * is bound to a local one (the offline model, an ONNX folder, none), which
+ * needs no route whatever the config's `embed` would pick today; undefined
+ * when there is no index yet, and the config decides.
+ */
+export function proxySettingsFromConfig(config: DocpilotConfig, env: Env, manifestEmbedder?: HostedEmbedder | null): ConfigProxySettings {
   const resolved = resolveChain(config.chat, env, { budget: config.budget })
-  const embedder = manifestEmbedder ?? hostedEmbedderOf(config.embed, resolved)
+  const embedder = manifestEmbedder === undefined ? hostedEmbedderOf(config.embed, resolved) : manifestEmbedder
   const baseUrls: Partial<Record<MemberId, string>> = {}
   // Only a base URL the config itself wrote is kept: the environment's is read by the proxy at
   // request time, and baking today's env into a deployed Worker would pin it.

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -107,6 +107,34 @@ describe('doctor --proxy with nothing configured', () => {
     expect(o.out).toContain('/ai/openai/chat/completions')
     expect(o.err).toBe('')
   })
+})
+
+describe('doctor --proxy and the built index', () => {
+  it("follows the index's embedder: an index built with the offline model needs no embeddings route, whatever embed 'auto' would pick with a key", async () => {
+    const dir = tmp()
+    writeFileSync(join(dir, 'docpilot.config.json'), JSON.stringify({ chat: { provider: 'openai' } }))
+    const docs = join(dir, 'docs')
+    mkdirSync(docs)
+    writeFileSync(join(docs, 'guide.md'), '# Guide\n\nInstall the package and run the indexer.\n')
+    const io = (env: Record<string, string>) => {
+      const o = { out: '', err: '' }
+      return { o, ctx: { cwd: dir, env, stdout: (t: string) => (o.out += t), stderr: (t: string) => (o.err += t), stderrIsTTY: false } }
+    }
+    // No key where the index is built: 'auto' takes the offline model.
+    const built = io({})
+    expect(await main(['index', 'docs', '--out', 'ix'], built.ctx)).toBe(0)
+    expect(built.o.out).toContain('offline default model')
+    // The proxy's environment has the key; the index still binds every reader to the offline model.
+    const checked = io({ OPENAI_API_KEY: 'sk-x' })
+    expect(await main(['doctor', '--proxy', '--index', 'ix'], checked.ctx)).toBe(0)
+    expect(checked.o.out).toContain('/ai/openai/chat/completions')
+    expect(checked.o.out).not.toContain('/ai/openai/embeddings')
+    expect(checked.o.out).not.toContain('hosted embedder')
+    // With no index yet, the config decides: 'auto' with a key means the head's embeddings.
+    const none = io({ OPENAI_API_KEY: 'sk-x' })
+    expect(await main(['doctor', '--proxy', '--index', 'no-index-here'], none.ctx)).toBe(0)
+    expect(none.o.out).toContain('/ai/openai/embeddings')
+  }, 60_000)
 })
 
 describe('doctor --proxy --wrangler', () => {

@@ -42,7 +42,7 @@ export interface ProxyPlan extends ConfigProxySettings {
   lines: RouteLine[]
 }
 
-export function proxyPlan(config: DocpilotConfig, env: Env, manifestEmbedder?: HostedEmbedder): ProxyPlan {
+export function proxyPlan(config: DocpilotConfig, env: Env, manifestEmbedder?: HostedEmbedder | null): ProxyPlan {
   const planned = proxySettingsFromConfig(config, env, manifestEmbedder)
   const lines: RouteLine[] = []
   for (const route of planned.settings.routes) {
@@ -298,13 +298,13 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
   return { ok, text: out.join('\n') + '\n' }
 }
 
-/** The hosted embedder the built index is bound to, when an index exists. */
-export function manifestEmbedder(indexDir: string): HostedEmbedder | undefined {
+/** The hosted embedder the built index is bound to; null for an index bound to a local embedder; undefined with no (readable) index. */
+export function manifestEmbedder(indexDir: string): HostedEmbedder | null | undefined {
   const file = join(indexDir, MANIFEST_FILE)
   if (!existsSync(file)) return undefined
   try {
     const e = parseManifest(readFileSync(file)).embedder
-    return e?.kind === 'hosted' && e.provider ? { kind: 'hosted', provider: e.provider, model: e.model } : undefined
+    return e?.kind === 'hosted' && e.provider ? { kind: 'hosted', provider: e.provider, model: e.model } : null
   } catch {
     return undefined
   }
@@ -366,7 +366,8 @@ export interface DoctorProxyOptions {
   config: DocpilotConfig
   env: Env
   url?: string
-  embedder?: HostedEmbedder | undefined
+  /** The built index's embedder (manifestEmbedder): null for a local one, undefined with no index. */
+  embedder?: HostedEmbedder | null | undefined
   /** Write (or update) the Worker's wrangler.toml at this path, relative to cwd. */
   wrangler?: string
   cwd?: string
