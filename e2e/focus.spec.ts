@@ -1,4 +1,5 @@
-/** Focus never gets lost in the dialog, and Esc closes it from anywhere in it. */
+/** Focus never gets lost in the dialog, Esc closes it from anywhere in it, and closing gives focus back to the launcher. */
+import type { Page } from '@playwright/test'
 import { ask, dialog, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED } from './paths.ts'
 
@@ -17,6 +18,40 @@ test('after a thumbs click focus is in the question box, and Esc still closes th
   await expectAccessible(page, info, 'after-feedback')
   await page.keyboard.press('Escape')
   await expect(d).toBeHidden()
+})
+
+/** The element that really has focus: through the page's shadow roots (the launcher's button is inside one). */
+function focused(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    let el = document.activeElement
+    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement
+    const root = el?.getRootNode()
+    const host = root instanceof ShadowRoot ? root.host : null
+    return `${host ? `${host.tagName}[${[...host.attributes].map((a) => a.name).join(' ')}] > ` : ''}${el?.tagName ?? 'none'}`
+  })
+}
+
+test('Esc and the close button give focus back to the launcher that opened the panel', async ({ page }) => {
+  await page.goto(site.url)
+  const launcher = page.locator('[data-docpilot-launcher] button')
+  const onLauncher = 'DIV[data-docpilot-launcher] > BUTTON'
+  // From the keyboard: Enter on the launcher, Esc back.
+  await launcher.focus()
+  expect(await focused(page)).toBe(onLauncher)
+  await page.keyboard.press('Enter')
+  const d = dialog(page)
+  await expect(d).toBeVisible()
+  await expect(d.getByRole('textbox')).toBeFocused()
+  await page.keyboard.press('Escape')
+  await expect(d).toBeHidden()
+  expect(await focused(page)).toBe(onLauncher)
+  await expect(launcher).toHaveAttribute('aria-expanded', 'false')
+  // With the pointer: a click on the launcher, then the close button.
+  await launcher.click()
+  await expect(d).toBeVisible()
+  await d.getByRole('button', { name: 'Close' }).click()
+  await expect(d).toBeHidden()
+  expect(await focused(page)).toBe(onLauncher)
 })
 
 test('Esc closes from anywhere in the dialog, even with nothing in it focused', async ({ page }) => {

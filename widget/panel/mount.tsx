@@ -26,6 +26,17 @@ function resolveTheme(choice: WidgetOptions['theme']): 'light' | 'dark' {
   return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'
 }
 
+/**
+ * The element that has focus, followed into the shadow roots on its way: the
+ * document's activeElement is only the host of one (the launcher's button sits
+ * in its own), and a host without a tabindex takes no focus back.
+ */
+function focusedElement(): Element | null {
+  let el = document.activeElement
+  while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement
+  return el
+}
+
 export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void } = {}): PanelController {
   const host = document.createElement('div')
   host.setAttribute('data-docpilot-panel', '')
@@ -73,7 +84,7 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
   return {
     engine,
     open(question) {
-      if (!isOpen) returnFocus = document.activeElement
+      if (!isOpen) returnFocus = focusedElement()
       isOpen = true
       initialQuestion = question
       engine.prefetch()
