@@ -6,8 +6,9 @@
  * the same view for the question, in place.
  */
 import { HYBRID_NOTICE } from '../core/turn/copy.ts'
-import { ask, dialog, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
-import { COVERED } from './paths.ts'
+import { COPY } from '../widget/panel/copy.ts'
+import { ask, dialog, expect, expectAccessible, keepScreenshot, listenToStatus, openPanel, settled, statusLine, test, useSite } from './harness.ts'
+import { COVERED, UNCOVERED } from './paths.ts'
 
 /** The CLI reference answers it: a code block and a table sit in the "lumen build" section. */
 const BUILD = 'lumen build target flags'
@@ -45,6 +46,21 @@ test.describe('a site without a chat chain', () => {
       await context.close()
     })
   }
+})
+
+test.describe('a site without a chat chain, asked off topic', () => {
+  const site = useSite({ members: [] })
+
+  test('says nothing matches closely, and the status line announces the same, not a count of results', async ({ page }) => {
+    await page.goto(site.url)
+    await openPanel(page)
+    const said = await listenToStatus(page)
+    const body = await settled(await ask(page, UNCOVERED), 'search')
+    await expect(body.locator('.dp-lead')).toHaveText(COPY.nearest)
+    expect(await body.locator('.dp-row').count()).toBeGreaterThan(0)
+    await expect(statusLine(page)).toHaveText(COPY.nearest)
+    expect((await said()).filter((s) => / results? on /.test(s))).toEqual([])
+  })
 })
 
 test.describe('a site without a chat chain whose index cannot be loaded', () => {

@@ -7,7 +7,8 @@ import { copyText } from './clipboard.ts'
 import type { ConversationStore } from './conversation.ts'
 import { COPIED_MS, COPY } from './copy.ts'
 import { isSearchOnly, type Engine } from './engine.ts'
-import { answerWithSources, pageGroups } from './links.ts'
+import { answerWithSources } from './links.ts'
+import { settledStatus } from './status.ts'
 import { Turn, type TurnActions } from './Turn.tsx'
 import type { TurnView } from './view.ts'
 
@@ -22,31 +23,6 @@ export interface AppProps {
 }
 
 const FOCUSABLE = 'a[href], button:not([disabled]), textarea:not([disabled]), input:not([disabled]), summary, [tabindex]:not([tabindex="-1"])'
-
-/** What the status line announces when a turn settles (an error has its own role="alert"). */
-function settledStatus(change: Partial<TurnView>): string {
-  switch (change.state) {
-    case 'answered':
-      return COPY.answerReady
-    case 'partial':
-      return COPY.partial
-    case 'hybrid':
-      return COPY.hybrid
-    case 'search': {
-      const pages = pageGroups(change.passages ?? [])
-      if (pages.length === 0) return COPY.noResults
-      return COPY.searchResults(pages.reduce((n, p) => n + p.sections.length, 0), pages.length)
-    }
-    case 'refused':
-      return COPY.refused
-    case 'rate-limited':
-      return COPY.rateLimited(change.resetAt)
-    case 'aborted':
-      return COPY.aborted
-    default:
-      return ''
-  }
-}
 
 /** A link to a section of the page the reader is on: the panel steps aside so the section can be seen. */
 function isSamePageLink(target: EventTarget | null): boolean {

@@ -5,24 +5,25 @@
  * with the matched terms marked. No outage sentence and no Retry: nothing
  * failed, this is the product.
  */
-import { COPY } from './copy.ts'
 import { pageGroups, sectionLabel } from './links.ts'
 import { PassageExcerpt, type ExcerptSource } from './PassageExcerpt.tsx'
+import { searchLead } from './status.ts'
 import type { TurnView } from './view.ts'
 
 export function SearchView({ turn, source }: { turn: TurnView; source: ExcerptSource }) {
   const pages = pageGroups(turn.passages)
+  // The same words the status line announces when the turn settles.
+  const lead = <p class="dp-lead">{searchLead(pages, turn.closeMatch)}</p>
   if (pages.length === 0) {
     return (
       <div class="dp-search" data-state="search">
-        <p class="dp-lead">{COPY.noResults}</p>
+        {lead}
       </div>
     )
   }
-  const rows = pages.reduce((n, p) => n + p.sections.length, 0)
   return (
     <div class="dp-search" data-state="search">
-      <p class="dp-lead">{turn.closeMatch === false ? COPY.nearest : COPY.searchResults(rows, pages.length)}</p>
+      {lead}
       <ol class="dp-pages">
         {pages.map((page) => (
           <li key={page.url} class="dp-page">
