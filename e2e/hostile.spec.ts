@@ -7,7 +7,7 @@
  * tags, on* handlers, javascript: and data: links) in prose, headings and
  * code; each one that ran would set window.__pwned or open an alert().
  */
-import type { Page } from '@playwright/test'
+import type { Locator, Page } from '@playwright/test'
 import { HYBRID_NOTICE } from '../core/turn/copy.ts'
 import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED, HOSTILE } from './paths.ts'
@@ -48,6 +48,15 @@ async function inert(page: Page, where: 'panel' | 'page'): Promise<void> {
   expect(found, `${where} is inert`).toEqual({ pwned: null, scripts: 0, handlers: 0, badLinks: 0 })
 }
 
+/** Markdown links with a refused URL: their labels are in the answer as text, and no anchor is left without an href. */
+async function expectRefusedLinksAsText(answer: Locator, labels: string[]): Promise<void> {
+  await expect(answer.locator('a:not([href])')).toHaveCount(0)
+  for (const label of labels) {
+    await expect(answer).toContainText(label)
+    await expect(answer.locator('a').filter({ hasText: label })).toHaveCount(0)
+  }
+}
+
 test('the hostile fixture page shows its attack strings as text, on the page and in the panel', async ({ page }, info) => {
   const opened = alerts(page)
   await page.goto(`${site.url}/guide/security`)
@@ -80,6 +89,8 @@ test('hostile model output is shown as text, never run', async ({ page }, info) 
   const body = await settled(await ask(page, COVERED), 'answered')
   await expect(body.locator('.dp-answer')).toContainText('raw link')
   await expect(body.locator('a.dp-cite').first()).toHaveAttribute('href', /^\/.*#.+/)
+  // A link whose URL is refused keeps its words, as plain text: not a link that goes nowhere.
+  await expectRefusedLinksAsText(body.locator('.dp-answer'), ['click me', 'data'])
   await inert(page, 'panel')
   expect(opened).toEqual([])
   await keepScreenshot(page, info, 'hostile-model-output')
@@ -95,6 +106,7 @@ test('the XSS corpus (55 vectors) as model output and as the question runs nothi
   // The reader's own question carries vectors too: it is echoed in the panel.
   const body = await settled(await ask(page, `${COVERED} ${XSS_CORPUS.slice(0, 5).join(' ')}`), 'answered')
   await expect(body.locator('.dp-answer')).toContainText('link 51')
+  await expectRefusedLinksAsText(body.locator('.dp-answer'), ['link 22', 'link 23', 'link 24', 'link 26', 'link 27', 'link 50'])
   // Give every payload its chance: autofocus, load and error events, meta refresh, animations.
   await page.waitForTimeout(1500)
   await inert(page, 'panel')

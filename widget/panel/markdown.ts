@@ -2,7 +2,8 @@
  * Model output is Markdown from a source we do not control: it is rendered
  * by marked with raw HTML shown as text, then sanitized by DOMPurify with a
  * short allow-list, so neither a model nor a docs page can run script or
- * plant a `javascript:` link. Citation markers `[n]` become links to the
+ * plant a `javascript:` link (a link whose URL is refused shows its words as
+ * text). Citation markers `[n]` become links to the
  * heading of the n-th passage the model was given.
  *
  * This module (marked and DOMPurify, most of the panel's weight) is its own
@@ -72,10 +73,17 @@ export function renderAnswer(markdown: string, targets: readonly CitationTarget[
     },
   })
   const html = marked.parse(markdown) as string
-  return DOMPurify.sanitize(html, {
+  const clean = DOMPurify.sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
     ALLOWED_URI_REGEXP: SAFE_URI,
     ALLOW_DATA_ATTR: false,
+    RETURN_DOM_FRAGMENT: true,
   })
+  // A link whose URL was refused has lost its href: its words stay, as text, not as a link that goes nowhere.
+  for (const link of clean.querySelectorAll('a:not([href])')) link.replaceWith(...link.childNodes)
+  // Serialized in DOMPurify's own inert document, as its string output is.
+  const box = clean.ownerDocument.createElement('div')
+  box.append(clean)
+  return box.innerHTML
 }
