@@ -35,3 +35,32 @@ test('the demo answers from the docs with citations, and says it is a demo above
   await keepScreenshot(page, info, 'demo')
   await expectAccessible(page, info, 'demo')
 })
+
+test('the demo notice takes the dark theme with the rest of the panel', async ({ browser }, info) => {
+  const context = await browser.newContext({ colorScheme: 'dark' })
+  const page = await context.newPage()
+  await page.goto(site.url)
+  const d = await openPanel(page)
+  await expect(page.locator('[data-docpilot-panel]')).toHaveAttribute('data-theme', 'dark')
+  const notice = d.getByRole('note')
+  await expect(notice).toHaveText(DEMO_NOTICE)
+  // Relative luminance (WCAG) of the notice's colours and of the dialog's background.
+  const [bg, fg, dialogBg] = await notice.evaluate((el) => {
+    const luminance = (css: string) => {
+      const [r, g, b] = css.match(/[\d.]+/g)!.slice(0, 3).map((v) => {
+        const c = Number(v) / 255
+        return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+      })
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
+    }
+    const dialog = el.closest('.dp-dialog')!
+    return [getComputedStyle(el).backgroundColor, getComputedStyle(el).color, getComputedStyle(dialog).backgroundColor].map(luminance)
+  })
+  // A dark band like the dialog around it, not the light theme's pale yellow, with light text that reads on it.
+  expect(dialogBg!).toBeLessThan(0.05)
+  expect(bg!).toBeLessThan(0.05)
+  expect((fg! + 0.05) / (bg! + 0.05)).toBeGreaterThanOrEqual(4.5)
+  await keepScreenshot(page, info, 'demo-dark')
+  await expectAccessible(page, info, 'demo-dark')
+  await context.close()
+})
