@@ -1,5 +1,10 @@
-/** Focus never gets lost in the dialog, Esc closes it from anywhere in it, and closing gives focus back to the launcher. */
+/**
+ * The panel is a modal dialog: focus never gets lost in it, Esc closes it from
+ * anywhere in it, closing gives focus back to the launcher, and the page behind
+ * it does not scroll until it closes.
+ */
 import type { Page } from '@playwright/test'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../playwright.config.ts'
 import { ask, dialog, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED } from './paths.ts'
 
@@ -65,9 +70,93 @@ test('Esc closes from anywhere in the dialog, even with nothing in it focused', 
   await expect(dialog(page)).toBeHidden()
 })
 
+/** The root element's style attribute (null: none) and computed overflow, and how far the page is scrolled. */
+function pageScroll(page: Page): Promise<{ style: string | null; overflow: string; y: number }> {
+  return page.evaluate(() => ({
+    style: document.documentElement.getAttribute('style'),
+    overflow: getComputedStyle(document.documentElement).overflowY,
+    y: Math.round(scrollY),
+  }))
+}
+
+/** A wheel turn over the backdrop, left of the dialog, and the frames it takes to scroll anything it scrolls. */
+async function wheelOverBackdrop(page: Page): Promise<void> {
+  await page.mouse.move(40, 300)
+  await page.mouse.wheel(0, 500)
+  await page.waitForTimeout(300)
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))))
+}
+
+test('the page behind the open panel does not scroll, and closing gives the page back its own overflow style', async ({ page }) => {
+  await page.setViewportSize({ width: 1200, height: 420 })
+  await page.goto(`${site.url}/reference/cli`)
+  expect(await page.evaluate(() => document.documentElement.scrollHeight - innerHeight)).toBeGreaterThan(500)
+  const d = dialog(page)
+
+  // A page without a style attribute on its root: none after closing (Esc).
+  expect(await pageScroll(page)).toEqual({ style: null, overflow: 'visible', y: 0 })
+  await openPanel(page)
+  expect((await pageScroll(page)).overflow).toBe('hidden')
+  await wheelOverBackdrop(page)
+  expect((await pageScroll(page)).y).toBe(0)
+  await page.keyboard.press('Escape')
+  await expect(d).toBeHidden()
+  expect(await pageScroll(page)).toEqual({ style: null, overflow: 'visible', y: 0 })
+  await wheelOverBackdrop(page)
+  await expect.poll(async () => (await pageScroll(page)).y).toBeGreaterThan(0)
+
+  // A page with its own inline overflow (important, even): exactly that after closing, by the close button and by the backdrop.
+  await page.evaluate(() => {
+    scrollTo(0, 0)
+    document.documentElement.style.setProperty('overflow-y', 'scroll', 'important')
+    document.documentElement.style.setProperty('color', 'rgb(1, 2, 3)')
+  })
+  const own = await pageScroll(page)
+  expect(own).toEqual({ style: 'overflow-y: scroll !important; color: rgb(1, 2, 3);', overflow: 'scroll', y: 0 })
+  await openPanel(page)
+  expect((await pageScroll(page)).overflow).toBe('hidden')
+  await wheelOverBackdrop(page)
+  expect((await pageScroll(page)).y).toBe(0)
+  await d.getByRole('button', { name: 'Close' }).click()
+  await expect(d).toBeHidden()
+  expect(await pageScroll(page)).toEqual(own)
+  await openPanel(page)
+  expect((await pageScroll(page)).overflow).toBe('hidden')
+  await page.mouse.click(40, 300)
+  await expect(d).toBeHidden()
+  expect(await pageScroll(page)).toEqual(own)
+  // Opening twice over (the page's script asking while it is open) still gives back the page's own style.
+  await page.evaluate(() => (window as unknown as { docpilot: { open(q?: string): void } }).docpilot.open())
+  await expect(d).toBeVisible()
+  await page.evaluate(() => (window as unknown as { docpilot: { open(q?: string): void } }).docpilot.open())
+  await page.evaluate(() => (window as unknown as { docpilot: { close(): void } }).docpilot.close())
+  await expect(d).toBeHidden()
+  expect(await pageScroll(page)).toEqual(own)
+})
+
+test('a page with a scrollbar does not shift sideways while the panel is open', async ({ playwright }) => {
+  // Playwright hides scrollbars in headless Chromium; this browser keeps them, as a reader's does.
+  const browser = await playwright.chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, ignoreDefaultArgs: ['--hide-scrollbars'] })
+  const page = await browser.newPage({ viewport: { width: 1200, height: 420 } })
+  await page.goto(`${site.url}/reference/cli`)
+  const layout = () => page.evaluate(() => ({ main: document.querySelector('main')!.getBoundingClientRect().x, body: document.body.getBoundingClientRect().width }))
+  const before = await layout()
+  expect(before.body).toBeLessThan(1200)
+  await openPanel(page)
+  expect((await pageScroll(page)).overflow).toBe('hidden')
+  expect(await layout()).toEqual(before)
+  await page.keyboard.press('Escape')
+  await expect(dialog(page)).toBeHidden()
+  expect(await layout()).toEqual(before)
+  expect((await pageScroll(page)).style).toBeNull()
+  await browser.close()
+})
+
 test('a citation to a section of the page the reader is on closes the panel, so the section can be seen', async ({ page }) => {
   await page.goto(`${site.url}/api/context`)
+  const before = await pageScroll(page)
   const d = await openPanel(page)
+  expect((await pageScroll(page)).overflow).toBe('hidden')
   const body = await settled(await ask(page, COVERED), 'answered')
   const cite = body.locator('a.dp-cite[href^="/api/context#"]').first()
   const anchor = (await cite.getAttribute('href'))!.split('#')[1]!
@@ -75,4 +164,7 @@ test('a citation to a section of the page the reader is on closes the panel, so 
   await expect(d).toBeHidden()
   await expect(page).toHaveURL(new RegExp(`/api/context#${anchor}$`))
   await expect(page.locator(`[id="${anchor}"]`)).toBeInViewport()
+  // The page scrolls again, with its root's style as it was.
+  const after = await pageScroll(page)
+  expect({ style: after.style, overflow: after.overflow }).toEqual({ style: before.style, overflow: before.overflow })
 })

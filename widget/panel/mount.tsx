@@ -9,6 +9,7 @@ import { App } from './App.tsx'
 import { conversationStore } from './conversation.ts'
 import { Engine } from './engine.ts'
 import { loadRenderer } from './renderer.ts'
+import { lockPageScroll } from './scroll-lock.ts'
 import css from './styles.css?inline'
 
 export interface PanelController {
@@ -57,10 +58,14 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
   let isOpen = false
   let initialQuestion: string | undefined
   let returnFocus: Element | null = null
+  /** Set while the panel is open: every way it closes (Esc, Close, the backdrop, a citation to this page, docpilot.close()) comes through close(). */
+  let unlockScroll: (() => void) | undefined
 
   const close = () => {
     if (!isOpen) return
     isOpen = false
+    unlockScroll?.()
+    unlockScroll = undefined
     draw()
     hooks.onClose?.()
     // No scroll: a citation to this page has just scrolled to its section.
@@ -84,7 +89,10 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
   return {
     engine,
     open(question) {
-      if (!isOpen) returnFocus = focusedElement()
+      if (!isOpen) {
+        returnFocus = focusedElement()
+        unlockScroll ??= lockPageScroll()
+      }
       isOpen = true
       initialQuestion = question
       engine.prefetch()
