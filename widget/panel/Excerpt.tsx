@@ -50,8 +50,17 @@ function cutProse(text: string, room: number): string {
 
 type Shown = Block & { whole?: string }
 
+/** A table's header and at most `keep` of its rows: the rows with a match first, then the first others, in the table's order. */
+function tableRows(rows: string[][], mark: Marker, keep: number): string[][] {
+  const [head = [], ...body] = rows
+  if (body.length <= keep) return rows
+  const picked = new Set(body.flatMap((row, i) => (hasMark(mark(row.join(' '))) ? [i] : [])).slice(0, keep))
+  for (let i = 0; picked.size < keep; i++) picked.add(i)
+  return [head, ...body.filter((_, i) => picked.has(i))]
+}
+
 /** The blocks to show: from the first with a match, while the budget lasts, cut to fit. */
-function fit(blocks: Block[], mark: Marker, budget: number): { blocks: Shown[]; skipped: boolean } {
+export function fit(blocks: Block[], mark: Marker, budget: number): { blocks: Shown[]; skipped: boolean } {
   const start = Math.max(0, blocks.findIndex((b) => hasMark(mark(blockText(b)))))
   const shown: Shown[] = []
   let left = budget
@@ -67,7 +76,7 @@ function fit(blocks: Block[], mark: Marker, budget: number): { blocks: Shown[]; 
       left -= Math.min(lines.length, keep) * LINE_COST
     } else {
       const keep = Math.max(MIN_LINES, Math.floor(left / LINE_COST))
-      shown.push({ kind: 'table', rows: block.rows.slice(0, keep + 1) })
+      shown.push({ kind: 'table', rows: tableRows(block.rows, mark, keep) })
       left -= Math.min(block.rows.length, keep) * LINE_COST
     }
   }
