@@ -128,6 +128,14 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     expect(r.results[0]!.channels?.dense).toBeGreaterThan(0)
   })
 
+  it("'auto' says what decided the default model: a head that embeds but whose key is not set, or a head that does not embed", async () => {
+    const why = async (chat: object, env: Record<string, string> = {}) =>
+      (await resolveIndexEmbedder('auto', { env, chat: validateConfig({ chat }, 't').chat, configDir: '/', cacheDir: tmp('c') }))!.why
+    expect(await why({ provider: 'openai' })).toBe("embed 'auto': the chat head (openai) embeds, but OPENAI_API_KEY is not set here, so the offline default model")
+    expect(await why({ provider: 'ollama' })).toBe("embed 'auto': the chat head (ollama) embeds, but OLLAMA_URL is not set here, so the offline default model")
+    expect(await why({ provider: 'anthropic' }, { ANTHROPIC_API_KEY: 'sk-ant' })).toBe("embed 'auto': the chat head (anthropic) does not embed, so the offline default model")
+  })
+
   it("static: the model's rows pack is kept in the cache; the next build reads it back, and a damaged copy is packed again", async () => {
     const cacheDir = tmp('dp-cache-')
     const first = await build('auto', { cacheDir })

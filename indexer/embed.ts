@@ -124,6 +124,13 @@ function hostedFor(provider: MemberId, model: string | undefined, ctx: EmbedCont
   return { embedder, modelFiles: [], why: why || `${provider} embeddings (${chosen})` }
 }
 
+/** The variable a hosted member needs at index time (its key; an own server's base URL), when the environment lacks it. */
+function missingVariable(provider: MemberId, env: Env): string | undefined {
+  const spec = providerSpec(provider)
+  if (memberAvailable(spec, env)) return undefined
+  return (spec.ownServer ? spec.baseUrlEnv : spec.keyEnv) ?? 'its key'
+}
+
 /** Calls one provider directly: its base URL and key from the environment. */
 function providerTransport(provider: MemberId, env: Env, fetchImpl?: typeof fetch): Transport {
   const spec = providerSpec(provider)
@@ -168,11 +175,17 @@ export async function resolveIndexEmbedder(embed: EmbedConfig, ctx: EmbedContext
       }
     }
     const head = resolved ? autoEmbedMember(resolved) : null
-    if (head && resolved && memberAvailable(providerSpec(head.provider), ctx.env)) {
+    const missing = head ? missingVariable(head.provider, ctx.env) : undefined
+    if (head && resolved && !missing) {
       return hostedFor(head.provider, head.model, ctx, resolved, `embed 'auto' follows the chat head: ${head.provider} embeddings (${head.model})`)
     }
     const d = await loadDefaultModel(ctx.cacheDir)
-    return { ...d, why: `embed 'auto': ${resolved?.head ? `the chat head (${resolved.head}) does not embed` : 'no chat provider key is set'}, so the offline default model` }
+    const reason = !resolved?.head
+      ? 'no chat provider key is set'
+      : missing
+        ? `the chat head (${resolved.head}) embeds, but ${missing} is not set here`
+        : `the chat head (${resolved.head}) does not embed`
+    return { ...d, why: `embed 'auto': ${reason}, so the offline default model` }
   }
   if (typeof embed === 'string' && embed.startsWith('hf:')) {
     const repo = embed.slice(3)
