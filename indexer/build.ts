@@ -3,21 +3,23 @@
  * embed them with the index's one embedder (unchanged chunks come from the
  * embedding cache), then write the index folder. Returns what the summary prints.
  */
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
 import { publicChat, resolveChain, type ResolvedChain } from '../core/chain/resolve.ts'
-import type { EmbedderIdentity, Manifest } from '../core/index/format.ts'
+import { EmbedError } from '../core/embed/types.ts'
+import { MANIFEST_FILE, type EmbedderIdentity, type Manifest } from '../core/index/format.ts'
 import { collectChunks, type CollectOptions, type CollectWarning } from './collect.ts'
 import { suggestFromQuestions, type HeadingQuestion } from './suggest.ts'
 import { checkSiteOut, excludeSiteOut, writeAgentFiles, type LlmsResult } from './llms.ts'
 import { defaultCacheDir } from './cache-dir.ts'
-import { denseFileSize, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
+import { autoEmbedFailure, denseFileSize, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
 import { firstQuestionCost } from './fetch-cost-memo.ts'
 import { PageCache } from './page-cache.ts'
 import { ranksFor } from './ranks.ts'
 import { assertNotShrinking, writeIndex, type WriteIndexInput, type WriteIndexResult } from './write.ts'
 import { now } from './clock.ts'
+import { isFile } from './stat.ts'
 
 export interface BuildOptions {
   /** Docs folder, or the built site folder when mode is 'site'. Chunk paths are relative to it. */
@@ -128,7 +130,11 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   let embed: EmbedSummary | undefined
   if (indexEmbedder) {
     const cache = { cacheDir: ctx.cacheDir, scope: resolve(opts.out) }
-    const run = await embedChunks(indexEmbedder, collected.chunks, { ...cache, onProgress: opts.onEmbed, digests: collected.digests })
+    const run = await embedChunks(indexEmbedder, collected.chunks, { ...cache, onProgress: opts.onEmbed, digests: collected.digests }).catch(async (err: unknown) => {
+      if (!indexEmbedder.auto || !(err instanceof EmbedError)) throw err
+      const kept = (await isFile(join(resolve(opts.out), MANIFEST_FILE))) ? `; the one in ${opts.out} is left as it was` : ''
+      throw new EmbedError(autoEmbedFailure(err, indexEmbedder, `No index was written${kept}.`), err.code, { cause: err })
+    })
     dense = await denseParts(indexEmbedder, run, cache)
     embed = {
       identity: dense.identity,

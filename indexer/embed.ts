@@ -57,6 +57,24 @@ export interface IndexEmbedder {
   static?: StaticFolder
   /** Why this embedder, in words, for the index summary. */
   why: string
+  /** Set when embed 'auto' chose a hosted embedder: why, in words, and how to build offline instead (autoEmbedFailure). */
+  auto?: { because: string; offline: string }
+}
+
+/**
+ * A hosted embedder 'auto' chose failed: the run stops (the index must hold the
+ * embedder the proxy serves; switching models silently would be wrong), and the
+ * message says which embedder, why it was chosen, that no index was written, and
+ * how to build offline instead.
+ */
+export function autoEmbedFailure(err: Error, ie: IndexEmbedder, written: string): string {
+  const { model, provider } = ie.embedder.identity
+  return (
+    `${err.message}\n` +
+    `embed 'auto' picked ${provider} embeddings (${model}) because ${ie.auto!.because}; an index is built with the embedder the proxy will serve, ` +
+    `so docpilot stops rather than switch models. ${written}\n` +
+    `To build offline instead, ${ie.auto!.offline}.`
+  )
 }
 
 export { EmbedConfigError }
@@ -177,7 +195,15 @@ export async function resolveIndexEmbedder(embed: EmbedConfig, ctx: EmbedContext
     const head = resolved ? autoEmbedMember(resolved) : null
     const missing = head ? missingVariable(head.provider, ctx.env) : undefined
     if (head && resolved && !missing) {
-      return hostedFor(head.provider, head.model, ctx, resolved, `embed 'auto' follows the chat head: ${head.provider} embeddings (${head.model})`)
+      const spec = providerSpec(head.provider)
+      const variable = spec.ownServer ? spec.baseUrlEnv : spec.keyEnv!
+      // Without the variable, a chain the config does not name would lose its head too: only embed: 'default' keeps it.
+      const named = Boolean(ctx.chat.provider) || Array.isArray(ctx.chat.chain)
+      const auto = {
+        because: `the chat head (${head.provider}) embeds and ${variable} is set`,
+        offline: `set embed: 'default' in docpilot.config.ts (the offline default model)${named ? `, or unset ${variable} for this run` : ''}`,
+      }
+      return { ...hostedFor(head.provider, head.model, ctx, resolved, `embed 'auto' follows the chat head: ${head.provider} embeddings (${head.model})`), auto }
     }
     const d = await loadDefaultModel(ctx.cacheDir)
     const reason = !resolved?.head

@@ -1,4 +1,6 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -62,6 +64,31 @@ describe('docpilot index writes the chat chain the panel walks', () => {
     const r = await index({}, { chat: { provider: 'openai', maxTokens: 333, temperature: 0.7, timeouts: { firstByteMs: 9000 } }, embed: 'default' })
     expect(r.code).toBe(0)
     expect(r.manifest!.chat.settings).toEqual({ maxTokens: 333, temperature: 0.7, timeouts: { firstByteMs: 9000, idleMs: 20_000 } })
+  })
+})
+
+describe("docpilot index with embed 'auto' when the chat head's embeddings cannot be reached", () => {
+  /** A base URL nothing listens on. */
+  async function closedUrl(): Promise<string> {
+    const server = createServer()
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+    const { port } = server.address() as AddressInfo
+    await new Promise((done) => server.close(done))
+    return `http://127.0.0.1:${port}/v1`
+  }
+
+  it('fails, saying which embedder auto picked and why, that no index was written, and how to build offline', async () => {
+    const env = { OPENAI_API_KEY: 'sk-test-unreachable', OPENAI_BASE_URL: await closedUrl() }
+    const named = await index(env, { chat: { provider: 'openai' } })
+    expect(named.code).toBe(1)
+    expect(named.stderr).toContain('openai embeddings unreachable: ')
+    expect(named.stderr).toContain("embed 'auto' picked openai embeddings (text-embedding-3-small) because the chat head (openai) embeds and OPENAI_API_KEY is set")
+    expect(named.stderr).toContain('No index was written.')
+    expect(named.stderr).toContain("To build offline instead, set embed: 'default' in docpilot.config.ts (the offline default model), or unset OPENAI_API_KEY for this run.")
+    // A chain the config does not name would lose its head with the key: only embed: 'default' is offered.
+    const unnamed = await index(env, {})
+    expect(unnamed.code).toBe(1)
+    expect(unnamed.stderr).toContain("To build offline instead, set embed: 'default' in docpilot.config.ts (the offline default model).")
   })
 })
 
