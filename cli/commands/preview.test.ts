@@ -127,3 +127,12 @@ describe('with no index anywhere', () => {
     ).rejects.toThrow(/no index to serve: the pages look for it at \/search-index\/.*`docpilot index --out \S*no-index\/search-index\/?`/)
   })
 })
+
+describe('with no site folder', () => {
+  it('fails naming the folder and saying to build the site first or pass its folder', async () => {
+    const start = (siteDir: string) => startPreviewServer({ siteDir, config, indexDir, cwd: work, env: {}, dbPath: ':memory:' })
+    await expect(start('dist')).rejects.toThrow(`The site folder ${join(work, 'dist')} does not exist. Build your site first (e.g. \`npm run build\`), then pass the folder it writes, e.g. \`docpilot preview dist\``)
+    writeFileSync(join(work, 'a-file'), '')
+    await expect(start('a-file')).rejects.toThrow(`The site folder ${join(work, 'a-file')} is a file, not a folder.`)
+  })
+})

@@ -7,7 +7,7 @@
  * missing there is filled in from the config's index folder and the package's
  * own widget, and said so.
  */
-import { readdirSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
@@ -102,6 +102,13 @@ export interface PreviewServer {
 export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewServer> {
   const log = opts.log ?? (() => {})
   const siteDir = resolve(opts.cwd, opts.siteDir)
+  const kind = statSync(siteDir, { throwIfNoEntry: false })
+  if (!kind?.isDirectory()) {
+    throw new Error(
+      `The site folder ${siteDir} ${kind ? 'is a file, not a folder' : 'does not exist'}. Build your site first (e.g. \`npm run build\`), ` +
+        'then pass the folder it writes, e.g. `docpilot preview dist` (or set docs.site in docpilot.config.ts).',
+    )
+  }
   if (!siteFile(siteDir, '/') && htmlFiles(siteDir).length === 0) {
     throw new UsageError(`${opts.siteDir} has no HTML pages; pass the folder your site generator builds (e.g. dist, build or .vitepress/dist)`)
   }
