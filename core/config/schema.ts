@@ -115,7 +115,7 @@ export const EmbedSchema = z.union([
   memberId,
   z.strictObject({ model: z.string().min(1) }),
   z.strictObject({ provider: memberId, model: z.string().min(1).optional() }),
-]).describe("false, 'auto', 'default', 'hf:<org>/<name>', a provider id, { model } or { provider, model }")
+]).describe("'auto', 'default', false, a provider id (e.g. 'openai'), { provider, model }, { model: '<folder>' } (a local model folder) or 'hf:<org>/<name>'")
 
 export const BudgetSchema = z.strictObject({
   /** One ceiling of requests per day for the whole chain. */

@@ -34,6 +34,16 @@ describe('validateConfig', () => {
     expect(problems({ docz: {} })).toEqual(['Invalid config docpilot.config.ts: docz is not a known setting; did you mean docs?'])
   })
 
+  it("lists every form embed takes, and suggests the nearest word for a typo; a malformed 'hf:' keeps its own message", () => {
+    const forms = "'auto', 'default', false, a provider id (e.g. 'openai'), { provider, model }, { model: '<folder>' } (a local model folder) or 'hf:<org>/<name>'"
+    expect(problems({ embed: 'defualt' })).toEqual([`Invalid config docpilot.config.ts: embed must be ${forms} (got "defualt"); did you mean 'default'?`])
+    expect(problems({ embed: 'opnai' })).toEqual([`Invalid config docpilot.config.ts: embed must be ${forms} (got "opnai"); did you mean 'openai'?`])
+    expect(problems({ embed: 'xyzzy' })).toEqual([`Invalid config docpilot.config.ts: embed must be ${forms} (got "xyzzy")`])
+    expect(problems({ embed: 12 })).toEqual([`Invalid config docpilot.config.ts: embed must be ${forms} (got 12)`])
+    expect(problems({ embed: 'hf:no-name' })).toEqual([`Invalid config docpilot.config.ts: embed must be 'hf:<org>/<name>' (got "hf:no-name")`])
+    expect(problems({ chat: { chain: 'atuo' } })).toEqual([`Invalid config docpilot.config.ts: chat.chain must be false, 'auto' or an array of providers (got "atuo"); did you mean 'auto'?`])
+  })
+
   it('lists the known keys when nothing is close', () => {
     const [line] = problems({ zzzzzz: 1 })
     expect(line).toMatch(/zzzzzz is not a known setting; remove it \(top-level settings are: docs, out, anchors/)

@@ -144,6 +144,33 @@ export function closestKey(unknown: string, known: readonly string[]): string | 
   return bestDistance <= Math.max(1, Math.floor(unknown.length / 3)) ? best : undefined
 }
 
+/** The strings a field accepts as they are (its literals and enum values, in any union branch), for "did you mean". */
+function wordsOf(s: AnySchema | undefined): string[] {
+  if (!s) return []
+  const def = defOf(unwrap(s).schema)
+  if (def.type === 'literal') return (def.values as unknown[]).filter((v): v is string => typeof v === 'string')
+  if (def.type === 'enum') return Object.values(def.entries as Record<string, unknown>).filter((v): v is string => typeof v === 'string')
+  if (def.type === 'union') return (def.options as AnySchema[]).flatMap(wordsOf)
+  return []
+}
+
+/** "; did you mean 'default'?" when a string value is a near miss of a word the field accepts. */
+function suggestion(schema: AnySchema | undefined, value: unknown): string {
+  const guess = typeof value === 'string' && value ? closestKey(value, wordsOf(schema)) : undefined
+  return guess ? `; did you mean ${quote(guess)}?` : ''
+}
+
+/**
+ * A string failing one format branch of a union (embed's 'hf:<org>/<name>') was
+ * meant as that format only when it starts the way the format does ('hf:');
+ * anything else ('defualt') is a miss of the whole union.
+ */
+function meantFormat(issue: z.core.$ZodIssue & { code: 'invalid_format' }, schema: AnySchema | undefined, value: unknown): boolean {
+  if (!schema || defOf(unwrap(schema).schema).type !== 'union') return true
+  const prefix = /^\/\^([\w:-]+)/.exec(String((issue as { pattern?: unknown }).pattern ?? ''))?.[1]
+  return typeof value === 'string' && prefix !== undefined && value.startsWith(prefix)
+}
+
 function sizeLimit(issue: z.core.$ZodIssue & { code: 'too_small' | 'too_big' }): string {
   const small = issue.code === 'too_small'
   const n = Number(issue.code === 'too_small' ? issue.minimum : issue.maximum)
@@ -173,7 +200,8 @@ function problemsOf(issue: z.core.$ZodIssue, input: unknown): string[] {
   }
   const path = issue.path
   const where = formatPath(path) || 'the config'
-  const got = ` (got ${shown(valueAt(input, path))})`
+  const value = valueAt(input, path)
+  const got = ` (got ${shown(value)})`
   const schema = schemaAt(ConfigSchema, path)
   switch (issue.code) {
     case 'unrecognized_keys': {
@@ -192,11 +220,12 @@ function problemsOf(issue: z.core.$ZodIssue, input: unknown): string[] {
       return [`${where} must be ${schema ? describeSchema(schema) : issue.expected}${got}`]
     case 'invalid_union':
     case 'invalid_value':
-      return [`${where} must be ${schema ? describeSchema(schema) : issue.message}${got}`]
+      return [`${where} must be ${schema ? describeSchema(schema) : issue.message}${got}${suggestion(schema, value)}`]
     case 'too_small':
     case 'too_big':
       return [`${where} ${sizeLimit(issue)}${got}`]
     case 'invalid_format':
+      if (!meantFormat(issue, schema, value)) return [`${where} must be ${describeSchema(schema!)}${got}${suggestion(schema, value)}`]
       if (issue.format === 'url') return [`${where} must be a full URL such as https://example.com/v1${got}`]
       return [`${where} must be ${issue.message.replace(/^(Invalid string: )?(expected )?/, '')}${got}`]
     default:
