@@ -5,6 +5,8 @@
  * reading the index and the site output folder from disk. Standard output
  * is the protocol channel: everything for people goes to standard error.
  */
+import { PassThrough } from 'node:stream'
+import type { Transport } from '@modelcontextprotocol/server'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Command } from 'commander'
 import { createDocsMcpServer } from '../../core/mcp/docs-server.ts'
@@ -52,15 +54,73 @@ Editors start servers in a folder of their choosing: give absolute folders (or -
       const siteDir = siteOutFor(ctx, loaded, flags.siteOut)
       const site = diskSite({ indexDir, siteDir }, mcpSettingsFor(loaded.config), { index: { transport: envEmbedTransport(ctx.env) } })
       const server = createDocsMcpServer(site, { version: ctx.version })
-      const transport = new StdioServerTransport()
+      // The SDK's transport closes itself when its input ends, dropping the requests still running; a client that
+      // writes its requests and closes stdin (`printf ... | docpilot mcp`) is owed every answer. So the transport
+      // reads a stream that stays open, and the server closes once stdin has ended and every request is answered.
+      const input = new PassThrough()
+      process.stdin.pipe(input, { end: false })
+      const transport = new StdioServerTransport(input, process.stdout)
       await server.connect(transport)
-      ctx.stderr(`docpilot mcp: serving ${indexDir} (pages from ${siteDir}) over stdio\n`)
-      await new Promise<void>((done) => {
-        process.stdin.once('end', done)
-        process.stdin.once('close', done)
-        process.once('SIGINT', done)
-        process.once('SIGTERM', done)
+      const requests = trackRequests(transport)
+      // Listening for the end before saying the server is ready: a signal sent on that line is handled, not fatal.
+      const stopped = new Promise<'end' | 'signal'>((done) => {
+        // Input piped in whole may have ended while the server connected.
+        if (process.stdin.readableEnded) done('end')
+        process.stdin.once('end', () => done('end'))
+        process.stdin.once('close', () => done('end'))
+        process.once('SIGINT', () => done('signal'))
+        process.once('SIGTERM', () => done('signal'))
       })
+      ctx.stderr(`docpilot mcp: serving ${indexDir} (pages from ${siteDir}) over stdio\n`)
+      const why = await stopped
+      // What stdin delivered last may still sit in the stream the transport reads: let it arrive first.
+      while (why === 'end' && input.readableLength > 0) await new Promise((next) => setImmediate(next))
+      if (why === 'end' && !(await requests.answered(DRAIN_MS))) {
+        ctx.stderr(`docpilot mcp: stdin closed; ${requests.pending()} request(s) still unanswered after ${DRAIN_MS / 1000} s, closing anyway\n`)
+      }
       await server.close()
+      // Stop reading stdin, as the transport does when it reads stdin itself, so the process can exit on a signal.
+      process.stdin.unpipe(input)
+      process.stdin.pause()
     })
+}
+
+/** How long requests still running when stdin ends may take to answer before the server closes anyway. */
+const DRAIN_MS = 60_000
+
+/** Counts the requests a transport has received and not yet answered (a cancelled one is never answered). */
+function trackRequests(transport: Transport): { pending(): number; answered(timeoutMs: number): Promise<boolean> } {
+  const open = new Set<string | number>()
+  let wake: (() => void) | undefined
+  const settle = (id: unknown) => {
+    open.delete(id as string | number)
+    if (open.size === 0) wake?.()
+  }
+  const receive = transport.onmessage
+  transport.onmessage = (message, ...rest) => {
+    if ('method' in message && 'id' in message) open.add(message.id)
+    else if ('method' in message && message.method === 'notifications/cancelled') settle(message.params?.requestId)
+    receive?.call(transport, message, ...rest)
+  }
+  const send = transport.send.bind(transport)
+  transport.send = async (message, ...rest) => {
+    try {
+      await send(message, ...rest)
+    } finally {
+      if (!('method' in message) && 'id' in message) settle(message.id)
+    }
+  }
+  return {
+    pending: () => open.size,
+    answered(timeoutMs) {
+      if (open.size === 0) return Promise.resolve(true)
+      return new Promise<boolean>((done) => {
+        const timer = setTimeout(() => done(false), timeoutMs)
+        wake = () => {
+          clearTimeout(timer)
+          done(true)
+        }
+      })
+    },
+  }
 }

@@ -1,0 +1,80 @@
+/**
+ * `docpilot mcp` as a real process over stdio, on a small index: a client that
+ * writes its requests and closes stdin (`printf ... | docpilot mcp`) gets every
+ * answer before the server exits. The tools themselves are tested on the shared
+ * corpora in cli/agents.test.ts and core/mcp/docs-server.test.ts.
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { validateConfig } from '../../core/config/validate.ts'
+import { buildIndex } from '../../indexer/build.ts'
+
+const BIN = new URL('../../bin/docpilot.cjs', import.meta.url).pathname
+const work = mkdtempSync(join(tmpdir(), 'docpilot-mcp-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+const indexDir = join(work, 'index')
+const siteDir = join(work, 'site')
+beforeAll(async () => {
+  const docs = join(work, 'docs')
+  mkdirSync(docs)
+  writeFileSync(join(docs, 'cookies.md'), '# Cookies\n\n## Signed cookies\n\nUse setSignedCookie with a secret to sign a cookie.\n')
+  writeFileSync(join(docs, 'routing.md'), '# Routing\n\nRoutes match the path and the method of a request.\n')
+  const config = validateConfig({ embed: false }, '(test)')
+  await buildIndex({ root: docs, mode: 'source', out: indexDir, config, docpilotVersion: 'test', embed: { env: {}, cacheDir: join(work, 'cache') }, llms: { siteOut: siteDir } })
+})
+
+/** Runs `docpilot mcp` with these lines on stdin, then closes it; what it wrote back, parsed, and how it exited. */
+function mcpWith(lines: object[]): Promise<{ code: number | null; replies: Array<{ id?: number; result?: Record<string, unknown>; error?: unknown }>; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--index', indexDir, '--site-out', siteDir], {
+    cwd: work,
+    env: { ...process.env, DOCPILOT_CACHE_DIR: join(work, 'cache') },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d: Buffer) => void (stdout += d))
+  child.stderr.on('data', (d: Buffer) => void (stderr += d))
+  child.stdin.end(lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+  return new Promise((done) => {
+    child.on('close', (code) => {
+      const replies = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id?: number })
+      done({ code, replies, stderr })
+    })
+  })
+}
+
+describe('docpilot mcp over stdio, stdin closed after the requests', () => {
+  it('answers every request already received, then exits', async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } },
+    }
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' }
+    const search = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'signed cookies' } } }
+    const page = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_page', arguments: { page: '/cookies' } } }
+    const r = await mcpWith([initialize, initialized, search, page])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.replies.map((m) => m.id).sort()).toEqual([1, 2, 3])
+    const found = r.replies.find((m) => m.id === 2)!.result!.structuredContent as { results: Array<{ url: string }> }
+    expect(found.results[0]!.url).toBe('/cookies#signed-cookies')
+    const text = (r.replies.find((m) => m.id === 3)!.result!.content as Array<{ text: string }>)[0]!.text
+    expect(text).toMatch(/^# Cookies\n/)
+  }, 120_000)
+
+  it('still exits on SIGTERM while stdin stays open', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--index', indexDir, '--site-out', siteDir], { cwd: work, env: { ...process.env, DOCPILOT_CACHE_DIR: join(work, 'cache') }, stdio: ['pipe', 'pipe', 'pipe'] })
+    let said = ''
+    child.stderr.on('data', (d: Buffer) => {
+      said += d
+      if (said.includes('over stdio')) child.kill('SIGTERM')
+    })
+    const code = await new Promise<number | null>((done) => child.on('close', (c, sig) => (said += ` signal=${sig}`, done(c))))
+    expect(code, said).toBe(0)
+  }, 120_000)
+})
