@@ -87,6 +87,7 @@ describe('a site whose pages carry the script tag and whose folder holds the ind
     })
     expect(res.status).toBe(200)
     expect(await res.text()).toContain('data:')
+    expect(server.answers).toBe(`Answering with: openai (${manifest.chat.chain[0]!.models.join(', ')})`)
   })
 
   it('answers pages of its own port on 127.0.0.1 and localhost, and nothing else (whatever the Host says)', async () => {
@@ -117,6 +118,10 @@ describe('a site without the script tag or an index of its own', () => {
     // The config names openai, so the index names it; this environment has no key for it.
     expect(server.manifest.chat.chain.map((m) => m.provider)).toEqual(['openai'])
     expect(lines.join('\n')).toContain('The index names openai, but OPENAI_API_KEY is not set here')
+    // And so it does not say openai answers.
+    expect(server.answers).toBe(
+      "No member of the index's chain can answer here (OPENAI_API_KEY not set): every question gets a search answer. Set the variable in this environment, or pass --fake-providers.",
+    )
   })
 })
 
@@ -134,5 +139,26 @@ describe('with no site folder', () => {
     await expect(start('dist')).rejects.toThrow(`The site folder ${join(work, 'dist')} does not exist. Build your site first (e.g. \`npm run build\`), then pass the folder it writes, e.g. \`docpilot preview dist\``)
     writeFileSync(join(work, 'a-file'), '')
     await expect(start('a-file')).rejects.toThrow(`The site folder ${join(work, 'a-file')} is a file, not a folder.`)
+  })
+})
+
+describe('an index whose chain this environment serves in part', () => {
+  it('says only the members that can answer here answer', async () => {
+    const chained = validateConfig({ embed: false, chat: { chain: ['openai', 'groq'] } }, '(test)')
+    const dir = join(work, 'chained')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'index.html'), page('Home'))
+    mkdirSync(join(dir, 'docpilot-assets'))
+    writeFileSync(join(dir, 'docpilot-assets', 'docpilot.js'), '/* stand-in loader */')
+    await buildIndex({ root: join(work, 'source'), mode: 'site', out: join(dir, 'docpilot'), config: chained, docpilotVersion: 'test', embed: { env: {} } })
+    const said: string[] = []
+    const server = await startPreviewServer({ siteDir: dir, config: chained, indexDir: join(work, 'nowhere'), cwd: work, env: { GROQ_API_KEY: 'gsk-test' }, dbPath: ':memory:', log: (l) => void said.push(l) })
+    try {
+      expect(server.manifest.chat.chain.map((m) => m.provider)).toEqual(['openai', 'groq'])
+      expect(said.join('\n')).toContain('The index names openai, but OPENAI_API_KEY is not set here')
+      expect(server.answers).toMatch(/^Answering with: groq \([^)]+\)$/)
+    } finally {
+      await server.close()
+    }
   })
 })

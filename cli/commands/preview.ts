@@ -94,6 +94,8 @@ export interface PreviewOptions {
 export interface PreviewServer {
   url: string
   manifest: Manifest
+  /** Who answers questions here, in words: the chain's members this environment can serve, or search answers only. */
+  answers: string
   proxy: NodeProxy
   fakes?: FakeProviders
   close(): Promise<void>
@@ -153,10 +155,18 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     const { proxy, chat, settings } = localProxy(opts.config, env, stored.embedder, localStatePath(opts.cwd, opts.dbPath ?? '.docpilot/preview-proxy.sqlite', log), origins, mcp)
     // The real manifest, as deployed; with the fakes, the chain they stand in for, as `dev` does.
     const manifest: Manifest = fakes ? { ...stored, chat } : stored
+    const unserved: string[] = []
     for (const member of manifest.chat.chain) {
       const missing = unservedVariable(member.provider, settings, env)
       if (missing) log(`The index names ${member.provider}, but ${missing} is not set here: its turns fall through to the next member, or to a search answer.`)
+      if (missing) unserved.push(missing)
     }
+    // Who answers here: the members this environment can serve, not every member the index names.
+    const answering = manifest.chat.chain.filter((m) => !unservedVariable(m.provider, settings, env))
+    const answers =
+      answering.length || !manifest.chat.chain.length
+        ? describeChain(answering)
+        : `No member of the index's chain can answer here (${[...new Set(unserved)].join(', ')} not set): every question gets a search answer. Set the variable in this environment, or pass --fake-providers.`
 
     const shell = { assetBase: assetUrl, indexUrl, ...(fakes ? { demoNotice: DEMO_NOTICE } : {}) }
     const site = await startSiteServer({
@@ -179,6 +189,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     return {
       url: site.url,
       manifest,
+      answers,
       proxy,
       ...(fakes ? { fakes } : {}),
       close: site.close,
@@ -243,7 +254,7 @@ Examples:
         log: (line) => ctx.stderr(`${line}\n`),
       })
       if (server.fakes) await server.fakes.control({ echo: true, deltas: 12, paceMs: 40 })
-      ctx.stderr(`${describeChain(server.manifest.chat.chain)}\n`)
+      ctx.stderr(`${server.answers}\n`)
       ctx.stdout(`docpilot preview: ${server.url}/  (site: ${relative(ctx.cwd, resolve(ctx.cwd, dir)) || '.'}; Ctrl+C to stop)\n`)
       await serveUntilStopped(server.close)
     })
