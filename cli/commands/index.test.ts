@@ -117,6 +117,16 @@ describe('docpilot index keeps a good index and counts honestly', () => {
     expect(JSON.parse(await readFile(join(dir, 'counted-idx', 'manifest.json'), 'utf8')).corpus.files).toBe(3)
   })
 
+  it('counts one chunk in the singular: "into 1 chunk", "embedded 1 chunk"', async () => {
+    const root = await docs('single', { 'one.md': `# One\n\nThe only page, text ${Math.random()}.` })
+    const config = join(dir, 'default-embed.json')
+    await writeFile(config, JSON.stringify({ embed: 'default' }))
+    const r = await run(['index', root, '--out', join(dir, 'single-idx'), '--no-llms', '--config', config])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^Indexed 1 file into 1 chunk in /)
+    expect(r.stdout).toMatch(/\n {4}embedded 1 chunk, reused 0 from the cache/)
+  })
+
   it('a run where every page is skipped fails and leaves the old index in place; --allow-shrink replaces it', async () => {
     const out = join(dir, 'kept-idx')
     const good = await docs('kept', { 'a.md': '# A\n\nText a.', 'b.md': '# B\n\nText b.', 'c.md': '# C\n\nText c.' })

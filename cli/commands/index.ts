@@ -106,7 +106,7 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       }
       ctx.stdout(
         [
-          `Indexed ${result.files.length} file${result.files.length === 1 ? '' : 's'} into ${result.chunks} chunks in ${(result.ms / 1000).toFixed(1)} s` +
+          `Indexed ${result.files.length} file${result.files.length === 1 ? '' : 's'} into ${result.chunks} chunk${result.chunks === 1 ? '' : 's'} in ${(result.ms / 1000).toFixed(1)} s` +
             (result.skipped ? `; skipped ${result.skipped} (see the warnings)` : '') +
             (result.warnings.length ? ` (${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'})` : ''),
           `  ${shown}: ${result.parts.length} files, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
@@ -160,7 +160,7 @@ function embedLines(embed: EmbedSummary | undefined, chunks: number): string[] {
   const { identity } = embed
   return [
     `  Vectors: ${identity.id} (${identity.dims} dims, ${identity.quantization}), ${embed.why}`,
-    `    embedded ${embed.embedded} chunks, reused ${embed.reused} from the cache, in ${(embed.ms / 1000).toFixed(1)} s; ` +
+    `    embedded ${embed.embedded} chunk${embed.embedded === 1 ? '' : 's'}, reused ${embed.reused} from the cache, in ${(embed.ms / 1000).toFixed(1)} s; ` +
       `${kb(embed.vectorBytes)} of vectors (${kb(Math.round((embed.vectorBytes / Math.max(chunks, 1)) * 1000))} per 1k chunks)`,
   ]
 }
