@@ -29,6 +29,21 @@ describe('docpilot widget', () => {
     expect(r.stdout).toContain('<script src="/assets/docpilot.js" data-index="/docs-index/" defer></script>')
   }, 120_000)
 
+  it('prints a placeholder src, and says so, for a folder outside the working directory (no `..` path)', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'docpilot-widget-out-'))
+    try {
+      const out = join(outside, 'w2')
+      const r = await run(['widget', '--out', out])
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout).toContain(`Wrote the widget into ${out}: `)
+      expect(r.stdout).toContain(`with src the URL path your site serves ${out} at (it is outside this folder, so docpilot cannot tell;`)
+      expect(r.stdout).toContain('<script src="/PATH/TO/w2/docpilot.js" data-index="/docpilot/" defer></script>')
+      expect(r.stdout).not.toContain('..')
+    } finally {
+      await rm(outside, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it('refuses an index that is not a URL path, as a usage error', async () => {
     const r = await run(['widget', '--out', 'x', '--index', 'docpilot'])
     expect(r.code).toBe(2)

@@ -7,7 +7,7 @@
  * always match the code.
  */
 import { readdir, readFile } from 'node:fs/promises'
-import { join, relative, resolve } from 'node:path'
+import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { Command } from 'commander'
 import { UsageError, type CliContext } from '../context.ts'
@@ -50,11 +50,20 @@ Examples:
       const onnx = await writeWidget(out, { minify: flags.minify })
       const files = (await readdir(out)).length
       const loaderGzip = gzipSync(await readFile(join(out, 'docpilot.js'))).length
-      const shown = relative(ctx.cwd, out).split('\\').join('/')
-      ctx.stdout(`Wrote the widget into ${shown || '.'}: ${files} files; the loader is ${kb(loaderGzip)} gzip, the rest loads when a reader opens the panel.\n`)
+      const rel = relative(ctx.cwd, out).split('\\').join('/')
+      // A folder outside the working directory (or on another drive) has no URL this command can know.
+      const inside = !isAbsolute(rel) && rel !== '..' && !rel.startsWith('../')
+      ctx.stdout(`Wrote the widget into ${inside ? rel || '.' : out}: ${files} files; the loader is ${kb(loaderGzip)} gzip, the rest loads when a reader opens the panel.\n`)
       if (onnx) ctx.stdout(`${onnx}\n`)
+      if (!inside) {
+        ctx.stdout(
+          `\nAdd this to your pages, with src the URL path your site serves ${out} at (it is outside this folder, so docpilot cannot tell; ` +
+            `run the command from your site's folder to get it filled in):\n  <script src="/PATH/TO/${basename(out)}/docpilot.js" data-index="${flags.index}" defer></script>\n`,
+        )
+        return
+      }
       // A site serves public/, dist/ or static/ at its root; the folder below it is the URL path.
-      const served = shown.replace(/^(public|dist|static)(\/|$)/, '')
+      const served = rel.replace(/^(public|dist|static)(\/|$)/, '')
       const src = `/${served ? `${served}/` : ''}docpilot.js`
       ctx.stdout(`\nAdd this to your pages (adjust src to where the folder is served):\n  <script src="${src}" data-index="${flags.index}" defer></script>\n`)
     })
