@@ -88,10 +88,13 @@ export async function coldFetchCost(index: string | PartLoader, questions: reado
 /**
  * Questions to measure an index with when no reader's questions are at hand:
  * section headings spread evenly through the docs (the words readers search
- * for), at most `count` of them, deterministic.
+ * for), at most `count` of them, deterministic. Docs whose headings hold no
+ * word ("Go", "v2") are asked their passages' first words instead.
  */
 export function sampleQuestions(chunks: readonly ChunkRecord[], count = 10): string[] {
-  const headings = [...new Set(chunks.map((c) => c.trail.at(-1) ?? c.title).filter((h) => /\p{L}{3}/u.test(h)))]
-  if (headings.length <= count) return headings
-  return Array.from({ length: count }, (_, i) => headings[Math.floor(((i + 0.5) * headings.length) / count)]!)
+  const wordy = (text: string) => /\p{L}{3}/u.test(text)
+  let questions = [...new Set(chunks.map((c) => c.trail.at(-1) ?? c.title).filter(wordy))]
+  if (questions.length === 0) questions = [...new Set(chunks.map((c) => c.text.split(/\s+/).slice(0, 8).join(' ')).filter(wordy))]
+  if (questions.length <= count) return questions
+  return Array.from({ length: count }, (_, i) => questions[Math.floor(((i + 0.5) * questions.length) / count)]!)
 }

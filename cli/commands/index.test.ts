@@ -117,6 +117,18 @@ describe('docpilot index keeps a good index and counts honestly', () => {
     expect(JSON.parse(await readFile(join(dir, 'counted-idx', 'manifest.json'), 'utf8')).corpus.files).toBe(3)
   })
 
+  it("measures a first question on docs whose headings hold no word from their text, and says so rather than NaN when nothing holds a word", async () => {
+    const go = await docs('go', { 'go.md': '# Go\n\nBuild a server with the standard library and deploy it.\n' })
+    const measured = await run(['index', go, '--out', join(dir, 'go-idx'), '--site-out', join(dir, 'go-site'), '--config', await emptyConfig()])
+    expect(measured.code, measured.stderr).toBe(0)
+    expect(measured.stdout).toMatch(/first question downloads about [\d.]+ K?B of index \(median of 1 sample questions/)
+    const bare = await docs('bare', { 'v2.md': '# v2\n\n12 34\n' })
+    const none = await run(['index', bare, '--out', join(dir, 'bare-idx'), '--site-out', join(dir, 'bare-site'), '--config', await emptyConfig()])
+    expect(none.code, none.stderr).toBe(0)
+    expect(none.stdout).toContain("A reader's first question: not measured")
+    expect(none.stdout).not.toContain('NaN')
+  })
+
   it('counts one chunk in the singular: "into 1 chunk", "embedded 1 chunk"', async () => {
     const root = await docs('single', { 'one.md': `# One\n\nThe only page, text ${Math.random()}.` })
     const config = join(dir, 'default-embed.json')

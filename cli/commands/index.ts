@@ -128,6 +128,7 @@ function firstQuestionLines(cost: FetchCost): string[] {
   const split = order.filter((k) => cost.byKind[k]).map((k) => `${names[k]} ${kb(cost.byKind[k]!)}`)
   const changed = cost.earlier?.pagesChanged
   const when = cost.earlier ? `; measured at an earlier build, ${changed === 0 ? 'no page' : changed === 1 ? '1 page' : `${changed} pages`} changed since` : ''
+  if (cost.questions.length === 0) return ["  A reader's first question: not measured (no heading or passage holds a word to ask with)."]
   return [
     `  A reader's first question downloads about ${kb(cost.median)} of index (median of ${cost.questions.length} sample questions made of your headings, ` +
       `at most ${kb(cost.max)}${when}): ${split.join(', ')}. Later questions fetch only parts they have not seen; every part is cacheable forever.`,
