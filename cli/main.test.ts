@@ -101,6 +101,22 @@ describe('--help', () => {
       expect(r.stdout, `docpilot ${name} --help`).toMatch(/Examples:\n {2}\$ .*docpilot /)
     }
   })
+
+  it("reads each command's description as paragraphs filled to the width, not lines broken where the source broke them", async () => {
+    const program = await buildProgram({ cwd: dir, env: {}, stdout: () => {}, stderr: () => {}, stderrIsTTY: false, version: '0' })
+    for (const name of program.commands.map((c) => c.name())) {
+      const help = (await run([name, '--help'])).stdout
+      // The description: from after the usage line to the first section heading.
+      const description = help.split('\n\n')[1]!
+      if (/^(Arguments|Options):/.test(description)) continue
+      const lines = description.split('\n')
+      // Every line but a paragraph's last fills most of the 80 columns (a line that starts a list item may end short).
+      lines.slice(0, -1).forEach((line, i) => {
+        if (/^\s*[-*•]/.test(lines[i + 1]!) || /^\s/.test(lines[i + 1]!)) return
+        expect(line.length, `docpilot ${name} --help: "${line}"`).toBeGreaterThan(55)
+      })
+    }
+  })
 })
 
 describe('docpilot index', { timeout: 120_000 }, () => {

@@ -3,7 +3,7 @@
  * adding one is one import and one entry. Exit codes: 0 success,
  * 1 failure (bad input, bad config, a run that failed), 2 usage.
  */
-import { Command, CommanderError } from 'commander'
+import { Command, CommanderError, Help } from 'commander'
 import { cacheCompiledModules } from './compile-cache.ts'
 import { UsageError, type CliContext } from './context.ts'
 import { PACKAGE_VERSION } from './package-root.ts'
@@ -51,6 +51,24 @@ function defaultContext(): CliContext {
   }
 }
 
+/**
+ * Descriptions are written over several source lines; commander wraps them to
+ * the terminal's width and keeps every line break, so a break inside a
+ * sentence made ragged lines ("every question gets a" / "search answer.").
+ * A break followed by a letter joins its line to the previous one; a blank
+ * line and an indented or listed line keep theirs. Inherited by every command.
+ */
+const flowing = (text: string) => text.replace(/([^\n])\n(?=[\p{L}\p{N}(`'"])/gu, '$1 ')
+const FLOWING_HELP: Partial<Help> = {
+  commandDescription: (cmd) => flowing(cmd.description()),
+  optionDescription(this: Help, option) {
+    return flowing(Help.prototype.optionDescription.call(this, option))
+  },
+  argumentDescription(this: Help, argument) {
+    return flowing(Help.prototype.argumentDescription.call(this, argument))
+  },
+}
+
 /** The program with the given commands registered (default: every command). */
 export async function buildProgram(ctx: CliContext, names: readonly string[] = Object.keys(COMMANDS)): Promise<Command> {
   const program = new Command('docpilot')
@@ -58,6 +76,7 @@ export async function buildProgram(ctx: CliContext, names: readonly string[] = O
     .version(ctx.version, '-v, --version')
     .showHelpAfterError('(add --help for usage and examples)')
     .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr })
+    .configureHelp(FLOWING_HELP)
     .exitOverride()
     .addHelpText(
       'after',
