@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
+import { embedderRuntime } from '../../core/embed/open.ts'
 import { MANIFEST_FILE, type Manifest } from '../../core/index/format.ts'
 import { openIndex } from '../../core/retrieval/search.ts'
 import type { FakeProviders } from '../../fixtures/providers/index.ts'
@@ -104,17 +105,17 @@ export function defaultDocsDir(cwd: string): string | undefined {
  * What dev serves at ASSET_PATH: the folder given, else the package's own widget (with the ONNX
  * runtime files when onnxruntime-web is installed); a checkout rebuilds the folder from the sources first.
  */
-async function devWidget(opts: DevServerOptions, log: (line: string) => void): Promise<Mount[]> {
+/** The widget's mounts, and why the ONNX runtime files are not among them (which only an index with an ONNX embedder minds). */
+async function devWidget(opts: DevServerOptions, log: (line: string) => void): Promise<{ mounts: Mount[]; onnxNote?: string }> {
   const dir = opts.widgetDir ? resolve(opts.cwd ?? process.cwd(), opts.widgetDir) : SHIPPED_WIDGET_DIR
   const build = opts.buildWidget === false ? null : await widgetBuilder()
   if (build) {
     log('building the widget …')
     await build(dir)
   }
-  if (opts.widgetDir || build) return [{ url: ASSET_PATH, dir: requireWidget(dir), cache: 'revalidate' }]
+  if (opts.widgetDir || build) return { mounts: [{ url: ASSET_PATH, dir: requireWidget(dir), cache: 'revalidate' }] }
   const { mounts, note } = shippedWidgetMounts(ASSET_PATH)
-  if (note) log(note)
-  return mounts
+  return { mounts, ...(note ? { onnxNote: note } : {}) }
 }
 
 export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
@@ -152,11 +153,12 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       })
       log(`indexed ${built.files.length} files into ${built.chunks} chunks`)
     }
-    const widgetMounts = await devWidget(opts, log)
+    const widget = await devWidget(opts, log)
 
     // The proxy serves exactly what `docpilot proxy` and `doctor --proxy` would for this config and
     // environment, and the manifest the panel reads names the same chain.
     const stored = await readIndexManifest(indexDir)
+    if (widget.onnxNote && embedderRuntime(stored.embedder) === 'onnx') log(widget.onnxNote)
     // The page's own origin is known once the server listens (the port may be 0: any free one).
     let listening: { host: string; port: number } | undefined
     const origins = () => (listening ? localOrigins(listening.host, listening.port) : [])
@@ -191,7 +193,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       ...(ownFakes ? { onClose: () => fakes!.close() } : {}),
       mounts: [
         { url: INDEX_PATH, dir: indexDir, cache: 'immutable' },
-        ...widgetMounts,
+        ...widget.mounts,
       ],
       fixed: {
         [`${INDEX_PATH}manifest.json`]: { body: JSON.stringify(manifest), type: 'application/json; charset=utf-8' },

@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
+import { embedderRuntime } from '../../core/embed/open.ts'
 import { MANIFEST_FILE, type Manifest } from '../../core/index/format.ts'
 import { providerSpec, type MemberId } from '../../core/providers/table.ts'
 import type { FakeProviders } from '../../fixtures/providers/index.ts'
@@ -123,10 +124,11 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
   if (tag) log(`Pages load ${loaderUrl} with the index at ${indexUrl} (first seen in ${tag.page}).`)
   else log(`No page in ${opts.siteDir} loads docpilot.js: preview adds the script tag to every page it serves. Your deployed pages need it too (\`docpilot widget\` prints it).`)
 
+  let onnxNote: string | undefined
   if (!siteFile(siteDir, loaderUrl)) {
     const shipped = shippedWidgetMounts(assetUrl)
     mounts.push(...shipped.mounts)
-    if (shipped.note) log(shipped.note)
+    onnxNote = shipped.note
     log(`${opts.siteDir} has no ${loaderUrl}: serving docpilot's own widget files at ${assetUrl} (\`docpilot widget --out ${join(opts.siteDir, assetUrl)}\` puts them in your site).`)
   }
   const siteManifest = siteFile(siteDir, `${indexUrl}manifest.json`)
@@ -144,6 +146,8 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     log(`${opts.siteDir} has no index at ${indexUrl}: serving ${relative(opts.cwd, opts.indexDir) || '.'} there.`)
   }
   const stored = await readIndexManifest(dirname(manifestFile))
+  // Only an index with an ONNX embedder needs the runtime files the shipped widget lacks.
+  if (onnxNote && embedderRuntime(stored.embedder) === 'onnx') log(onnxNote)
 
   const { fakes, own: ownFakes } = await fakeProvidersFor(opts.fakeProviders)
   try {
