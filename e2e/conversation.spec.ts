@@ -53,6 +53,22 @@ test.describe('kept for the tab (the default)', () => {
     await expect(d.locator('article.dp-turn')).toHaveCount(2)
   })
 
+  test('a link that asks a question, clicked again, shows its answer instead of asking twice; another question is asked', async ({ page }) => {
+    await page.goto(site.url)
+    const open = (q: string) => page.evaluate((question) => (window as unknown as { docpilot: { open(q?: string): void } }).docpilot.open(question), q)
+    await open(COVERED)
+    const d = dialog(page)
+    await settled(d.locator('article.dp-turn').last(), 'answered')
+    await page.keyboard.press('Escape')
+    await expect(d).toBeHidden()
+    await open(COVERED)
+    await expect(d).toBeVisible()
+    await expect(d.locator('article.dp-turn')).toHaveCount(1)
+    await page.keyboard.press('Escape')
+    await open('And how do I type them?')
+    await expect(d.locator('article.dp-turn')).toHaveCount(2)
+  })
+
   test('"New conversation" clears it, here and on the next page', async ({ page }) => {
     await page.goto(site.url)
     const d = await openPanel(page)

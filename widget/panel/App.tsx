@@ -162,7 +162,8 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
     if (!open) return
     inputRef.current?.focus()
     engine.manifest().then(setManifest, () => {})
-    if (initialQuestion) void ask(initialQuestion)
+    // A link that asks a question opens the panel on its answer: clicked again, it shows that answer rather than asking twice.
+    if (initialQuestion && initialQuestion.trim() !== turnsRef.current.at(-1)?.question) void ask(initialQuestion)
     // Only on opening: a new initial question comes with a new open.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, initialQuestion])
