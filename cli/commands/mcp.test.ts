@@ -67,6 +67,23 @@ describe('docpilot mcp over stdio, stdin closed after the requests', () => {
     expect(text).toMatch(/^# Cookies\n/)
   }, 120_000)
 
+  it('stops waiting for unanswered requests on SIGTERM once stdin has closed', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--index', indexDir, '--site-out', siteDir], { cwd: work, env: { ...process.env, DOCPILOT_CACHE_DIR: join(work, 'cache') }, stdio: ['pipe', 'pipe', 'pipe'] })
+    // A client that does not read its replies: the server's writes stall once the pipe is full, so requests stay unanswered.
+    child.stdout.pause()
+    let said = ''
+    child.stderr.on('data', (d: Buffer) => void (said += d))
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } }
+    const pages = Array.from({ length: 400 }, (_, i) => ({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'get_page', arguments: { page: '/cookies' } } }))
+    child.stdin.end([initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...pages].map((l) => `${JSON.stringify(l)}\n`).join(''))
+    const closed = new Promise<{ code: number | null; signal: string | null }>((done) => child.on('close', (code, signal) => done({ code, signal })))
+    await new Promise((wait) => setTimeout(wait, 3_000))
+    const sent = Date.now()
+    child.kill('SIGTERM')
+    await closed
+    expect(Date.now() - sent, said).toBeLessThan(15_000)
+  }, 120_000)
+
   it('still exits on SIGTERM while stdin stays open', async () => {
     const child = spawn(process.execPath, [BIN, 'mcp', '--index', indexDir, '--site-out', siteDir], { cwd: work, env: { ...process.env, DOCPILOT_CACHE_DIR: join(work, 'cache') }, stdio: ['pipe', 'pipe', 'pipe'] })
     let said = ''

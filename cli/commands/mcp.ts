@@ -62,26 +62,38 @@ Editors start servers in a folder of their choosing: give absolute folders (or -
       const transport = new StdioServerTransport(input, process.stdout)
       await server.connect(transport)
       const requests = trackRequests(transport)
-      // Listening for the end before saying the server is ready: a signal sent on that line is handled, not fatal.
-      const stopped = new Promise<'end' | 'signal'>((done) => {
+      // Listening before saying the server is ready: a signal sent on that line is handled, not fatal. A signal also
+      // cuts short the wait for answers after stdin ends (a client closes stdin, then sends SIGTERM, then SIGKILL).
+      let onSignal = () => {}
+      const signalled = new Promise<'signal'>((done) => (onSignal = () => done('signal')))
+      process.once('SIGINT', onSignal)
+      process.once('SIGTERM', onSignal)
+      const ended = new Promise<'end'>((done) => {
         // Input piped in whole may have ended while the server connected.
         if (process.stdin.readableEnded) done('end')
         process.stdin.once('end', () => done('end'))
         process.stdin.once('close', () => done('end'))
-        process.once('SIGINT', () => done('signal'))
-        process.once('SIGTERM', () => done('signal'))
       })
       ctx.stderr(`docpilot mcp: serving ${indexDir} (pages from ${siteDir}) over stdio\n`)
-      const why = await stopped
-      // What stdin delivered last may still sit in the stream the transport reads: let it arrive first.
-      while (why === 'end' && input.readableLength > 0) await new Promise((next) => setImmediate(next))
-      if (why === 'end' && !(await requests.answered(DRAIN_MS))) {
-        ctx.stderr(`docpilot mcp: stdin closed; ${requests.pending()} request(s) still unanswered after ${DRAIN_MS / 1000} s, closing anyway\n`)
+      let unanswered = 0
+      let why = await Promise.race([ended, signalled])
+      if (why === 'end') {
+        // What stdin delivered last may still sit in the stream the transport reads: let it arrive first.
+        while (input.readableLength > 0) await new Promise((next) => setImmediate(next))
+        const drained = await Promise.race([requests.answered(DRAIN_MS), signalled])
+        if (drained === 'signal') why = drained
+        else if (!drained) unanswered = requests.pending()
       }
+      // From here a signal does what it does to any process.
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
       await server.close()
-      // Stop reading stdin, as the transport does when it reads stdin itself, so the process can exit on a signal.
+      // Stop reading stdin, as the transport does when it reads stdin itself, so the process can exit; after a signal,
+      // also drop replies a client that stopped reading never took (they would hold the process until its SIGKILL).
       process.stdin.unpipe(input)
       process.stdin.pause()
+      if (why === 'signal') process.stdout.destroy()
+      if (unanswered) throw new Error(`docpilot mcp: stdin closed; ${unanswered} request(s) still unanswered after ${DRAIN_MS / 1000} s, closed anyway`)
     })
 }
 
@@ -115,7 +127,8 @@ function trackRequests(transport: Transport): { pending(): number; answered(time
     answered(timeoutMs) {
       if (open.size === 0) return Promise.resolve(true)
       return new Promise<boolean>((done) => {
-        const timer = setTimeout(() => done(false), timeoutMs)
+        // Unref'd: a wait cut short by a signal must not hold the process open.
+        const timer = setTimeout(() => done(false), timeoutMs).unref()
         wake = () => {
           clearTimeout(timer)
           done(true)
