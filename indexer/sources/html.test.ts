@@ -52,6 +52,21 @@ describe('built HTML text', () => {
     ])
   })
 
+  it("keeps the shape of blocks inside a component or an inline element (Starlight's tabs, an island)", () => {
+    const tabs =
+      '<starlight-tabs><ul role="tablist"><li><a role="tab">npm</a></li><li><a role="tab">pnpm</a></li></ul>' +
+      '<div role="tabpanel"><p>Use npm\nlike this.</p><div class="expressive-code"><figure><pre><code><div class="ec-line">npm create astro@latest</div><div class="ec-line">cd my-project</div></code></pre></figure></div></div></starlight-tabs>' +
+      '<astro-island><pre><code>npm run dev\nnpm run build</code></pre></astro-island>'
+    expect(texts(tabs)).toEqual(['npm', 'pnpm', 'Use npm like this.', 'npm create astro@latest\ncd my-project', 'npm run dev\nnpm run build'])
+  })
+
+  it("reads a table's caption, and a table inside a cell as that cell's text", () => {
+    expect(texts('<table><caption>Ports\nin use</caption><tr><td>outer</td><td><table><tr><td>in1</td><td>in2</td></tr></table></td></tr><tr><td>a</td><td>b</td></tr></table>')).toEqual([
+      'Ports in use',
+      'outer | in1 in2\na | b',
+    ])
+  })
+
   it('keeps code lines (also inside a wrapper), and writes a table as rows of cells joined by " | "', () => {
     expect(texts('<div class="language-sh"><span class="lang">sh</span><pre><code>npm init -y\nnpx docpilot index</code></pre></div><table><thead><tr><th>Flag</th><th>Meaning</th></tr></thead><tbody><tr><td><code>--out</code></td><td>where the\nindex goes</td></tr></tbody></table>')).toEqual([
       'sh',

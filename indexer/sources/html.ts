@@ -69,15 +69,19 @@ function walk(node: Nodes, out: PageNode[]): void {
       if (text) out.push({ type: 'text', text })
     } else if (child.tagName === 'table') {
       flushInline()
+      const caption = child.children.find((c): c is Element => c.type === 'element' && c.tagName === 'caption')
+      const title = caption ? oneLine(toText(caption)) : ''
+      if (title) out.push({ type: 'text', text: title })
       const text = tableText(child)
       if (text) out.push({ type: 'text', text })
-    } else if (BLOCKS.has(child.tagName) && holdsBlocks(child)) {
+    } else if (holdsBlocks(child)) {
+      // A block, a component or an inline element around blocks (Starlight's <starlight-tabs>, an <astro-island>): each inner block keeps its shape.
       flushInline()
       walk(child, out)
     } else if (BLOCKS.has(child.tagName)) {
       flushInline()
       // A paragraph or a list item is one line, as the Markdown reader makes it (a <br> included).
-      const text = toText(child).replace(/\s+/g, ' ').trim()
+      const text = oneLine(toText(child))
       if (text) out.push({ type: 'text', text })
     } else {
       parts.push(toText(child))
@@ -91,10 +95,14 @@ function holdsBlocks(el: Element): boolean {
   return el.children.some((c) => c.type === 'element' && !SKIPPED.has(c.tagName) && (BLOCKS.has(c.tagName) || HEADING.test(c.tagName) || c.tagName === 'table' || holdsBlocks(c)))
 }
 
-/** A table as the Markdown reader writes one: a row a line, its cells joined by " | " (core/text/blocks.ts reads it back). */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim()
+const elements = (el: Element, names: readonly string[]) => el.children.filter((c): c is Element => c.type === 'element' && names.includes(c.tagName))
+
+/** A table as the Markdown reader writes one: a row a line, its cells joined by " | " (core/text/blocks.ts reads it back); a table inside a cell is that cell's text. */
 function tableText(table: Element): string {
-  return selectAll('tr', table)
-    .map((row) => row.children.flatMap((cell) => (cell.type === 'element' && (cell.tagName === 'td' || cell.tagName === 'th') ? [toText(cell).replace(/\s+/g, ' ').trim()] : [])).join(' | '))
+  const rows = elements(table, ['tr', 'thead', 'tbody', 'tfoot']).flatMap((c) => (c.tagName === 'tr' ? [c] : elements(c, ['tr'])))
+  return rows
+    .map((row) => elements(row, ['td', 'th']).map((cell) => oneLine(toText(cell))).join(' | '))
     .filter((line) => line.replace(/[ |]/g, '') !== '')
     .join('\n')
 }
