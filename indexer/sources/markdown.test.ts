@@ -221,6 +221,11 @@ describe('edge cases', () => {
     expect(texts.map((t) => textBlocks(t)[0]!.kind)).toEqual(['prose', 'prose', 'code'])
   })
 
+  it("keeps a hard line break (two trailing spaces, a backslash) as the writer's own line; a heading or a table cell stays one line", () => {
+    const md = 'Output:  \nServer listening on port 3000\\\nPress Ctrl+C to stop\n\n## A  \nheading\n\n| a | b |\n| - | - |\n| x | y |\n'
+    expect(parseMarkdown(md, { mdx: false }).nodes.map((n) => n.text)).toEqual(['Output:\nServer listening on port 3000\nPress Ctrl+C to stop', 'A', 'heading', 'a | b\nx | y'])
+  })
+
   it('reports malformed frontmatter as a note and keeps the body', () => {
     const page = parseMarkdown('---\ntitle: [unclosed\n---\n\n# Page\n\nBody text.\n', { mdx: false })
     expect(page.notes?.[0]).toMatch(/frontmatter is not valid YAML/)

@@ -123,7 +123,7 @@ function walkBlocks(tokens: Token[], out: PageNode[]): void {
   for (const token of tokens) {
     switch (token.type) {
       case 'heading': {
-        const { text, id } = parseExplicitId(cleanInline(headingText(token.tokens ?? [])))
+        const { text, id } = parseExplicitId(cleanInline(spaced(headingText(token.tokens ?? []))))
         out.push(id ? { type: 'heading', depth: token.depth, text, id } : { type: 'heading', depth: token.depth, text })
         break
       }
@@ -135,7 +135,7 @@ function walkBlocks(tokens: Token[], out: PageNode[]): void {
         break
       case 'table': {
         const { header, rows } = token as Tokens.Table
-        pushText(out, [header, ...rows].map((row) => row.map((cell) => cleanInline(inlineText(cell.tokens))).join(' | ')).join('\n'))
+        pushText(out, [header, ...rows].map((row) => row.map((cell) => cleanInline(spaced(inlineText(cell.tokens)))).join(' | ')).join('\n'))
         break
       }
       case 'paragraph':
@@ -175,7 +175,7 @@ function tokenText(token: Token): string {
     case 'html':
       return htmlFragmentText(token.text, { inline: true })
     case 'br':
-      return '\n'
+      return `\n${HARD_BREAK}`
     case 'image':
       return decodeHTML(token.text)
     case 'checkbox':
@@ -234,7 +234,18 @@ function cleanInline(text: string): string {
  * line that starts with a tag or a tool's name read as code
  * (core/text/blocks.ts), which keeps its lines.
  */
-const oneLine = (text: string): string => (text.includes('\n') ? text.split('\n').filter((line) => line !== '').join(' ') : text)
+const oneLine = (text: string): string => {
+  if (!text.includes('\n')) return text
+  const lines = text.split('\n').filter((line) => line !== '' && line !== HARD_BREAK)
+  // A hard break (two trailing spaces, a backslash) is the writer's own line break: output shown line by line, an address.
+  return lines.map((line, i) => (line.startsWith(HARD_BREAK) ? `${i ? '\n' : ''}${line.slice(1)}` : `${i ? ' ' : ''}${line}`)).join('')
+}
+
+/** Marks the line a hard break opens, from the inline text to oneLine (a private-use character no text holds). */
+const HARD_BREAK = '\uE000'
+
+/** A heading or a table cell is one line: a hard break in it is a space. */
+const spaced = (text: string): string => text.replace(/\n\uE000/g, ' ')
 
 /** VitePress writes `::: tip Title` (with a space), which Markdown sees as prose. */
 function dropContainerFences(text: string): string {
