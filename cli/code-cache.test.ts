@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -66,6 +66,7 @@ describe('the CLI code cache', () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid
     const left = `index.0123456789abcdef.bin.${dead}.tmp`
     await writeFile(join(cacheDir, 'code', left), 'half a cache')
+    await utimes(join(cacheDir, 'code', left), 500, 500)
     await run(file, cacheDir)
     expect(await cacheFiles()).toEqual([expect.stringMatching(/^index\.[0-9a-f]{16}\.bin$/)])
   }, 30_000)

@@ -29,6 +29,7 @@ describe('cache files', () => {
     const dir = temp()
     const names = ['a.bin', 'a.idx', 'b.bin', 'b.idx', 'c.bin', `c.bin.${deadPid}.tmp`, 'notes.txt']
     for (const name of names) writeFileSync(join(dir, name), name)
+    utimesSync(join(dir, `c.bin.${deadPid}.tmp`), 500, 500)
     utimesSync(join(dir, 'b.bin'), 1000, 1000)
     utimesSync(join(dir, 'c.bin'), 2000, 2000)
     const pruning = { entryOf: (name: string) => /^([abc])\./.exec(name)?.[1], usedFile: (entry: string) => `${entry}.bin` }
@@ -39,18 +40,22 @@ describe('cache files', () => {
     expect(readdirSync(dir).sort()).toEqual(['a.bin', 'a.idx', 'notes.txt'])
   })
 
-  it("removes a dead run's unfinished write of the entry in use, and leaves this run's own", async () => {
+  it("removes an old unfinished write of the entry in use whose run is dead, and leaves this run's own and a recent one", async () => {
     const dir = temp()
     const own = `a.bin.${process.pid}.tmp`
-    for (const name of ['a.bin', own, `a.bin.${deadPid}.tmp`]) writeFileSync(join(dir, name), name)
+    const recent = `a.bin.${deadPid + 1}.tmp`
+    for (const name of ['a.bin', own, `a.bin.${deadPid}.tmp`, recent]) writeFileSync(join(dir, name), name)
+    utimesSync(join(dir, `a.bin.${deadPid}.tmp`), 500, 500)
     await pruneCache(dir, 'a', { entryOf: (name) => name.split('.')[0], keep: 1, usedFile: (e) => `${e}.bin` })
-    expect(readdirSync(dir).sort()).toEqual(['a.bin', own])
+    // A recent one may be a live writer's in another PID namespace (a cache two containers share): left alone.
+    expect(readdirSync(dir).sort()).toEqual(['a.bin', own, recent].sort())
   })
 
   it("leaves another running build's unfinished write of an entry it prunes, so that build's rename still lands", async () => {
     const dir = temp()
     const running = `b.bin.${process.ppid}.tmp`
     for (const name of ['a.bin', 'b.bin', running, `b.bin.${deadPid}.tmp`]) writeFileSync(join(dir, name), name)
+    utimesSync(join(dir, `b.bin.${deadPid}.tmp`), 500, 500)
     await pruneCache(dir, 'a', { entryOf: (name) => name.split('.')[0], keep: 1, usedFile: (e) => `${e}.bin` })
     expect(readdirSync(dir).sort()).toEqual(['a.bin', running])
   })

@@ -38,6 +38,9 @@ function writerOf(name: string): 'none' | 'alive' | 'dead' {
   }
 }
 
+/** How old a dead writer's temporary file must be to be removed though its entry is kept. */
+const ABANDONED_AFTER_MS = 10 * 60_000
+
 /** Which cache entries `pruneCache` keeps in a folder. */
 export interface Pruning {
   /** The entry a file in the folder belongs to (undefined: not an entry's file, never removed). */
@@ -51,15 +54,21 @@ export interface Pruning {
 /**
  * Removes from `dir` the files of every entry but `inUse` and the most
  * recently used others, and every entry's write left unfinished by a run
- * that died (a kept entry's too: no rename will ever land it); nothing that
- * is not an entry's, nor a live run's unfinished write.
+ * that died long enough ago (a kept entry's too: no rename will ever land
+ * it); nothing that is not an entry's, nor a live or recent run's unfinished
+ * write.
  */
 export async function pruneCache(dir: string, inUse: string, { entryOf, keep, usedFile }: Pruning): Promise<void> {
-  const files = (await readdir(dir)).flatMap((name) => {
+  const named = (await readdir(dir)).flatMap((name) => {
     const entry = entryOf(name)
     const writer = writerOf(name)
-    return entry === undefined || writer === 'alive' ? [] : [{ name, entry, abandoned: writer === 'dead' }]
+    return entry === undefined || writer === 'alive' ? [] : [{ name, entry, dead: writer === 'dead' }]
   })
+  // A writer this process sees as dead may be alive in another PID namespace (two containers sharing a cache): its
+  // temporary file is left alone until it is older than any write takes, and then it is abandoned.
+  const now = Date.now()
+  const aged = await Promise.all(named.map((f) => (f.dead ? stat(join(dir, f.name)).then((st) => now - st.mtimeMs > ABANDONED_AFTER_MS, () => false) : false)))
+  const files = named.flatMap((f, i) => (!f.dead ? [{ ...f, abandoned: false }] : aged[i] ? [{ ...f, abandoned: true }] : []))
   const others = [...new Set(files.filter((f) => !f.abandoned).map((f) => f.entry))].filter((e) => e !== inUse)
   const used = await Promise.all(others.map((e) => stat(join(dir, usedFile(e))).then((st) => st.mtimeMs, () => 0)))
   const recent = others.map((entry, i) => ({ entry, used: used[i]! })).sort((a, b) => b.used - a.used)
