@@ -29,7 +29,7 @@ describe('textBlocks', () => {
     expect(textBlocks('<TabItem>, the text of an <Aside> (its title or label as a bold line), a badge in parentheses.')[0]!.kind).toBe('prose')
     expect(textBlocks('npm init -y makes a project that is CommonJS, whatever it says.')[0]!.kind).toBe('prose')
     expect(textBlocks('return 404 when the route is not found, and log the request.')[0]!.kind).toBe('prose')
-    for (const code of ['// Use the cache when the key is set.', 'import { Hono } from \'hono\'', 'npm install hono', '$ npx docpilot index docs', 'export default { fetch: app.fetch };'])
+    for (const code of ['  --port <n>    Port to listen on.', '└── index.ts — the entry point of the site.', '// Use the cache when the key is set.', 'import { Hono } from \'hono\'', 'npm install hono', '$ npx docpilot index docs', 'export default { fetch: app.fetch };'])
       expect([code, textBlocks(code)[0]!.kind]).toEqual([code, 'code'])
   })
 

@@ -58,7 +58,8 @@ const CODE_OPENING = /^(?:\/\/|\/\*|#!|\$ )/
  * it opens with a tag or a tool's name ("<Aside> holds a note.", "npm init -y
  * makes a CommonJS project.").
  */
-export const readsAsSentence = (line: string): boolean => !CODE_OPENING.test(line) && SENTENCE_END.test(line) && PHRASE.test(line) && !/[{};]\s*$/.test(line)
+export const readsAsSentence = (line: string): boolean =>
+  !CODE_OPENING.test(line) && !/^\s|\S {2,}\S|\t|[├└│]/.test(line) && SENTENCE_END.test(line) && PHRASE.test(line) && !/[{};]\s*$/.test(line)
 
 function isCode(lines: readonly string[]): boolean {
   if (lines.length === 1 && readsAsSentence(lines[0]!)) return false

@@ -163,7 +163,9 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
     inputRef.current?.focus()
     engine.manifest().then(setManifest, () => {})
     // A link that asks a question opens the panel on its answer: clicked again, it shows that answer rather than asking twice.
-    if (initialQuestion && initialQuestion.trim() !== turnsRef.current.at(-1)?.question) void ask(initialQuestion)
+    const last = turnsRef.current.at(-1)
+    const shown = last?.question === initialQuestion?.trim() && last?.state !== 'aborted' && last?.state !== 'error'
+    if (initialQuestion && !shown) void ask(initialQuestion)
     // Only on opening: a new initial question comes with a new open.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, initialQuestion])
