@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { autoEmbedMember } from '../core/chain/embed.ts'
-import { memberAvailable, resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
+import { memberAvailable, neededVariable, resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
 import type { ChatConfig, EmbedConfig } from '../core/config/schema.ts'
 import { HostedEmbedder } from '../core/embed/hosted.ts'
 import { loadOnnx } from '../core/embed/load-onnx.ts'
@@ -134,8 +134,7 @@ function hostedFor(provider: MemberId, model: string | undefined, ctx: EmbedCont
   const chosen = model ?? spec.defaultEmbedModel
   if (!chosen) throw new EmbedConfigError(`embed: provider "${provider}" has no default embedding model; name one with embed: { provider: '${provider}', model: '...' }`)
   if (!memberAvailable(spec, ctx.env)) {
-    const need = spec.ownServer ? spec.baseUrlEnv : spec.keyEnv
-    throw new EmbedConfigError(`embed: "${provider}" needs ${need} in the environment at index time (it embeds every chunk).`)
+    throw new EmbedConfigError(`embed: "${provider}" needs ${neededVariable(spec)} in the environment at index time (it embeds every chunk).`)
   }
   const transport = resolved ? directTransport(resolved, ctx.env, ctx.fetch ? { fetch: ctx.fetch } : {}) : providerTransport(provider, ctx.env, ctx.fetch)
   const embedder = new HostedEmbedder({ provider, model: chosen, dims: 0 }, transport)
@@ -146,7 +145,7 @@ function hostedFor(provider: MemberId, model: string | undefined, ctx: EmbedCont
 function missingVariable(provider: MemberId, env: Env): string | undefined {
   const spec = providerSpec(provider)
   if (memberAvailable(spec, env)) return undefined
-  return (spec.ownServer ? spec.baseUrlEnv : spec.keyEnv) ?? 'its key'
+  return neededVariable(spec) ?? 'its key'
 }
 
 /** Calls one provider directly: its base URL and key from the environment. */
@@ -195,8 +194,7 @@ export async function resolveIndexEmbedder(embed: EmbedConfig, ctx: EmbedContext
     const head = resolved ? autoEmbedMember(resolved) : null
     const missing = head ? missingVariable(head.provider, ctx.env) : undefined
     if (head && resolved && !missing) {
-      const spec = providerSpec(head.provider)
-      const variable = spec.ownServer ? spec.baseUrlEnv : spec.keyEnv!
+      const variable = neededVariable(providerSpec(head.provider))!
       // Without the variable, a chain the config does not name would lose its head too: only embed: 'default' keeps it.
       const named = Boolean(ctx.chat.provider) || Array.isArray(ctx.chat.chain)
       const auto = {

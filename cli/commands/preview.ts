@@ -11,6 +11,7 @@ import { readdirSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
+import { neededVariable } from '../../core/chain/resolve.ts'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
 import { embedderRuntime } from '../../core/embed/open.ts'
 import { MANIFEST_FILE, type Manifest } from '../../core/index/format.ts'
@@ -71,7 +72,7 @@ export async function findLoaderTag(siteDir: string): Promise<LoaderTag | undefi
 function unservedVariable(member: MemberId, settings: ProxySettings, env: Record<string, string | undefined>): string | undefined {
   const spec = providerSpec(member)
   const route = settings.routes.find((r) => r.member === member)
-  if (!route || !upstreamBase(spec, route, env)) return spec.ownServer ? spec.baseUrlEnv : spec.keyEnv
+  if (!route || !upstreamBase(spec, route, env)) return neededVariable(spec)
   return keyRequired(spec) && !env[spec.keyEnv!]?.trim() ? spec.keyEnv : undefined
 }
 
@@ -159,14 +160,17 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     const { proxy, chat, settings } = localProxy(opts.config, env, stored.embedder, localStatePath(opts.cwd, opts.dbPath ?? '.docpilot/preview-proxy.sqlite', log), origins, mcp)
     // The real manifest, as deployed; with the fakes, the chain they stand in for, as `dev` does.
     const manifest: Manifest = fakes ? { ...stored, chat } : stored
+    // Who answers here: the members this environment can serve, not every member the index names.
+    const answering: Manifest['chat']['chain'] = []
     const unserved: string[] = []
     for (const member of manifest.chat.chain) {
       const missing = unservedVariable(member.provider, settings, env)
-      if (missing) log(`The index names ${member.provider}, but ${missing} is not set here: its turns fall through to the next member, or to a search answer.`)
-      if (missing) unserved.push(missing)
+      if (!missing) answering.push(member)
+      else {
+        log(`The index names ${member.provider}, but ${missing} is not set here: its turns fall through to the next member, or to a search answer.`)
+        unserved.push(missing)
+      }
     }
-    // Who answers here: the members this environment can serve, not every member the index names.
-    const answering = manifest.chat.chain.filter((m) => !unservedVariable(m.provider, settings, env))
     const answers =
       answering.length || !manifest.chat.chain.length
         ? describeChain(answering)

@@ -60,9 +60,14 @@ function present(env: Env, v: string | undefined): boolean {
   return v !== undefined && env[v] !== undefined && env[v]!.trim() !== ''
 }
 
-/** Whether the environment holds what this member needs: a key for a hosted service, a base URL for an own server. */
+/** The variable a member needs in the environment: a key for a hosted service, a base URL for an own server. */
+export function neededVariable(spec: ProviderSpec): string | undefined {
+  return spec.ownServer ? spec.baseUrlEnv : spec.keyEnv
+}
+
+/** Whether the environment holds what this member needs (neededVariable). */
 export function memberAvailable(spec: ProviderSpec, env: Env): boolean {
-  return spec.ownServer ? present(env, spec.baseUrlEnv) : present(env, spec.keyEnv)
+  return present(env, neededVariable(spec))
 }
 
 interface ModelChoice {
