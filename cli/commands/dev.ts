@@ -104,8 +104,8 @@ export function defaultDocsDir(cwd: string): string | undefined {
 /**
  * What dev serves at ASSET_PATH: the folder given, else the package's own widget (with the ONNX
  * runtime files when onnxruntime-web is installed); a checkout rebuilds the folder from the sources first.
+ * `onnxNote` says why the runtime files are missing, which only an index with an ONNX embedder minds.
  */
-/** The widget's mounts, and why the ONNX runtime files are not among them (which only an index with an ONNX embedder minds). */
 async function devWidget(opts: DevServerOptions, log: (line: string) => void): Promise<{ mounts: Mount[]; onnxNote?: string }> {
   const dir = opts.widgetDir ? resolve(opts.cwd ?? process.cwd(), opts.widgetDir) : SHIPPED_WIDGET_DIR
   const build = opts.buildWidget === false ? null : await widgetBuilder()

@@ -31,13 +31,17 @@ function isTable(lines: readonly string[]): boolean {
 // Shell commands people paste into docs, and the shapes only code has.
 const COMMAND = /^(?:\$ \S|(?:npm|npx|pnpm|pnpx|yarn|bun|bunx|deno|curl|wget|git|docker|wrangler|node|cd|mkdir|touch|export|brew|pip|cargo|go)(?: |$))/
 const KEYWORD = /^(?:\/\/|\/\*|#!|<\/?[a-zA-Z][\w.-]*[\s>/]|(?:import|export|const|let|var|function|async|await|return|class|interface|throw|def) |from \w+ import)/
-const CODE_LINE = [
-  /^\s/, // indentation (prose never keeps it)
+/** Layout only code keeps: prose arrives with single spaces and no indentation. */
+const CODE_LAYOUT = [
+  /^\s/, // indentation
   /\S {2,}\S/, // aligned columns
   /\t/,
+  /[├└│]/, // a file tree
+]
+const CODE_LINE = [
+  ...CODE_LAYOUT,
   /[{[(;]$/, // an open block or argument list, a statement end
   /^[}\])]/,
-  /[├└│]/, // a file tree
   KEYWORD,
 ]
 /** Ends like a sentence and reads like one: at least two plain words in a row. */
@@ -59,7 +63,7 @@ const CODE_OPENING = /^(?:\/\/|\/\*|#!|\$ )/
  * makes a CommonJS project.").
  */
 export const readsAsSentence = (line: string): boolean =>
-  !CODE_OPENING.test(line) && !/^\s|\S {2,}\S|\t|[├└│]/.test(line) && SENTENCE_END.test(line) && PHRASE.test(line) && !/[{};]\s*$/.test(line)
+  !CODE_OPENING.test(line) && !CODE_LAYOUT.some((re) => re.test(line)) && SENTENCE_END.test(line) && PHRASE.test(line) && !/[{};]\s*$/.test(line)
 
 function isCode(lines: readonly string[]): boolean {
   if (lines.length === 1 && readsAsSentence(lines[0]!)) return false

@@ -47,7 +47,7 @@ function walk(node: Nodes, out: PageNode[]): void {
   const parts: string[] = []
   const flushInline = () => {
     // Inline text collapses as a browser shows it: a line break in the source is a space.
-    const text = parts.join('').replace(/\s+/g, ' ').trim()
+    const text = oneLine(parts.join(''))
     if (text) out.push({ type: 'text', text })
     parts.length = 0
   }
@@ -95,6 +95,7 @@ function holdsBlocks(el: Element): boolean {
   return el.children.some((c) => c.type === 'element' && !SKIPPED.has(c.tagName) && (BLOCKS.has(c.tagName) || HEADING.test(c.tagName) || c.tagName === 'table' || holdsBlocks(c)))
 }
 
+/** Text as a browser lays out inline content: every run of white space, line breaks included, one space. */
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim()
 const elements = (el: Element, names: readonly string[]) => el.children.filter((c): c is Element => c.type === 'element' && names.includes(c.tagName))
 
@@ -113,7 +114,7 @@ function tableText(table: Element): string {
  * Starlight `sl-badge`), whose text is not part of the heading's name.
  */
 function headingText(el: Element): string {
-  return toText(withoutDecorations(el)).replace(/[\u200b#¶]+\s*$/u, '').replace(/\s+/g, ' ').trim()
+  return oneLine(toText(withoutDecorations(el)).replace(/[\u200b#¶]+\s*$/u, ''))
 }
 
 function withoutDecorations(el: Element): Element {
