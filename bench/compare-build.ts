@@ -16,6 +16,7 @@ import { corporaOf, workRootOf, type CompareOptions } from './compare-questions.
 import type { Timing } from './cpu-time.ts'
 import { kb, median, ms, p95, ratio } from './stats.ts'
 import { buildPagefind, pagefindFileRole } from './peers/pagefind.ts'
+import { EXTRA_CA_CERTS, extraCaCertsCost } from './build-command.ts'
 
 export interface BuildRow {
   engine: string
@@ -38,6 +39,8 @@ export interface BuildResult {
   extras: Array<{ engine: string; what: string; raw: number; gzip: number }>
   /** docpilot's re-index after one page changed: medians over `runs` re-indexes, each after another change to `page` (relative to the corpus). */
   reindex: Timing & { page: string; runs: number }
+  /** Node's own start-up with and without this machine's CA bundle variable, which builds run without (build-command.ts). */
+  caCerts?: ReturnType<typeof extraCaCertsCost>
 }
 
 type Builder = { engine: string; build(round: number): Promise<Timing> }
@@ -87,6 +90,7 @@ async function reindexOnePage(c: PreparedCorpus, scratch: string, runs: number):
 
 export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'> & { rounds: number }): Promise<BuildResult[]> {
   const out: BuildResult[] = []
+  const caCerts = extraCaCertsCost()
   for (const spec of corporaOf(opts)) {
     const c = await prepareCorpus(spec, workRootOf(opts))
     const scratch = join(c.dir, 'build-rounds')
@@ -132,9 +136,17 @@ export async function runBuild(opts: Pick<CompareOptions, 'corpora' | 'workDir'>
       rows,
       extras,
       reindex,
+      ...(caCerts ? { caCerts } : {}),
     })
   }
   return out
+}
+
+/** Why the builds' CPU leaves out part of this machine's process start-up, and how much. */
+export function caCertsLine(r: BuildResult): string | undefined {
+  const c = r.caCerts
+  if (!c) return undefined
+  return `Builds run without ${EXTRA_CA_CERTS} (${c.file} here), which Node parses at every process start: \`node -e 0\` takes ${Math.round(c.withMs)} ms CPU with it, ${Math.round(c.withoutMs)} ms without`
 }
 
 /** The re-index's wall and CPU time, each as a share of the full build's median. */
@@ -166,6 +178,8 @@ export function formatBuild(results: BuildResult[]): string {
     }
     for (const e of r.extras) lines.push(`  + ${e.engine} ${e.what}: ${kb(e.raw)} raw, ${kb(e.gzip)} gzip`)
     lines.push(`  docpilot re-index after one page changed (${r.reindex.page}): ${reindexLine(r)}`)
+    const ca = caCertsLine(r)
+    if (ca) lines.push(`  ${ca}`)
     lines.push('')
   }
   return lines.join('\n')

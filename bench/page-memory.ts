@@ -26,6 +26,7 @@ import { marked } from 'marked'
 import { readManifest } from '../core/index/read-manifest.ts'
 import { sharedPath } from '../fixtures/shared-data.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
+import { buildProcessEnv } from './build-command.ts'
 import { compiledCli } from './compiled-cli.ts'
 import type { BenchOptions } from './harness.ts'
 import { pagefindBin } from './peers/pagefind.ts'
@@ -51,7 +52,7 @@ interface Run {
 function measured(label: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   const started = performance.now()
   return new Promise((done, fail) => {
-    const child = spawn(GNU_TIME, ['-f', 'peak-kb %M', process.execPath, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(GNU_TIME, ['-f', 'peak-kb %M', process.execPath, ...args], { env: buildProcessEnv(env), stdio: ['ignore', 'ignore', 'pipe'] })
     let err = ''
     child.stderr.on('data', (d: Buffer) => (err += d.toString()))
     child.on('error', fail)

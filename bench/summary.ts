@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus } from 'node:os'
 import { join } from 'node:path'
 import { bytesOf, primaryRow, type BrowserResult, type BrowserRow } from './compare-browser.ts'
-import { reindexLine, type BuildResult, type BuildRow } from './compare-build.ts'
+import { caCertsLine, reindexLine, type BuildResult, type BuildRow } from './compare-build.ts'
 import type { EngineId } from './compare-pages.ts'
 import { engineLabel, type QualityResult, type QualityRow } from './compare-quality.ts'
 import type { BenchOutcome } from './harness.ts'
@@ -141,6 +141,8 @@ export function formatSummary(input: SummaryInput, machine: string): string {
       notes.push(`${build.pages} pages, ${build.chunks} chunks; build = median of ${build.rows[0]?.times.length ?? 0} rounds.`)
       for (const e of build.extras) notes.push(`Also served: ${e.engine} ${e.what}, ${kb(e.gzip)} gzip.`)
       if (build.reindex) notes.push(`docpilot re-index after one page changed (${build.reindex.page}): ${reindexLine(build)}.`)
+      const ca = caCertsLine(build)
+      if (ca) notes.push(`${ca}.`)
     }
     if (quality) notes.push(`Quality over ${quality.answerable} answerable questions (${quality.offTopic} off-topic not scored for recall).`)
     const setName = set ? ` — ${set}` : ''
