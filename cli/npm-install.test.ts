@@ -309,6 +309,8 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
           expect(r.stdout).toContain(scriptTag)
           // The ONNX runtime (14 MB) comes from onnxruntime-web, which only ONNX embedders need.
           expect(r.stdout).toContain('ONNX runtime files not included: onnxruntime-web is not installed')
+          // The widget's own files, all of them (nothing else in the folder is counted).
+          expect(r.stdout).toContain(`: ${readdirSync(join(project, 'node_modules/docpilot/dist/widget')).length} files;`)
         }
         if (command === 'npx docpilot doctor --proxy') expect(r.stdout).toContain('readers get search answers')
       }

@@ -6,12 +6,14 @@
  * `docpilot dev` both ask here, so the two never disagree.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { copyFile, cp } from 'node:fs/promises'
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { FROM_SOURCES, PACKAGE_ROOT } from './package-root.ts'
 import type { Mount } from './site-server.ts'
+import { WrittenFiles } from '../indexer/written-files.ts'
 
 /** The prebuilt widget an installed package ships (and where a checkout builds it). */
 export const SHIPPED_WIDGET_DIR = join(PACKAGE_ROOT, 'dist/widget')
@@ -89,24 +91,43 @@ export async function copyOnnxRuntime(outDir: string): Promise<string> {
   return `ONNX runtime files included (onnxruntime-web ${runtime.version}).`
 }
 
-/** Writes the shipped widget into a folder, with the ONNX runtime files when they are installed. */
-export async function writeShippedWidget(outDir: string): Promise<string> {
-  await cp(shippedWidget(), outDir, { recursive: true })
-  return copyOnnxRuntime(outDir)
-}
-
 /**
- * Writes the widget into a folder: rebuilt from the sources in a checkout,
- * copied from the package in an install. Returns the ONNX runtime note of an
- * install (a checkout's build includes the runtime itself).
+ * Writes the widget into a folder: rebuilt from the sources in a checkout (in
+ * a scratch folder first), taken from the package in an install with the ONNX
+ * runtime files when they are installed. With a `cacheDir` the files are
+ * remembered (WrittenFiles), so a later run removes the chunks it no longer
+ * ships (an upgrade renames them by their hash) while they are as it wrote
+ * them; whatever else the folder holds is never touched. Returns how many
+ * files the widget is, and the ONNX runtime note of an install (a checkout's
+ * build includes the runtime itself).
  */
-export async function writeWidget(outDir: string, opts: { minify?: boolean } = {}): Promise<string | undefined> {
+export async function writeWidget(outDir: string, opts: { minify?: boolean; cacheDir?: string } = {}): Promise<{ files: number; note?: string }> {
   const build = await widgetBuilder()
-  if (build) {
-    await build(outDir, opts)
-    return undefined
+  const scratch = build ? await mkdtemp(join(tmpdir(), 'docpilot-widget-')) : undefined
+  try {
+    let sources: string[]
+    let note: string | undefined
+    if (build && scratch) {
+      await build(scratch, opts)
+      sources = (await readdir(scratch)).map((name) => join(scratch, name))
+    } else {
+      const shipped = shippedWidget()
+      sources = (await readdir(shipped)).map((name) => join(shipped, name))
+      const runtime = onnxRuntime()
+      if ('missing' in runtime) note = `ONNX runtime files not included: ${runtime.missing}.`
+      else {
+        sources.push(...ONNX_RUNTIME_FILES.map((name) => join(runtime.dir, name)))
+        note = `ONNX runtime files included (onnxruntime-web ${runtime.version}).`
+      }
+    }
+    const out = resolve(outDir)
+    const written = await WrittenFiles.open(out, opts.cacheDir ? { cacheDir: opts.cacheDir, scope: 'widget', kind: 'widget-files' } : undefined)
+    for (const file of sources) written.write(join(out, basename(file)), await readFile(file))
+    await written.finish()
+    return { files: sources.length, ...(note ? { note } : {}) }
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true })
   }
-  return writeShippedWidget(outDir)
 }
 
 /**

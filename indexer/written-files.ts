@@ -56,11 +56,12 @@ export class WrittenFiles {
 
   /**
    * The files written into `dir` for the index `record.scope`, remembered under
-   * `record.cacheDir` (without a record, every file is written).
+   * `record.cacheDir` (without a record, every file is written); `record.kind`
+   * keeps another writer's record of the same folder apart (the widget's).
    */
-  static async open(dir: string, record: { cacheDir: string; scope: string } | undefined): Promise<WrittenFiles> {
+  static async open(dir: string, record: { cacheDir: string; scope: string; kind?: string } | undefined): Promise<WrittenFiles> {
     const root = resolve(dir)
-    const file = record ? cacheFile(record.cacheDir, 'written', root, '.json') : undefined
+    const file = record ? cacheFile(record.cacheDir, record.kind ?? 'written', root, '.json') : undefined
     const raw = file ? await readFile(file, 'utf8').catch(() => null) : null
     let stored: Partial<StoredRecord> = {}
     try {

@@ -185,7 +185,7 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
     onWarnings: (warnings) => warnings.forEach((w) => opts.log(`warning: ${w.file}: ${w.message}`)),
     embed: { env: process.env, configDir: opts.root, cacheDir: defaultCacheDir(opts.root, process.env) },
   })
-  const onnxNote = await writeWidget(join(opts.outDir, ASSET_FOLDER))
+  const { note: onnxNote } = await writeWidget(join(opts.outDir, ASSET_FOLDER))
   const where = relative(opts.root, indexDir) || indexDir
   opts.log(
     `indexed ${result.files.length} pages into ${result.chunks} chunks (${where}) and wrote the widget in ${((performance.now() - started) / 1000).toFixed(1)} s` +

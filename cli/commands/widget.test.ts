@@ -1,8 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../main.ts'
+import { defaultCacheDir } from '../../indexer/cache-dir.ts'
+import { WrittenFiles } from '../../indexer/written-files.ts'
 
 let dir: string
 
@@ -27,6 +29,22 @@ describe('docpilot widget', () => {
       expect((await readFile(join(dir, 'public/assets', name))).length).toBeGreaterThan(0)
     }
     expect(r.stdout).toContain('<script src="/assets/docpilot.js" data-index="/docs-index/" defer></script>')
+  }, 120_000)
+
+  it('removes the chunks an earlier docpilot wrote and this one does not ship, and nothing of the owner\'s', async () => {
+    const out = join(dir, 'public/upgrade')
+    // What an earlier release left: a chunk under a hash this build does not make, remembered as the widget's.
+    const earlier = await WrittenFiles.open(out, { cacheDir: defaultCacheDir(dir, {}), scope: 'widget', kind: 'widget-files' })
+    earlier.write(join(out, 'docpilot-mount-0ld0ld0l.js'), 'export {}')
+    await earlier.finish()
+    await writeFile(join(out, 'docpilot-theme.js'), '/* the owner\'s */')
+    const r = await run(['widget', '--out', 'public/upgrade'])
+    expect(r.code, r.stderr).toBe(0)
+    const names = await readdir(out)
+    expect(names).not.toContain('docpilot-mount-0ld0ld0l.js')
+    expect(names).toContain('docpilot-theme.js')
+    // The count is the widget's files, not whatever else the folder holds.
+    expect(r.stdout).toContain(`: ${names.length - 1} files;`)
   }, 120_000)
 
   it('prints a placeholder src, and says so, for a folder outside the working directory (no `..` path)', async () => {

@@ -6,13 +6,14 @@
  * `prepack`); a source checkout, which has Vite, builds them fresh so they
  * always match the code.
  */
-import { readdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { Command } from 'commander'
 import { UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
 import { writeWidget } from '../widget-files.ts'
+import { defaultCacheDir } from '../../indexer/cache-dir.ts'
 
 const DEFAULT_OUT = 'public/docpilot-assets'
 
@@ -47,8 +48,7 @@ Examples:
         throw new UsageError(`--index must be a URL path like /docpilot/ (got "${flags.index}")`)
       }
       const out = resolve(ctx.cwd, flags.out)
-      const onnx = await writeWidget(out, { minify: flags.minify })
-      const files = (await readdir(out)).length
+      const { files, note: onnx } = await writeWidget(out, { minify: flags.minify, cacheDir: defaultCacheDir(ctx.cwd, ctx.env) })
       const loaderGzip = gzipSync(await readFile(join(out, 'docpilot.js'))).length
       const rel = relative(ctx.cwd, out).split('\\').join('/')
       // A folder outside the working directory (or on another drive) has no URL this command can know.
