@@ -226,6 +226,13 @@ describe('edge cases', () => {
     expect(parseMarkdown(md, { mdx: false }).nodes.map((n) => n.text)).toEqual(['Output:\nServer listening on port 3000\nPress Ctrl+C to stop', 'A', 'heading', 'a | b\nx | y'])
   })
 
+  it('reads <br> as a line break: in prose its own line, in a table cell or a heading a space, never words run together', () => {
+    const md = '# Errors<br/>reference\n\n[UnknownCompilerError](/e/)<br/>Unknown compiler error.\n\n**Type:** `string`<br />\nAdded in v4\n\n| name | what |\n| - | - |\n| id<br>key | one<BR>two |\n'
+    for (const mdx of [false, true]) {
+      expect(parseMarkdown(md, { mdx }).nodes.map((n) => n.text)).toEqual(['Errors reference', 'UnknownCompilerError\nUnknown compiler error.', 'Type: string\nAdded in v4', 'name | what\nid key | one two'])
+    }
+  })
+
   it('reports malformed frontmatter as a note and keeps the body', () => {
     const page = parseMarkdown('---\ntitle: [unclosed\n---\n\n# Page\n\nBody text.\n', { mdx: false })
     expect(page.notes?.[0]).toMatch(/frontmatter is not valid YAML/)

@@ -173,7 +173,7 @@ function tokenText(token: Token): string {
     case 'codespan':
       return token.text
     case 'html':
-      return htmlFragmentText(token.text, { inline: true })
+      return LINE_BREAK_TAG.test(token.text) ? `\n${HARD_BREAK}` : htmlFragmentText(token.text, { inline: true })
     case 'br':
       return `\n${HARD_BREAK}`
     case 'image':
@@ -197,6 +197,10 @@ function headingText(tokens: Token[]): string {
   const open: string[] = []
   for (const token of tokens) {
     if (token.type === 'html') {
+      if (LINE_BREAK_TAG.test(token.text)) {
+        if (!open.length) out += ' '
+        continue
+      }
       const tag = HTML_TAG.exec(token.text.trim())
       if (tag) {
         const [, closing, name, attrs, selfClosing] = tag
@@ -212,6 +216,13 @@ function headingText(tokens: Token[]): string {
 }
 
 const HTML_TAG = /^<(\/)?([A-Za-z][\w.:-]*)([^<>]*?)(\/)?>$/
+
+/**
+ * `<br>` in a paragraph or a table cell (which has no other way to break a
+ * line): a hard break, where dropping the tag ran the words on either side
+ * together (`[UnknownCompilerError](…)<br/>Unknown compiler error.`).
+ */
+const LINE_BREAK_TAG = /^\s*<br\s*\/?>\s*$/i
 
 /** A component (capitalised or custom-element name) or anything styled as a badge. */
 function isDecoration(name: string, attrs: string): boolean {
@@ -236,9 +247,19 @@ function cleanInline(text: string): string {
  */
 const oneLine = (text: string): string => {
   if (!text.includes('\n')) return text
-  const lines = text.split('\n').filter((line) => line !== '' && line !== HARD_BREAK)
-  // A hard break (two trailing spaces, a backslash) is the writer's own line break: output shown line by line, an address.
-  return lines.map((line, i) => (line.startsWith(HARD_BREAK) ? `${i ? '\n' : ''}${line.slice(1)}` : `${i ? ' ' : ''}${line}`)).join('')
+  // A hard break (two trailing spaces, a backslash, `<br>`) is the writer's own line break: output shown line by line,
+  // an address. `<br>` at a line's end is followed by the source's own line break, which leaves the mark on a line alone.
+  let out = ''
+  let broken = false
+  for (const line of text.split('\n')) {
+    if (line === HARD_BREAK) broken = true
+    if (line === '' || line === HARD_BREAK) continue
+    const hard = broken || line.startsWith(HARD_BREAK)
+    const body = line.startsWith(HARD_BREAK) ? line.slice(1) : line
+    out += out ? `${hard ? '\n' : ' '}${body}` : body
+    broken = false
+  }
+  return out
 }
 
 /** Marks the line a hard break opens, from the inline text to oneLine (a private-use character no text holds). */
