@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { llmsUrl, pageCopyUrl, siteRelativePath } from './site-files.ts'
+import { llmsUrl, pageCopyUrl, pageCopyUrls, siteRelativePath } from './site-files.ts'
 
 describe('where a page copy is served', () => {
   it('is the page URL + .md; a folder URL gets index.md; anchors and queries are dropped', () => {
@@ -8,6 +8,14 @@ describe('where a page copy is served', () => {
     expect(pageCopyUrl('/')).toBe('/index.md')
     expect(pageCopyUrl('https://example.com/docs/x?y=1')).toBe('https://example.com/docs/x.md')
     expect(pageCopyUrl('/docs/x.md')).toBe('/docs/x.md')
+  })
+
+  it('is looked for under the other trailing-slash form second; the site root has one place', () => {
+    expect(pageCopyUrls('/guide/#x')).toEqual(['/guide/index.md', '/guide.md'])
+    expect(pageCopyUrls('/guide')).toEqual(['/guide.md', '/guide/index.md'])
+    expect(pageCopyUrls('/guide.md')).toEqual(['/guide.md', '/guide/index.md'])
+    expect(pageCopyUrls('/')).toEqual(['/index.md'])
+    expect(pageCopyUrls('https://example.com/')).toEqual(['https://example.com/index.md'])
   })
 
   it('llms.txt sits at the site URL', () => {

@@ -25,6 +25,20 @@ export function pageCopyUrl(url: string): string {
   return page.endsWith('/') || page === '' ? `${page}index.md` : `${page}.md`
 }
 
+/**
+ * Where a page's copy is, then where it would be with the other trailing-slash
+ * form: `/guide/` names the same page as `/guide`, and agents add or drop the
+ * slash whatever the site's own URLs do (`/guide/` -> `/guide/index.md`, then
+ * `/guide.md`). The site root has one place only.
+ */
+export function pageCopyUrls(url: string): [string, ...string[]] {
+  const copy = pageCopyUrl(url)
+  const folder = copy.endsWith('/index.md')
+  const stem = folder ? copy.slice(0, -'/index.md'.length) : copy.slice(0, -'.md'.length)
+  if (stem === '' || /^https?:\/\/[^/]*$/i.test(stem)) return [copy]
+  return [copy, folder ? `${stem}.md` : `${stem}/index.md`]
+}
+
 /** The site URL as a prefix ending in '/': '/docs' -> '/docs/'. */
 export function siteBase(siteUrl: string): string {
   return siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`

@@ -18,18 +18,26 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 const indexDir = join(work, 'index')
 const siteDir = join(work, 'site')
+/** The same docs on a site whose page URLs end in a slash (urls.trailingSlash), as Starlight's do. */
+const slashed = { indexDir: join(work, 'index-slashed'), siteDir: join(work, 'site-slashed') }
 beforeAll(async () => {
   const docs = join(work, 'docs')
   mkdirSync(docs)
   writeFileSync(join(docs, 'cookies.md'), '# Cookies\n\n## Signed cookies\n\nUse setSignedCookie with a secret to sign a cookie.\n')
   writeFileSync(join(docs, 'routing.md'), '# Routing\n\nRoutes match the path and the method of a request.\n')
+  const embed = { env: {}, cacheDir: join(work, 'cache') }
   const config = validateConfig({ embed: false }, '(test)')
-  await buildIndex({ root: docs, mode: 'source', out: indexDir, config, docpilotVersion: 'test', embed: { env: {}, cacheDir: join(work, 'cache') }, llms: { siteOut: siteDir } })
+  await buildIndex({ root: docs, mode: 'source', out: indexDir, config, docpilotVersion: 'test', embed, llms: { siteOut: siteDir } })
+  const slashConfig = validateConfig({ embed: false, urls: { trailingSlash: true } }, '(test)')
+  await buildIndex({ root: docs, mode: 'source', out: slashed.indexDir, config: slashConfig, docpilotVersion: 'test', embed, llms: { siteOut: slashed.siteDir } })
 })
 
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } }
+const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' }
+
 /** Runs `docpilot mcp` with these lines on stdin, then closes it; what it wrote back, parsed, and how it exited. */
-function mcpWith(lines: object[]): Promise<{ code: number | null; replies: Array<{ id?: number; result?: Record<string, unknown>; error?: unknown }>; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--index', indexDir, '--site-out', siteDir], {
+function mcpWith(lines: object[], dirs = { indexDir, siteDir }): Promise<{ code: number | null; replies: Array<{ id?: number; result?: Record<string, unknown>; error?: unknown }>; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--index', dirs.indexDir, '--site-out', dirs.siteDir], {
     cwd: work,
     env: { ...process.env, DOCPILOT_CACHE_DIR: join(work, 'cache') },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -49,13 +57,6 @@ function mcpWith(lines: object[]): Promise<{ code: number | null; replies: Array
 
 describe('docpilot mcp over stdio, stdin closed after the requests', () => {
   it('answers every request already received, then exits', async () => {
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } },
-    }
-    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' }
     const search = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'signed cookies' } } }
     const page = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_page', arguments: { page: '/cookies' } } }
     const r = await mcpWith([initialize, initialized, search, page])
@@ -73,9 +74,8 @@ describe('docpilot mcp over stdio, stdin closed after the requests', () => {
     child.stdout.pause()
     let said = ''
     child.stderr.on('data', (d: Buffer) => void (said += d))
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } }
     const pages = Array.from({ length: 400 }, (_, i) => ({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'get_page', arguments: { page: '/cookies' } } }))
-    child.stdin.end([initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...pages].map((l) => `${JSON.stringify(l)}\n`).join(''))
+    child.stdin.end([initialize, initialized, ...pages].map((l) => `${JSON.stringify(l)}\n`).join(''))
     const closed = new Promise<{ code: number | null; signal: string | null }>((done) => child.on('close', (code, signal) => done({ code, signal })))
     await new Promise((wait) => setTimeout(wait, 3_000))
     const sent = Date.now()
@@ -93,5 +93,28 @@ describe('docpilot mcp over stdio, stdin closed after the requests', () => {
     })
     const code = await new Promise<number | null>((done) => child.on('close', (c, sig) => (said += ` signal=${sig}`, done(c))))
     expect(code, said).toBe(0)
+  }, 120_000)
+})
+
+describe('get_page over stdio', () => {
+  /** The text of each get_page call's result, in the order asked, with whether it was an error. */
+  async function pages(asked: string[], dirs?: { indexDir: string; siteDir: string }): Promise<Array<{ isError: boolean; text: string }>> {
+    const calls = asked.map((page, i) => ({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'get_page', arguments: { page } } }))
+    const r = await mcpWith([initialize, initialized, ...calls], dirs)
+    expect(r.code, r.stderr).toBe(0)
+    return asked.map((_, i) => {
+      const result = r.replies.find((m) => m.id === i + 2)!.result as { isError?: boolean; content: Array<{ text: string }> }
+      return { isError: result.isError === true, text: result.content[0]!.text }
+    })
+  }
+
+  it('finds a page named with or without the trailing slash its site does not use', async () => {
+    const plain = await pages(['/cookies/', 'https://docs.example/cookies/#signed-cookies', '/cookies/index.md'])
+    for (const got of plain) expect(got).toEqual({ isError: false, text: expect.stringMatching(/^# Cookies\n/) })
+    const withSlash = await pages(['/cookies', '/cookies#signed-cookies', '/cookies.md', '/cookies/'], slashed)
+    for (const got of withSlash) expect(got).toEqual({ isError: false, text: expect.stringMatching(/^# Cookies\n/) })
+    // A page that is not there is still named as the agent named it.
+    const [missing] = await pages(['/nope/'])
+    expect(missing).toEqual({ isError: true, text: expect.stringContaining('There is no page at /nope/ (no Markdown copy at /nope/index.md)') })
   }, 120_000)
 })

@@ -18,7 +18,7 @@ import { refusalReason, type GateVerdict } from '../retrieval/gate.ts'
 import { openDenseChannel } from '../retrieval/hybrid.ts'
 import type { PartLoader } from '../index/parts.ts'
 import { DEFAULT_K, type DocIndex, type SearchResult } from '../retrieval/search.ts'
-import { LLMS_FULL_TXT, LLMS_TXT, llmsUrl, pageCopyUrl, pageUrlOf } from '../site-files.ts'
+import { LLMS_FULL_TXT, LLMS_TXT, llmsUrl, pageCopyUrls, pageUrlOf } from '../site-files.ts'
 
 /** Where one deployment's index and site files come from. */
 export interface DocsSite {
@@ -193,12 +193,16 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
       } catch (err) {
         return failure(`"${page}" is neither a page URL nor a source path: ${message(err)}`)
       }
-      const copy = pageCopyUrl(url)
+      const copies = pageCopyUrls(url)
+      const copy = copies[0]
       let text: string | undefined
-      try {
-        text = await site.file(copy)
-      } catch (err) {
-        return failure(`The Markdown copy of ${url} (${copy}) could not be read: ${message(err)}`)
+      for (const candidate of copies) {
+        try {
+          text = await site.file(candidate)
+        } catch (err) {
+          return failure(`The Markdown copy of ${url} (${candidate}) could not be read: ${message(err)}`)
+        }
+        if (text !== undefined) break
       }
       if (text === undefined) {
         return failure(`There is no page at ${url} (no Markdown copy at ${copy}). Find page URLs with search_docs or in ${LLMS_TXT}.`)
