@@ -12,8 +12,9 @@
 import { isSingleKey, opensPanel, readOptions, type WidgetOptions } from './options.ts'
 import type { PanelController } from './panel/mount.tsx'
 
+// The host takes !important for the panel's reason (widget/panel/styles.css): the site's rules reach the host element.
 const LAUNCHER_CSS = `
-:host { all: initial; }
+:host { all: initial !important; }
 button {
   position: fixed; bottom: 20px; z-index: 2147483000;
   display: inline-flex; align-items: center; gap: 8px;

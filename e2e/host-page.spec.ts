@@ -1,0 +1,22 @@
+/**
+ * The panel on pages that are not the demo's: a site whose global CSS reaches
+ * the panel's host element. Served without the Content-Security-Policy so the
+ * specs can add the site's stylesheet to the page.
+ */
+import { ask, dialog, expect, settled, test, useSite } from './harness.ts'
+import { COVERED } from './paths.ts'
+
+const site = useSite({ members: ['openai'], csp: false }, [])
+
+test('a site stylesheet that hides empty divs hides neither the launcher nor the panel', async ({ page }) => {
+  await page.goto(site.url)
+  // A common reset; the hosts are empty divs to the page (their content is in shadow roots).
+  await page.addStyleTag({ content: 'div:empty { display: none !important; } div { opacity: 0.2; }' })
+  const launcher = page.locator('[data-docpilot-launcher]').getByRole('button', { name: /Ask the docs/ })
+  await expect(launcher).toBeVisible()
+  await launcher.click()
+  await expect(dialog(page)).toBeVisible()
+  const body = await settled(await ask(page, COVERED), 'answered')
+  await expect(body.locator('.dp-answer')).toBeVisible()
+  expect(await page.locator('[data-docpilot-panel]').evaluate((host) => getComputedStyle(host).opacity)).toBe('1')
+})
