@@ -20,3 +20,18 @@ test('a site stylesheet that hides empty divs hides neither the launcher nor the
   await expect(body.locator('.dp-answer')).toBeVisible()
   expect(await page.locator('[data-docpilot-panel]').evaluate((host) => getComputedStyle(host).opacity)).toBe('1')
 })
+
+test('long unbroken words and URLs wrap inside the panel instead of running past its edge', async ({ page }) => {
+  const url = `https://example.com/${'segment/'.repeat(30)}end`
+  const word = `ctx.${'reallyLongIdentifier'.repeat(12)}`
+  await site.fakes.control({ member: 'openai', text: `See ${url} and call \`${word}\` or ${word} [1].` })
+  await page.goto(site.url)
+  await page.getByRole('button', { name: /Ask the docs/ }).first().click()
+  const body = await settled(await ask(page, COVERED), 'answered')
+  await expect(body.locator('.dp-answer')).toContainText('reallyLongIdentifier')
+  // A reader's question with a long token (a pasted stack trace, a URL) is shown as asked, whatever its answer.
+  const pasted = await ask(page, `Why does ${url} fail?`)
+  await expect(pasted).toHaveAttribute('data-phase', 'settled', { timeout: 45_000 })
+  const widths = await dialog(page).locator('.dp-log').evaluate((log) => ({ scroll: log.scrollWidth, client: log.clientWidth }))
+  expect(widths.scroll).toBeLessThanOrEqual(widths.client)
+})
