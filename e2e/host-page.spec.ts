@@ -35,3 +35,31 @@ test('long unbroken words and URLs wrap inside the panel instead of running past
   const widths = await dialog(page).locator('.dp-log').evaluate((log) => ({ scroll: log.scrollWidth, client: log.clientWidth }))
   expect(widths.scroll).toBeLessThanOrEqual(widths.client)
 })
+
+test('on a right-to-left page the panel follows the page, and code still reads left to right', async ({ page }) => {
+  await site.fakes.control({ member: 'openai', text: 'Call `c.set(key, value)` [1]:\n\n```ts\napp.use(async (c, next) => {\n  await next()\n})\n```' })
+  await page.goto(site.url)
+  await page.evaluate(() => document.documentElement.setAttribute('dir', 'rtl'))
+  await page.getByRole('button', { name: /Ask the docs/ }).first().click()
+  const body = await settled(await ask(page, COVERED), 'answered')
+  const pre = body.locator('.dp-answer pre')
+  await expect(pre).toContainText('app.use')
+  const layout = await pre.evaluate((el) => {
+    const root = el.getRootNode() as ShadowRoot
+    const code = el.querySelector('code')!
+    // Where the block's first character is drawn: at the left edge of the block, as in any editor.
+    const range = document.createRange()
+    range.setStart(code.firstChild!, 0)
+    range.setEnd(code.firstChild!, 1)
+    const first = range.getBoundingClientRect()
+    const box = el.getBoundingClientRect()
+    return {
+      dialog: getComputedStyle(root.querySelector('.dp-dialog')!).direction,
+      block: getComputedStyle(el).direction,
+      inline: getComputedStyle(root.querySelector('.dp-answer p code')!).direction,
+      firstAtLeft: first.left - box.left < 24,
+      firstLine: code.textContent!.split('\n')[0],
+    }
+  })
+  expect(layout).toEqual({ dialog: 'rtl', block: 'ltr', inline: 'ltr', firstAtLeft: true, firstLine: 'app.use(async (c, next) => {' })
+})
