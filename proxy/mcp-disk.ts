@@ -53,7 +53,8 @@ export function diskSite(docs: DiskDocs, mcp: Pick<McpSettings, 'siteUrl' | 'url
         return await readFile(file, 'utf8')
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
-        if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined
+        // ENAMETOOLONG: a name no file can have is a page that is not there (not an error that shows the folder's path).
+        if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return undefined
         throw err
       }
     },

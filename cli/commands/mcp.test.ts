@@ -117,4 +117,10 @@ describe('get_page over stdio', () => {
     const [missing] = await pages(['/nope/'])
     expect(missing).toEqual({ isError: true, text: expect.stringContaining('There is no page at /nope/ (no Markdown copy at /nope/index.md)') })
   }, 120_000)
+
+  it('says a page with a name too long for any file is not there, without showing where the site folder is', async () => {
+    const [long] = await pages([`/${'a'.repeat(300)}`])
+    expect(long).toEqual({ isError: true, text: expect.stringMatching(/^There is no page at \/a+ /) })
+    expect(long!.text).not.toContain(siteDir)
+  }, 120_000)
 })
