@@ -24,7 +24,7 @@ test('the whole turn without a pointer', async ({ page }, info) => {
   const body = await settled(turn, 'answered')
   await expect(input).toBeFocused()
 
-  // Tab order: from the box, Tab wraps to the header (New conversation, Close), walks the answer (its citations
+  // Tab order: from the box, Tab wraps to the header (New conversation, Close), the conversation (to scroll it), walks the answer (its citations
   // and code), its sources, the copy button and the thumbs, and comes back to the box; focus never leaves the dialog.
   const order: string[] = []
   for (let i = 0; i < 40 && order.at(-1) !== 'textbox'; i++) {
@@ -38,7 +38,7 @@ test('the whole turn without a pointer', async ({ page }, info) => {
       }),
     )
   }
-  expect(order.slice(0, 2)).toEqual(['New conversation', 'Close'])
+  expect(order.slice(0, 3)).toEqual(['New conversation', 'Close', 'Conversation'])
   const cites = order.filter((name) => /^\[\d+\]$/.test(name))
   expect(cites.length).toBeGreaterThan(0)
   expect(cites).toEqual(await body.locator('.dp-answer a.dp-cite').allTextContents())
@@ -97,4 +97,44 @@ test('dark theme and the mobile layout', async ({ browser }, info) => {
   await keepScreenshot(page, info, 'mobile-dark')
   await expectAccessible(page, info, 'mobile-dark')
   await context.close()
+})
+
+test.describe('a long answer', () => {
+  const long = useSite({ members: ['openai'] }, [])
+
+  test('is read to its end without a pointer, at 200% zoom', async ({ page }) => {
+    // Twelve paragraphs and one citation, at the end: no link or button between the first paragraph and the last.
+    const paragraphs = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1}: ${'the context keeps values for the request and its handlers read them back. '.repeat(3)}`)
+    await long.fakes.control({ member: 'openai', text: `${paragraphs.join('\n\n')}\n\nSee [1].` })
+    await page.setViewportSize({ width: 600, height: 430 })
+    await page.goto(long.url)
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type(COVERED)
+    await page.keyboard.press('Enter')
+    const d = dialog(page)
+    await settled(d.locator('article.dp-turn').first(), 'answered')
+    const seen = new Set<string>()
+    const look = async () => {
+      const shown = await d.locator('.dp-log').evaluate((log) => {
+        const box = log.getBoundingClientRect()
+        return [...log.querySelectorAll('.dp-answer p')].filter((p) => {
+          const r = p.getBoundingClientRect()
+          return r.bottom > box.top && r.top < box.bottom
+        }).map((p) => /^Paragraph \d+/.exec(p.textContent ?? '')?.[0] ?? '')
+      })
+      for (const p of shown) if (p) seen.add(p)
+    }
+    // Everything a reader can reach from the box: each stop of the Tab order, and Page Down wherever it scrolls.
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab')
+      await look()
+      for (let j = 0; j < 20 && seen.size < paragraphs.length; j++) {
+        if (await d.locator('textarea').evaluate((el) => (el.getRootNode() as ShadowRoot).activeElement === el)) break
+        await page.keyboard.press('PageDown')
+        await look()
+      }
+      if (seen.size === paragraphs.length) break
+    }
+    expect([...seen].sort((a, b) => Number(a.split(' ')[1]) - Number(b.split(' ')[1]))).toEqual(paragraphs.map((_, i) => `Paragraph ${i + 1}`))
+  })
 })

@@ -280,7 +280,17 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
             {options.demoNotice}
           </p>
         ) : null}
-        <div class="dp-log" ref={logRef} tabIndex={-1} onWheel={letReaderScroll} onTouchMove={letReaderScroll}>
+        {/* In the tab order: a reader without a pointer scrolls the conversation with the arrow keys once it has
+            focus; the links and buttons in it alone skip whatever text lies between them. */}
+        <div
+          class="dp-log"
+          ref={logRef}
+          tabIndex={0}
+          role="region"
+          aria-label={COPY.conversation}
+          onWheel={letReaderScroll}
+          onTouchMove={letReaderScroll}
+        >
           {turns.length === 0 ? (
             <div class="dp-empty">
               <p>{searchOnly ? COPY.emptySearch : COPY.empty}</p>

@@ -34,6 +34,7 @@ export const COPY = {
   emptySearch: 'Results come from these docs, grouped by page.',
   suggestions: 'Try asking',
   newConversation: 'New conversation',
+  conversation: 'Conversation',
   copy: 'Copy',
   copied: 'Copied',
   copyCode: 'Copy code',
