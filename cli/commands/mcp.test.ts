@@ -118,6 +118,21 @@ describe('get_page over stdio', () => {
     expect(missing).toEqual({ isError: true, text: expect.stringContaining('There is no page at /nope/ (no Markdown copy at /nope/index.md)') })
   }, 120_000)
 
+  it('refuses a blank page name rather than returning the home page', async () => {
+    const [blank] = await pages(['   '])
+    expect(blank).toEqual({ isError: true, text: expect.stringMatching(/^No page named\./) })
+  }, 120_000)
+
+  it('refuses a search with no words (blanks, punctuation, emoji) rather than returning unrelated passages; any script counts as words', async () => {
+    const asked = ['   ', '?!?!', '🍪🍪', 'クッキー', 'cookies']
+    const calls = asked.map((query, i) => ({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'search_docs', arguments: { query } } }))
+    const r = await mcpWith([initialize, initialized, ...calls])
+    expect(r.code, r.stderr).toBe(0)
+    const results = asked.map((_, i) => r.replies.find((m) => m.id === i + 2)!.result as { isError?: boolean; content: Array<{ text: string }> })
+    for (const refused of results.slice(0, 3)) expect(refused).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('has no words to search for') }] })
+    for (const searched of results.slice(3)) expect(searched.isError).not.toBe(true)
+  }, 120_000)
+
   it('says a page with a name too long for any file is not there, without showing where the site folder is', async () => {
     const [long] = await pages([`/${'a'.repeat(300)}`])
     expect(long).toEqual({ isError: true, text: expect.stringMatching(/^There is no page at \/a+ /) })

@@ -43,6 +43,9 @@ export interface DocsSite {
 export const MAX_LIMIT = 50
 const MAX_QUERY = 2000
 
+/** A letter or a digit, in any script: what a query needs for there to be anything to search. */
+const WORDY = /[\p{L}\p{N}]/u
+
 /** What search_docs returns: the `docpilot query` line (without its id), each result with its text. */
 export interface SearchDocsOutput extends Omit<ContractLine, 'id' | 'results' | 'gate'> {
   gate: ContractLine['gate'] & { refusedFor?: GateVerdict['refusedFor'] }
@@ -164,6 +167,8 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ query, limit }) => {
+      // A query of blanks, punctuation or emoji searches for nothing: eight unrelated passages at score 0 would read as an answer.
+      if (!WORDY.test(query)) return failure(`The query "${query}" has no words to search for. Ask in plain words, e.g. "how do I set a cookie?".`)
       let index: DocIndex
       try {
         index = await site.index()
@@ -187,6 +192,8 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ page }) => {
+      // Blank would name the site's home page, which the agent did not ask for.
+      if (!page.trim()) return failure(`No page named. Pass a url from search_docs or ${LLMS_TXT}, or a source path.`)
       let url: string
       try {
         url = pageUrlFor(site, page)
