@@ -36,7 +36,7 @@ test('long unbroken words and URLs wrap inside the panel instead of running past
   expect(widths.scroll).toBeLessThanOrEqual(widths.client)
 })
 
-test('on a right-to-left page the panel follows the page, and code still reads left to right', async ({ page }) => {
+test('on a right-to-left page the panel\'s English reads left to right, code too, and right-to-left text takes its own direction', async ({ page }) => {
   await site.fakes.control({ member: 'openai', text: 'Call `c.set(key, value)` [1]:\n\n```ts\napp.use(async (c, next) => {\n  await next()\n})\n```' })
   await page.goto(site.url)
   await page.evaluate(() => document.documentElement.setAttribute('dir', 'rtl'))
@@ -55,11 +55,18 @@ test('on a right-to-left page the panel follows the page, and code still reads l
     const box = el.getBoundingClientRect()
     return {
       dialog: getComputedStyle(root.querySelector('.dp-dialog')!).direction,
+      answer: getComputedStyle(root.querySelector('.dp-answer')!).direction,
       block: getComputedStyle(el).direction,
       inline: getComputedStyle(root.querySelector('.dp-answer p code')!).direction,
       firstAtLeft: first.left - box.left < 24,
       firstLine: code.textContent!.split('\n')[0],
     }
   })
-  expect(layout).toEqual({ dialog: 'rtl', block: 'ltr', inline: 'ltr', firstAtLeft: true, firstLine: 'app.use(async (c, next) => {' })
+  expect(layout).toEqual({ dialog: 'ltr', answer: 'ltr', block: 'ltr', inline: 'ltr', firstAtLeft: true, firstLine: 'app.use(async (c, next) => {' })
+  // A reader who asks in Hebrew sees the question, and what they type, right to left.
+  const hebrew = 'איך מגדירים עוגייה?'
+  await dialog(page).locator('textarea').fill(hebrew)
+  expect(await dialog(page).locator('textarea').evaluate((el) => getComputedStyle(el).direction)).toBe('rtl')
+  const turn = await ask(page, hebrew)
+  expect(await turn.locator('.dp-question').evaluate((el) => getComputedStyle(el).direction)).toBe('rtl')
 })

@@ -300,7 +300,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
                   <ul>
                     {suggestions.map((q) => (
                       <li key={q}>
-                        <button type="button" onClick={() => void ask(q)}>
+                        <button type="button" dir="auto" onClick={() => void ask(q)}>
                           {q}
                         </button>
                       </li>
@@ -338,6 +338,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
           <textarea
             id="dp-input"
             ref={inputRef}
+            dir="auto"
             rows={1}
             value={draft}
             placeholder={COPY.placeholder}

@@ -86,7 +86,7 @@ export function fit(blocks: Block[], mark: Marker, budget: number): { blocks: Sh
 export function Excerpt({ text, mark, budget = EXCERPT_BUDGET }: { text: string; mark: Marker; budget?: number }) {
   const { blocks, skipped } = fit(textBlocks(text), mark, budget)
   return (
-    <div class="dp-excerpt">
+    <div class="dp-excerpt" dir="auto">
       {blocks.map((block, i) => {
         const lead = skipped && i === 0 ? '… ' : ''
         if (block.kind === 'prose') {

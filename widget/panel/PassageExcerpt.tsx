@@ -18,7 +18,7 @@ export function PassageExcerpt({ text, source }: { text: string; source: Excerpt
   if (rich && mark) return <rich.Excerpt text={text} mark={mark} />
   const flat = text.replace(/\s+/g, ' ').trim()
   return (
-    <div class="dp-excerpt">
+    <div class="dp-excerpt" dir="auto">
       <p>{flat.length <= PLAIN_CHARS ? flat : `${flat.slice(0, PLAIN_CHARS)}…`}</p>
     </div>
   )

@@ -102,11 +102,11 @@ function Answer({ turn }: { turn: TurnView }) {
   const html = useMemo(() => (rich ? rich.renderAnswer(turn.text, turn.passages) : null), [rich, turn.text, turn.passages])
   // Plain text until the renderer is here (Preact escapes it); separate keys so the two never share a node.
   return html === null ? (
-    <div key="text" class="dp-answer">
+    <div key="text" class="dp-answer" dir="auto">
       <p>{turn.text}</p>
     </div>
   ) : (
-    <div key="html" class="dp-answer" dangerouslySetInnerHTML={{ __html: html }} />
+    <div key="html" class="dp-answer" dir="auto" dangerouslySetInnerHTML={{ __html: html }} />
   )
 }
 
@@ -244,7 +244,9 @@ export function Turn({ turn, actions, debug, lexical }: TurnProps) {
   const source = useMemo(() => ({ question: turn.question, lexical }), [turn.question, lexical])
   return (
     <article class="dp-turn" data-turn-id={turn.id} data-phase={turn.phase} aria-busy={turn.phase !== 'settled'}>
-      <p class="dp-question">{turn.question}</p>
+      <p class="dp-question" dir="auto">
+        {turn.question}
+      </p>
       <Body turn={turn} actions={actions} source={source} />
       {debug && turn.phase === 'settled' && turn.receipt !== undefined ? (
         <details class="dp-debug" data-testid="dp-debug">
