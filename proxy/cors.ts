@@ -6,6 +6,7 @@
  * refused and when to retry.
  */
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
+import { PROTOCOLS } from '../core/protocols/index.ts'
 import { ERROR_ID_HEADER } from './refusal.ts'
 
 /** Set when the proxy clamped the request's output-token ceiling to proxy.maxTokens. */
@@ -13,6 +14,13 @@ export const CLAMPED_HEADER = 'X-Docpilot-Max-Tokens-Clamped'
 
 /** Response headers a listed origin's page may read: the waits, the site's daily ceiling, the clamp, a proxy error's id. */
 const EXPOSE = ['Retry-After', 'X-RateLimit-Reset', SITE_CEILING.header, CLAMPED_HEADER, ERROR_ID_HEADER].join(', ')
+
+/**
+ * Request headers a listed origin's page may send: the panel's requests carry
+ * their protocol's version headers (Anthropic's `anthropic-version`) as well,
+ * and a browser refuses the whole request when its preflight does not allow one.
+ */
+const ALLOW_HEADERS = [...new Set(['content-type', 'accept', ...Object.values(PROTOCOLS).flatMap((p) => Object.keys(p.headers))])].join(', ')
 
 /** The site's origin, with scheme: what a configured origin or an Origin header is compared as. */
 export function originOf(value: string): string | undefined {
@@ -44,7 +52,7 @@ export function preflight(methods: string[], cors: string | undefined): Response
   const res = new Response(null, { status: 204 })
   if (cors) {
     res.headers.set('access-control-allow-methods', methods.join(', '))
-    res.headers.set('access-control-allow-headers', 'content-type, accept')
+    res.headers.set('access-control-allow-headers', ALLOW_HEADERS)
     res.headers.set('access-control-max-age', '600')
   }
   return res

@@ -7,6 +7,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { chatRequest } from '../core/ladder/adapters/request.ts'
+import { PROTOCOLS } from '../core/protocols/index.ts'
 import { createProxyApp, type ProxyEnv } from './app.ts'
 import { MemoryState } from './node.ts'
 import { REFUSAL_STATUS, type RefusalCode } from './refusal.ts'
@@ -201,12 +203,26 @@ describe('proxy refusals', () => {
     expect(Object.fromEntries(listed.headers)).toEqual({
       ...CORS,
       'access-control-allow-methods': 'GET',
-      'access-control-allow-headers': 'content-type, accept',
+      'access-control-allow-headers': 'content-type, accept, anthropic-version',
       'access-control-max-age': '600',
     })
     const own = await app.request('/ai/health', { method: 'OPTIONS', headers: { origin: SITE } })
     expect(own.status).toBe(204)
     expect(Object.fromEntries(own.headers)).toEqual({})
+  })
+
+  it("a listed origin's preflight allows every header the panel's chat requests carry, on each wire protocol", async () => {
+    const { app } = proxy()
+    for (const protocol of Object.values(PROTOCOLS)) {
+      // The names a browser lists in Access-Control-Request-Headers: any it is not allowed fails the request.
+      const sent = Object.keys(chatRequest(protocol, 'm', 'text/event-stream', {}, 100).headers).map((h) => h.toLowerCase())
+      const res = await app.request('/ai/openai/chat/completions', {
+        method: 'OPTIONS',
+        headers: { origin: PARTNER, 'access-control-request-method': 'POST', 'access-control-request-headers': sent.join(',') },
+      })
+      const allowed = (res.headers.get('access-control-allow-headers') ?? '').split(/,\s*/)
+      expect({ protocol: protocol.id, missing: sent.filter((h) => !allowed.includes(h)) }).toEqual({ protocol: protocol.id, missing: [] })
+    }
   })
 })
 
