@@ -95,6 +95,35 @@ describe('a site whose pages carry the script tag and whose folder holds the ind
   })
 })
 
+describe('a site built for a base path (VitePress base, Docusaurus baseUrl, Astro base)', () => {
+  let server: PreviewServer
+  beforeAll(async () => {
+    lines.length = 0
+    // As the integrations write it: the tag names /docs/..., the files sit at the folder's root (deployed below /docs/).
+    const dir = join(work, 'based')
+    const tag = '<script src="/docs/docpilot-assets/docpilot.js" data-index="/docs/docpilot/" defer></script>'
+    mkdirSync(join(dir, 'guide'), { recursive: true })
+    writeFileSync(join(dir, 'index.html'), page('Home', tag))
+    writeFileSync(join(dir, 'guide', 'cookies.html'), page('Cookies', tag))
+    mkdirSync(join(dir, 'docpilot-assets'))
+    writeFileSync(join(dir, 'docpilot-assets', 'docpilot.js'), '/* stand-in loader */')
+    cpSync(indexDir, join(dir, 'docpilot'), { recursive: true })
+    server = await startPreviewServer({ siteDir: dir, config, indexDir: join(work, 'nowhere'), cwd: work, env: {}, dbPath: ':memory:', log })
+  })
+  afterAll(() => server?.close())
+
+  it('serves the folder below that base, its pages, widget and index where the tag says', async () => {
+    expect(server.base).toBe('/docs/')
+    expect(await (await fetch(`${server.url}/docs/guide/cookies`)).text()).toContain('<h1>Cookies</h1>')
+    expect(await (await fetch(`${server.url}/docs/docpilot-assets/docpilot.js`)).text()).toBe('/* stand-in loader */')
+    const manifest = (await (await fetch(`${server.url}/docs/docpilot/manifest.json`)).json()) as Manifest
+    expect((await fetch(`${server.url}/docs/docpilot/${manifest.parts.lexical}`)).status).toBe(200)
+    expect((await fetch(`${server.url}/guide/cookies`)).status).toBe(404)
+    expect(lines.join('\n')).toContain('The pages are built for the base path /docs/')
+    expect(lines.join('\n')).not.toContain("serving docpilot's own widget files")
+  })
+})
+
 describe('a site without the script tag or an index of its own', () => {
   let server: PreviewServer
   beforeAll(async () => {

@@ -68,6 +68,22 @@ export async function findLoaderTag(siteDir: string): Promise<LoaderTag | undefi
   return undefined
 }
 
+/**
+ * The URL path the site folder is deployed below: '/' unless its pages were
+ * built for a base path (VitePress `base`, Docusaurus `baseUrl`, Astro `base`),
+ * whose output holds at its root what the pages load from below that base.
+ */
+export function siteBase(siteDir: string, tag: LoaderTag | undefined): string {
+  if (!tag || siteFile(siteDir, tag.src)) return '/'
+  const dirs = tag.src.split('/').slice(1, -1)
+  for (let n = 1; n < dirs.length; n++) {
+    const base = `/${dirs.slice(0, n).join('/')}/`
+    const below = (url: string) => url.slice(base.length - 1)
+    if (tag.index.startsWith(base) && (siteFile(siteDir, below(tag.src)) || siteFile(siteDir, `${below(tag.index)}${MANIFEST_FILE}`))) return base
+  }
+  return '/'
+}
+
 /** The variable this environment lacks for the proxy to serve a member, if any. */
 function unservedVariable(member: MemberId, settings: ProxySettings, env: Record<string, string | undefined>): string | undefined {
   const spec = providerSpec(member)
@@ -95,6 +111,8 @@ export interface PreviewOptions {
 
 export interface PreviewServer {
   url: string
+  /** The path the site is served below ('/', or the base its pages were built for, e.g. '/docs/'). */
+  base: string
   manifest: Manifest
   /** Who answers questions here, in words: the chain's members this environment can serve, or search answers only. */
   answers: string
@@ -121,25 +139,33 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
   const loaderUrl = tag?.src ?? `${ASSET_PATH}docpilot.js`
   const indexUrl = tag?.index ?? INDEX_PATH
   const assetUrl = loaderUrl.slice(0, loaderUrl.lastIndexOf('/') + 1)
+  const base = siteBase(siteDir, tag)
+  /** Where a URL path's file sits in the site folder (undefined: outside the base the site is served below). */
+  const inSite = (url: string) => (url.startsWith(base) ? url.slice(base.length - 1) : undefined)
+  const siteFileAt = (url: string) => {
+    const path = inSite(url)
+    return path === undefined ? undefined : siteFile(siteDir, path)
+  }
   const mounts: Mount[] = []
   if (tag) log(`Pages load ${loaderUrl} with the index at ${indexUrl} (first seen in ${tag.page}).`)
+  if (base !== '/') log(`The pages are built for the base path ${base}: serving ${opts.siteDir} below it.`)
   else log(`No page in ${opts.siteDir} loads docpilot.js: preview adds the script tag to every page it serves. Your deployed pages need it too (\`docpilot widget\` prints it).`)
 
   let onnxNote: string | undefined
-  if (!siteFile(siteDir, loaderUrl)) {
+  if (!siteFileAt(loaderUrl)) {
     const shipped = shippedWidgetMounts(assetUrl)
     mounts.push(...shipped.mounts)
     onnxNote = shipped.note
-    log(`${opts.siteDir} has no ${loaderUrl}: serving docpilot's own widget files at ${assetUrl} (\`docpilot widget --out ${join(opts.siteDir, assetUrl)}\` puts them in your site).`)
+    log(`${opts.siteDir} has no ${loaderUrl}: serving docpilot's own widget files at ${assetUrl} (\`docpilot widget --out ${join(opts.siteDir, inSite(assetUrl) ?? assetUrl)}\` puts them in your site).`)
   }
-  const siteManifest = siteFile(siteDir, `${indexUrl}manifest.json`)
+  const siteManifest = siteFileAt(`${indexUrl}manifest.json`)
   let manifestFile = siteManifest
   if (!manifestFile) {
     const fallback = siteFile(opts.indexDir, `/${MANIFEST_FILE}`)
     if (!fallback) {
       throw new Error(
-        `no index to serve: the pages look for it at ${indexUrl}, and neither ${join(opts.siteDir, indexUrl, MANIFEST_FILE)} nor ` +
-          `${join(relative(opts.cwd, opts.indexDir) || '.', MANIFEST_FILE)} exists. Build it into the site: \`docpilot index --out ${join(opts.siteDir, indexUrl)}\``,
+        `no index to serve: the pages look for it at ${indexUrl}, and neither ${join(opts.siteDir, inSite(indexUrl) ?? indexUrl, MANIFEST_FILE)} nor ` +
+          `${join(relative(opts.cwd, opts.indexDir) || '.', MANIFEST_FILE)} exists. Build it into the site: \`docpilot index --out ${join(opts.siteDir, inSite(indexUrl) ?? indexUrl)}\``,
       )
     }
     mounts.push({ url: indexUrl, dir: opts.indexDir, cache: 'immutable' })
@@ -183,7 +209,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
       mounts,
       fixed: fakes ? { [`${indexUrl}manifest.json`]: { body: JSON.stringify(manifest), type: 'application/json; charset=utf-8' } } : {},
       page: async (path) => {
-        const found = siteFile(siteDir, path)
+        const found = siteFileAt(path)
         if (found && isHtml(found) && !tag) return { html: injectLoader(await readFile(found, 'utf8'), shell) }
         if (found) return { file: found }
         const notFound = siteFile(siteDir, '/404.html')
@@ -196,6 +222,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     listening = { host: opts.host ?? '127.0.0.1', port: site.port }
     return {
       url: site.url,
+      base,
       manifest,
       answers,
       proxy,
@@ -263,7 +290,7 @@ Examples:
       })
       if (server.fakes) await server.fakes.control({ echo: true, deltas: 12, paceMs: 40 })
       ctx.stderr(`${server.answers}\n`)
-      ctx.stdout(`docpilot preview: ${server.url}/  (site: ${relative(ctx.cwd, resolve(ctx.cwd, dir)) || '.'}; Ctrl+C to stop)\n`)
+      ctx.stdout(`docpilot preview: ${server.url}${server.base}  (site: ${relative(ctx.cwd, resolve(ctx.cwd, dir)) || '.'}; Ctrl+C to stop)\n`)
       await serveUntilStopped(server.close)
     })
 }
