@@ -242,6 +242,17 @@ describe('doctor --proxy --url (checking a running proxy)', () => {
     expect(out).toMatch(/FAIL \/ai\/gemini\/models\/gemini-2\.0-flash:streamGenerateContent: 404 unknown_member/)
   })
 
+  it("waits out the proxy's own per-client limit instead of failing routes that are fine", async () => {
+    // A burst smaller than the check's requests (health and one POST per route), refilled each second.
+    const tight = validateConfig({ ...config, proxy: { siteOrigins: ['https://docs.example.com'], rateLimit: { perMinute: 60, burst: 2 } } }, 'test')
+    const p = await serve(env, tight)
+    let out = ''
+    const code = await runDoctorProxy({ config: tight, env, url: p.url, stdout: (t) => (out += t) })
+    expect(out).not.toContain('FAIL')
+    expect(out).toContain('All routes ok.')
+    expect(code).toBe(0)
+  })
+
   it('fails when nothing answers at the URL', async () => {
     const { code, out } = await run('http://127.0.0.1:9')
     expect(code).toBe(1)

@@ -241,6 +241,9 @@ interface HealthRoute {
   probe?: { status: number | null; result: string }
 }
 
+/** The longest the check waits out the proxy's own rate limit, in all. */
+const RATE_LIMIT_WAIT_MS = 60_000
+
 /** Checks a running proxy route by route, spending no provider tokens and no daily quota. */
 export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: typeof fetch = fetch): Promise<CheckResult> {
   const base = url.replace(/\/+$/, '')
@@ -250,10 +253,23 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
     ok = false
     out.push(`  FAIL ${line}`)
   }
+  // The proxy's per-client limit is meant for readers, and a long chain (or a second run soon
+  // after the first) asks more at once than its burst: wait as its Retry-After says instead of
+  // failing routes that are fine, up to a minute in all.
+  let waited = 0
+  const ask = async (path: string, init: RequestInit, timeoutMs: number) => {
+    for (;;) {
+      const res = await doFetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+      const body = (await res.json().catch(() => undefined)) as { routes?: HealthRoute[]; error?: { code: string; message: string } } | undefined
+      const wait = Number(res.headers.get('retry-after')) * 1000
+      if (res.status !== 429 || body?.error?.code !== 'rate_limited' || !(wait > 0) || waited + wait > RATE_LIMIT_WAIT_MS) return { res, body }
+      waited += wait
+      await new Promise((done) => setTimeout(done, wait))
+    }
+  }
   let health: { routes: HealthRoute[] } | undefined
   try {
-    const res = await doFetch(`${base}/ai/health?probe=1`, { signal: AbortSignal.timeout(20_000) })
-    const body = (await res.json().catch(() => undefined)) as { routes?: HealthRoute[]; error?: { code: string; message: string } } | undefined
+    const { res, body } = await ask('/ai/health?probe=1', {}, 20_000)
     if (res.status === 200 && Array.isArray(body?.routes)) {
       health = { routes: body.routes }
       out.push(`  ok   ${base}/ai/health answers`)
@@ -284,8 +300,7 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
   // member and path are known to it, so nothing reaches the upstream and nothing is spent.
   for (const l of plan.lines) {
     try {
-      const res = await doFetch(`${base}${l.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'doctor', signal: AbortSignal.timeout(10_000) })
-      const body = (await res.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined
+      const { res, body } = await ask(l.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'doctor' }, 10_000)
       const code = body?.error?.code
       if (res.status === 400 && code === 'invalid_body') out.push(`  ok   ${l.path}`)
       else if (res.status === 429) fail(`${l.path}: the proxy rate-limited the check (${code}); run doctor again in ${res.headers.get('retry-after') ?? 'a few'} s`)
