@@ -89,6 +89,7 @@ export function keyValues(env: ProxyEnv): string[] {
 export function checkProxyConfig(settings: ProxySettings, env: ProxyEnv): void {
   checkOrigins(settings)
   checkKeys(settings, env)
+  checkUpstreamUrls(settings, env)
 }
 
 export function checkOrigins(settings: ProxySettings): void {
@@ -112,6 +113,33 @@ export function checkKeys(settings: ProxySettings, env: ProxyEnv): void {
         `${keyEnv} cannot be sent as a header value: it holds a line break, a NUL, another control character, a non-ASCII character or surrounding spaces. Set it to the key alone (the value is not shown here).`,
       )
     }
+  }
+}
+
+/** What an own server's variable looks like (docs/answer-ladder.md); hosted members show their default. */
+const OWN_SERVER_URL: Partial<Record<MemberId, string>> = {
+  custom: 'http://10.0.0.5:8000/v1',
+  llamacpp: 'http://127.0.0.1:8080/v1',
+  ollama: 'http://127.0.0.1:11434',
+}
+
+/**
+ * A base URL variable without its scheme (`OLLAMA_URL=localhost:11434`, as
+ * Ollama's own OLLAMA_HOST is written) would fail every request as an
+ * unreachable upstream; say which variable to fix instead. The value is not
+ * shown: on a Worker this message reaches the browser, and a URL may hold a
+ * credential.
+ */
+export function checkUpstreamUrls(settings: ProxySettings, env: ProxyEnv): void {
+  for (const route of settings.routes) {
+    const spec = providerSpec(route.member)
+    const value = env[spec.baseUrlEnv]
+    if (!value) continue
+    const url = URL.parse(value)
+    if (url && (url.protocol === 'http:' || url.protocol === 'https:')) continue
+    throw new ProxyConfigError(
+      `${spec.baseUrlEnv} is not an http(s) URL; write it with its scheme, e.g. ${spec.defaultBaseUrl ?? OWN_SERVER_URL[spec.id]} (the value is not shown here).`,
+    )
   }
 }
 

@@ -86,6 +86,17 @@ describe('start-up and internal failures on the Node entry', () => {
     }
   })
 
+  it('refuses to start on a base URL variable without its scheme, naming the variable and an example, never the value', () => {
+    const ollama = parseProxySettings({ routes: [{ member: 'ollama', chatModels: ['llama3.2'] }], proxy: { siteOrigins: ['https://docs.example.com'] } })
+    expect(() => createNodeProxy({ settings: ollama, env: { OLLAMA_URL: 'localhost:11434' }, dbPath: IN_MEMORY })).toThrow(
+      /^OLLAMA_URL is not an http\(s\) URL; write it with its scheme, e\.g\. http:\/\/127\.0\.0\.1:11434 \(the value is not shown here\)\.$/,
+    )
+    expect(() => createNodeProxy({ settings: withOrigins, env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: 'api.openai.com/v1' }, dbPath: IN_MEMORY })).toThrow(
+      /^OPENAI_BASE_URL is not an http\(s\) URL; write it with its scheme, e\.g\. https:\/\/api\.openai\.com\/v1 /,
+    )
+    createNodeProxy({ settings: ollama, env: { OLLAMA_URL: 'http://127.0.0.1:11434' }, dbPath: IN_MEMORY }).close()
+  })
+
   it('refuses to start without proxy.siteOrigins, naming the field and how to set it', () => {
     expect(() => createNodeProxy({ settings: parseProxySettings({ routes }), env: { OPENAI_API_KEY: KEY }, dbPath: IN_MEMORY })).toThrow(
       /proxy\.siteOrigins is not set.*Set proxy\.siteOrigins in docpilot\.config, e\.g\. \['https:\/\/docs\.example\.com'\]/,

@@ -17,7 +17,7 @@ import type Database from 'better-sqlite3'
 import { serve, type ServerType } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context } from 'hono'
-import { checkKeys, checkOrigins, createProxyApp, type ProxyApp, type ProxyEnv } from './app.ts'
+import { checkKeys, checkOrigins, checkUpstreamUrls, createProxyApp, type ProxyApp, type ProxyEnv } from './app.ts'
 import { EVENT_INSERT, EVENT_PRUNE, EVENT_RATE, EVENT_SELECT, EVENTS_DDL, eventParams, type EventRating, type EventRow } from './events.ts'
 import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
 import { MemoryBuckets, dayKey, forwardedClient, nextUtcMidnight, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
@@ -272,6 +272,7 @@ export function createNodeProxy(options: NodeProxyOptions): NodeProxy {
     options.siteOrigins ? { ...options.settings, proxy: { ...options.settings.proxy, siteOrigins: options.siteOrigins() } } : options.settings
   // Origins given by a function are known once the server listens; the keys are checked now either way.
   checkKeys(options.settings, env)
+  checkUpstreamUrls(options.settings, env)
   if (!options.siteOrigins) checkOrigins(options.settings)
   const state = openProxyState(options.dbPath ?? DEFAULT_DB_PATH)
   const trustedHops = options.trustedHops ?? 0
