@@ -111,7 +111,7 @@ export function renderHtml(report: Report, generatedAt: Date): string {
             'Gap groups',
             ['Readers', 'Refused', 'Thumbs down', 'Nearest sections', 'Sample questions'],
             report.gaps.map((g) => [
-              g.count,
+              g.readers,
               g.refused,
               g.thumbsDown,
               g.nearest.map((s) => `${esc(sectionLabel(s))} <code>${esc(s.path)}</code>`).join('<br>'),

@@ -28,7 +28,7 @@ export function renderMarkdown(report: Report): string {
     for (const g of report.gaps) {
       const near = g.nearest.map((s) => `${cell(sectionLabel(s))} (${code(s.path)})`).join('<br>')
       const samples = g.questions.slice(0, SAMPLES).map((q) => cell(q)).join('<br>') || '(question text not stored)'
-      out.push(`| ${g.count} | ${g.refused} | ${g.thumbsDown} | ${near} | ${samples} |`)
+      out.push(`| ${g.readers} | ${g.refused} | ${g.thumbsDown} | ${near} | ${samples} |`)
     }
     out.push('')
   }

@@ -90,6 +90,15 @@ describe('insights report', () => {
     expect(gapRows[0]!.split(/(?<!\\)\|/).length).toBe(7)
   })
 
+  it('counts a gap\'s readers by tab: one reader rephrasing a refused question three times is one reader, and ranks below two', () => {
+    const refused = (tab: string, section: typeof CONTEXT) => ({ ...event('refused', { sections: [{ ...section, cited: false }] }), tab })
+    const rephrased = buildReport(parseEvents([refused('tab-a', CONTEXT), refused('tab-a', CONTEXT), refused('tab-a', CONTEXT), refused('tab-b', ROUTING), refused('tab-c', ROUTING)]).events)
+    const gaps = renderMarkdown(rephrased).split('## Gaps')[1]!.split('\n## ')[0]!
+    // Readers, refused, thumbs down, and the section.
+    const rows = gaps.split('\n').filter((l) => /^\| \d/.test(l)).map((l) => [...l.split(' | ').slice(0, 3), /`([^`]+)`/.exec(l)![1]])
+    expect(rows).toEqual([['| 2', '2', '0', 'api/routing.md'], ['| 1', '3', '0', 'api/context.md']])
+  })
+
   it('says how to turn insights on when nothing is stored', () => {
     const empty = buildReport([])
     expect(renderMarkdown(empty)).toMatch(/insights\.enabled/)

@@ -21,6 +21,8 @@ export interface GapGroup {
   section: SectionRef
   /** Turns in the group: refused, thumbs-down, or both. */
   count: number
+  /** Browser tabs those turns came from: a reader rephrasing a refused question three times is one reader. */
+  readers: number
   refused: number
   thumbsDown: number
   /** Stored questions (only when the owner kept question text), newest first. */
@@ -99,7 +101,7 @@ export function buildReport(events: ParsedEvent[], opts: ReportOptions = {}): Re
   const rungs = new Map<string, RungRow>()
   const cooling = new Map<MemberId, number>()
   const cited = new Map<string, SectionRef & { count: number }>()
-  type Group = GapGroup & { near: Map<string, SectionRef & { hits: number }> }
+  type Group = GapGroup & { near: Map<string, SectionRef & { hits: number }>; tabs: Set<string> }
   const gaps = new Map<string, Group>()
   const gate = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, passed: 0, refused: 0 }))
   const retrieval = { hybrid: 0, lexical: 0, degraded: 0 }
@@ -146,8 +148,10 @@ export function buildReport(events: ParsedEvent[], opts: ReportOptions = {}): Re
     const nearest = record.sections[0]
     if ((refused || down) && nearest) {
       const key = sectionKey(nearest)
-      const group: Group = gaps.get(key) ?? { section: ref(nearest), count: 0, refused: 0, thumbsDown: 0, questions: [], nearest: [], near: new Map() }
+      const group: Group = gaps.get(key) ?? { section: ref(nearest), count: 0, readers: 0, refused: 0, thumbsDown: 0, questions: [], nearest: [], near: new Map(), tabs: new Set() }
       group.count++
+      group.tabs.add(row.tab)
+      group.readers = group.tabs.size
       if (refused) group.refused++
       if (down) group.thumbsDown++
       if (row.question) group.questions.unshift(row.question)
@@ -180,9 +184,9 @@ export function buildReport(events: ParsedEvent[], opts: ReportOptions = {}): Re
     rungs: [...rungs.values()].sort((a, b) => a.index - b.index || a.member.localeCompare(b.member)),
     ratings,
     gaps: [...gaps.values()]
-      .sort((a, b) => b.count - a.count || sectionKey(a.section).localeCompare(sectionKey(b.section)))
+      .sort((a, b) => b.readers - a.readers || b.count - a.count || sectionKey(a.section).localeCompare(sectionKey(b.section)))
       .slice(0, top)
-      .map(({ near, ...g }) => ({
+      .map(({ near, tabs: _, ...g }) => ({
         ...g,
         nearest: [...near.values()].sort((a, b) => b.hits - a.hits || sectionKey(a).localeCompare(sectionKey(b))).slice(0, 3),
       })),
