@@ -16,9 +16,11 @@ export class StoreReadError extends Error {
   override name = 'StoreReadError'
 }
 
+const PASS_DB = 'Pass the file your proxy writes with --db (docpilot proxy: .docpilot/proxy.sqlite; dev: .docpilot/dev-proxy.sqlite), or read D1 with --d1 <database>.'
+
 export function readSqliteEvents(path: string): EventRow[] {
   if (!existsSync(path)) {
-    throw new StoreReadError(`No proxy database at ${path}. Pass the file your proxy writes with --db (docpilot proxy: .docpilot/proxy.sqlite; dev: .docpilot/dev-proxy.sqlite), or read D1 with --d1 <database>.`)
+    throw new StoreReadError(`No proxy database at ${path}. ${PASS_DB}`)
   }
   let Sqlite: typeof Database
   try {
@@ -26,12 +28,16 @@ export function readSqliteEvents(path: string): EventRow[] {
   } catch {
     throw new StoreReadError(`Reading ${path} needs SQLite: install it with \`npm install better-sqlite3\` (the proxy that wrote it had it).`)
   }
-  const db = new Sqlite(path, { readonly: true, fileMustExist: true })
+  let db: Database.Database | undefined
   try {
+    db = new Sqlite(path, { readonly: true, fileMustExist: true })
     const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'events'").get()
     return table ? (db.prepare(EVENT_SELECT).all() as EventRow[]) : []
+  } catch (err) {
+    // SQLite's own words ('file is not a database', 'disk I/O error' for a folder) name neither the file nor the fix.
+    throw new StoreReadError(`Cannot read ${path} as the proxy's SQLite database (${(err as Error).message}). ${PASS_DB}`)
   } finally {
-    db.close()
+    db?.close()
   }
 }
 
