@@ -132,13 +132,25 @@ export const GateSchema = z.strictObject({
   subjectFloor: z.number().min(0).max(1).optional(),
 })
 
-/** An http(s) origin: scheme, host and optional port, nothing after. */
+/**
+ * An http(s) origin: scheme, host and optional port, nothing after. Kept as
+ * the browser's Origin header spells it, so `https://Docs.Example.com:443/`
+ * (no path, only spelt differently) is accepted as `https://docs.example.com`.
+ */
 const origin = z
   .string()
   .refine((v) => {
     const url = URL.parse(v)
-    return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === v.replace(/\/$/, '')
+    return (
+      url !== null &&
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      !url.username &&
+      !url.password &&
+      url.pathname === '/' &&
+      !/[?#]/.test(v)
+    )
   }, 'expected an origin such as https://docs.example.com (scheme and host, no path)')
+  .transform((v) => URL.parse(v)!.origin)
 
 export const ProxySchema = z.strictObject({
   /**

@@ -84,6 +84,17 @@ describe('validateConfig', () => {
     expect(validateConfig({ panel: { suggestions: [' Why? '] } }, 'docpilot.config.ts').panel.suggestions).toEqual(['Why?'])
   })
 
+  it('takes a site origin spelt otherwise than the browser sends it (capitals, the default port, a slash) as that origin, and refuses one with more', () => {
+    const proxy = validateConfig({ proxy: { siteOrigins: ['https://Docs.Example.com:443/'], allowedOrigins: ['HTTP://localhost:3000'] } }, 'docpilot.config.ts').proxy
+    expect(proxy.siteOrigins).toEqual(['https://docs.example.com'])
+    expect(proxy.allowedOrigins).toEqual(['http://localhost:3000'])
+    for (const bad of ['https://docs.example.com/docs/', 'https://docs.example.com/?a', 'https://user:pw@docs.example.com', 'docs.example.com', 'ftp://docs.example.com']) {
+      expect(problems({ proxy: { siteOrigins: [bad] } })).toEqual([
+        `Invalid config docpilot.config.ts: proxy.siteOrigins[0]: expected an origin such as https://docs.example.com (scheme and host, no path) (got "${bad}")`,
+      ])
+    }
+  })
+
   it('rejects a file that exports something other than an object', () => {
     expect(problems(5)).toEqual(['Invalid config docpilot.config.ts: the file must export a config object (got 5)'])
   })
