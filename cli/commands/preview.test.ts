@@ -69,6 +69,7 @@ describe('a site whose pages carry the script tag and whose folder holds the ind
     const html = await res.text()
     expect(html).toBe(page('Cookies', TAG))
     expect(lines.join('\n')).toContain('Pages load /assets/dp/docpilot.js with the index at /search-index/')
+    expect(lines.join('\n')).not.toContain('No page in')
   })
 
   it('serves the index and the widget from the site folder', async () => {
@@ -121,6 +122,7 @@ describe('a site built for a base path (VitePress base, Docusaurus baseUrl, Astr
     expect((await fetch(`${server.url}/guide/cookies`)).status).toBe(404)
     expect(lines.join('\n')).toContain('The pages are built for the base path /docs/')
     expect(lines.join('\n')).not.toContain("serving docpilot's own widget files")
+    expect(lines.join('\n')).not.toContain('No page in')
   })
 })
 

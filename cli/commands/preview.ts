@@ -148,8 +148,8 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
   }
   const mounts: Mount[] = []
   if (tag) log(`Pages load ${loaderUrl} with the index at ${indexUrl} (first seen in ${tag.page}).`)
-  if (base !== '/') log(`The pages are built for the base path ${base}: serving ${opts.siteDir} below it.`)
   else log(`No page in ${opts.siteDir} loads docpilot.js: preview adds the script tag to every page it serves. Your deployed pages need it too (\`docpilot widget\` prints it).`)
+  if (base !== '/') log(`The pages are built for the base path ${base}: serving ${opts.siteDir} below it.`)
 
   let onnxNote: string | undefined
   if (!siteFileAt(loaderUrl)) {
