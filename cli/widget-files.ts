@@ -14,6 +14,8 @@ import { pathToFileURL } from 'node:url'
 import { FROM_SOURCES, PACKAGE_ROOT } from './package-root.ts'
 import type { Mount } from './site-server.ts'
 import { WrittenFiles } from '../indexer/written-files.ts'
+import { embedderRuntime } from '../core/embed/open.ts'
+import type { EmbedderIdentity } from '../core/index/format.ts'
 
 /** The prebuilt widget an installed package ships (and where a checkout builds it). */
 export const SHIPPED_WIDGET_DIR = join(PACKAGE_ROOT, 'dist/widget')
@@ -81,6 +83,11 @@ export function onnxRuntime(): OnnxRuntime {
     return { missing: `onnxruntime-web ${version} is installed, and the panel was built with ${wanted}: npm install onnxruntime-web@${wanted}` }
   }
   return { dir, version }
+}
+
+/** The ONNX runtime note for an index with this embedder: only an ONNX one loads the runtime, so only its owner needs to hear it is missing. */
+export function onnxNoteFor(embedder: EmbedderIdentity, note: string | undefined): string | undefined {
+  return note !== undefined && embedderRuntime(embedder) === 'onnx' ? note : undefined
 }
 
 /** Copies the ONNX runtime files into a widget folder; says what it did either way. */

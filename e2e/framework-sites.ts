@@ -49,6 +49,11 @@ export function describeFrameworkSite(spec: FrameworkSpec): { url: () => string 
     await state.site?.remove()
   })
 
+  test(`${spec.name}: the build says nothing of the ONNX runtime, which the default index does not load`, () => {
+    expect(state.site.log).toContain('indexed ')
+    expect(state.site.log).not.toContain('ONNX runtime files')
+  })
+
   test(`${spec.name}: the panel answers with a citation that lands on the heading in the framework's page`, async ({ page }, info) => {
     await state.server.fakes!.control({ echo: true, deltas: 6, paceMs: 20 })
     await page.goto(`${state.server.url}${spec.start}`)

@@ -164,7 +164,7 @@ export interface IndexSiteOptions extends FrameworkSite {
 /** Indexes the built pages into `<outDir>/docpilot/` and writes the widget into `<outDir>/docpilot-assets/`. */
 export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
   const started = performance.now()
-  const [{ buildIndex, createdAtFromEnv }, { defaultCacheDir }, { writeWidget }, { PACKAGE_VERSION }] = await Promise.all([
+  const [{ buildIndex, createdAtFromEnv }, { defaultCacheDir }, { onnxNoteFor, writeWidget }, { PACKAGE_VERSION }] = await Promise.all([
     import('../indexer/build.ts'),
     import('../indexer/cache-dir.ts'),
     import('../cli/widget-files.ts'),
@@ -185,7 +185,7 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
     onWarnings: (warnings) => warnings.forEach((w) => opts.log(`warning: ${w.file}: ${w.message}`)),
     embed: { env: process.env, configDir: opts.root, cacheDir: defaultCacheDir(opts.root, process.env) },
   })
-  const { note: onnxNote } = await writeWidget(join(opts.outDir, ASSET_FOLDER))
+  const onnxNote = onnxNoteFor(result.manifest.embedder, (await writeWidget(join(opts.outDir, ASSET_FOLDER))).note)
   const where = relative(opts.root, indexDir) || indexDir
   opts.log(
     `indexed ${result.files.length} pages into ${result.chunks} chunks (${where}) and wrote the widget in ${((performance.now() - started) / 1000).toFixed(1)} s` +

@@ -11,7 +11,6 @@ import { readFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
-import { embedderRuntime } from '../../core/embed/open.ts'
 import { MANIFEST_FILE, type Manifest } from '../../core/index/format.ts'
 import { openIndex } from '../../core/retrieval/search.ts'
 import type { FakeProviders } from '../../fixtures/providers/index.ts'
@@ -24,7 +23,7 @@ import { loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliConte
 import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, withoutProviderVars } from '../local-proxy.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../demo-pages.ts'
 import { isHtml, siteFile, startSiteServer, type Mount, type PageAnswer } from '../site-server.ts'
-import { requireWidget, shippedWidgetMounts, SHIPPED_WIDGET_DIR, widgetBuilder } from '../widget-files.ts'
+import { onnxNoteFor, requireWidget, shippedWidgetMounts, SHIPPED_WIDGET_DIR, widgetBuilder } from '../widget-files.ts'
 
 export { STRICT_CSP } from '../site-server.ts'
 
@@ -158,7 +157,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     // The proxy serves exactly what `docpilot proxy` and `doctor --proxy` would for this config and
     // environment, and the manifest the panel reads names the same chain.
     const stored = await readIndexManifest(indexDir)
-    if (widget.onnxNote && embedderRuntime(stored.embedder) === 'onnx') log(widget.onnxNote)
+    const onnxNote = onnxNoteFor(stored.embedder, widget.onnxNote)
+    if (onnxNote) log(onnxNote)
     // The page's own origin is known once the server listens (the port may be 0: any free one).
     let listening: { host: string; port: number } | undefined
     const origins = () => (listening ? localOrigins(listening.host, listening.port) : [])

@@ -13,7 +13,6 @@ import { dirname, join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { neededVariable } from '../../core/chain/resolve.ts'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
-import { embedderRuntime } from '../../core/embed/open.ts'
 import { MANIFEST_FILE, type Manifest } from '../../core/index/format.ts'
 import { providerSpec, type MemberId } from '../../core/providers/table.ts'
 import type { FakeProviders } from '../../fixtures/providers/index.ts'
@@ -26,7 +25,7 @@ import { injectLoader } from '../demo-pages.ts'
 import { readIndexManifest } from '../index-dir.ts'
 import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv } from '../local-proxy.ts'
 import { isHtml, siteFile, startSiteServer, type Mount } from '../site-server.ts'
-import { shippedWidgetMounts } from '../widget-files.ts'
+import { onnxNoteFor, shippedWidgetMounts } from '../widget-files.ts'
 import { ASSET_PATH, DEMO_NOTICE, INDEX_PATH } from './dev.ts'
 
 /** Where the pages load the widget and the index from: the loader's script tag. */
@@ -173,8 +172,8 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     log(`${opts.siteDir} has no index at ${indexUrl}: serving ${relative(opts.cwd, opts.indexDir) || '.'} there.`)
   }
   const stored = await readIndexManifest(dirname(manifestFile))
-  // Only an index with an ONNX embedder needs the runtime files the shipped widget lacks.
-  if (onnxNote && embedderRuntime(stored.embedder) === 'onnx') log(onnxNote)
+  const onnxMissing = onnxNoteFor(stored.embedder, onnxNote)
+  if (onnxMissing) log(onnxMissing)
 
   const { fakes, own: ownFakes } = await fakeProvidersFor(opts.fakeProviders)
   try {
