@@ -314,6 +314,14 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
       await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'unauthorized' })
       await expect(build('openai', { env: fakes.env() })).rejects.toThrow(/openai embeddings answered HTTP 401/)
     })
+
+    it('names a base URL variable written without its scheme, not a bare "fetch failed", and never its value', async () => {
+      const env = { OLLAMA_URL: 'localhost:11434' }
+      const failed = build({ provider: 'ollama', model: 'nomic-embed-text' }, { env }).then(() => undefined, (err: unknown) => err as Error)
+      const err = await failed
+      expect(err?.message).toMatch(/OLLAMA_URL is not an http\(s\) URL; write it with its scheme, e\.g\. http:\/\/127\.0\.0\.1:11434/)
+      expect(err?.message).not.toContain('localhost:11434')
+    })
   })
 })
 

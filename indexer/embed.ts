@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { autoEmbedMember } from '../core/chain/embed.ts'
-import { memberAvailable, neededVariable, resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
+import { badBaseUrl, memberAvailable, neededVariable, resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
 import type { ChatConfig, EmbedConfig } from '../core/config/schema.ts'
 import { HostedEmbedder } from '../core/embed/hosted.ts'
 import { loadOnnx } from '../core/embed/load-onnx.ts'
@@ -136,6 +136,8 @@ function hostedFor(provider: MemberId, model: string | undefined, ctx: EmbedCont
   if (!memberAvailable(spec, ctx.env)) {
     throw new EmbedConfigError(`embed: "${provider}" needs ${neededVariable(spec)} in the environment at index time (it embeds every chunk).`)
   }
+  const badUrl = badBaseUrl(spec, ctx.env)
+  if (badUrl) throw new EmbedConfigError(`embed: "${provider}": ${badUrl}`)
   const transport = resolved ? directTransport(resolved, ctx.env, ctx.fetch ? { fetch: ctx.fetch } : {}) : providerTransport(provider, ctx.env, ctx.fetch)
   const embedder = new HostedEmbedder({ provider, model: chosen, dims: 0 }, transport)
   return { embedder, modelFiles: [], why: why || `${provider} embeddings (${chosen})` }

@@ -26,6 +26,7 @@
  */
 import { Hono, type Context, type Handler, type MiddlewareHandler } from 'hono'
 import { Redactor } from '../core/key-scan.ts'
+import { badBaseUrl } from '../core/chain/resolve.ts'
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
 import { CHAIN, isMemberId, providerSpec, type MemberId, type ProviderSpec } from '../core/providers/table.ts'
 import { CLAMPED_HEADER, checkOrigin, originOf, preflight, withCors } from './cors.ts'
@@ -116,30 +117,11 @@ export function checkKeys(settings: ProxySettings, env: ProxyEnv): void {
   }
 }
 
-/** What an own server's variable looks like (docs/answer-ladder.md); hosted members show their default. */
-const OWN_SERVER_URL: Partial<Record<MemberId, string>> = {
-  custom: 'http://10.0.0.5:8000/v1',
-  llamacpp: 'http://127.0.0.1:8080/v1',
-  ollama: 'http://127.0.0.1:11434',
-}
-
-/**
- * A base URL variable without its scheme (`OLLAMA_URL=localhost:11434`, as
- * Ollama's own OLLAMA_HOST is written) would fail every request as an
- * unreachable upstream; say which variable to fix instead. The value is not
- * shown: on a Worker this message reaches the browser, and a URL may hold a
- * credential.
- */
+/** A base URL variable that is not an http(s) URL would fail every request as an unreachable upstream: say which to fix (core/chain/resolve.ts). */
 export function checkUpstreamUrls(settings: ProxySettings, env: ProxyEnv): void {
   for (const route of settings.routes) {
-    const spec = providerSpec(route.member)
-    const value = env[spec.baseUrlEnv]
-    if (!value) continue
-    const url = URL.parse(value)
-    if (url && (url.protocol === 'http:' || url.protocol === 'https:')) continue
-    throw new ProxyConfigError(
-      `${spec.baseUrlEnv} is not an http(s) URL; write it with its scheme, e.g. ${spec.defaultBaseUrl ?? OWN_SERVER_URL[spec.id]} (the value is not shown here).`,
-    )
+    const bad = badBaseUrl(providerSpec(route.member), env)
+    if (bad) throw new ProxyConfigError(bad)
   }
 }
 

@@ -65,6 +65,28 @@ export function neededVariable(spec: ProviderSpec): string | undefined {
   return spec.ownServer ? spec.baseUrlEnv : spec.keyEnv
 }
 
+/** What an own server's base URL looks like (docs/answer-ladder.md); hosted members show their default. */
+const OWN_SERVER_URL: Partial<Record<MemberId, string>> = {
+  custom: 'http://10.0.0.5:8000/v1',
+  llamacpp: 'http://127.0.0.1:8080/v1',
+  ollama: 'http://127.0.0.1:11434',
+}
+
+/**
+ * Why a member's base URL variable cannot be used: set, but not an http(s)
+ * URL (`OLLAMA_URL=localhost:11434`, as Ollama's own OLLAMA_HOST is written),
+ * which would fail every request as "fetch failed". Names the variable and an
+ * example, never the value: on a Worker the message reaches the browser, and
+ * a URL may hold a credential. Undefined when unset or usable.
+ */
+export function badBaseUrl(spec: ProviderSpec, env: Env): string | undefined {
+  const value = env[spec.baseUrlEnv]?.trim()
+  if (!value) return undefined
+  const url = URL.parse(value)
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return undefined
+  return `${spec.baseUrlEnv} is not an http(s) URL; write it with its scheme, e.g. ${spec.defaultBaseUrl ?? OWN_SERVER_URL[spec.id]} (the value is not shown here).`
+}
+
 /** Whether the environment holds what this member needs (neededVariable). */
 export function memberAvailable(spec: ProviderSpec, env: Env): boolean {
   return present(env, neededVariable(spec))
