@@ -29,6 +29,14 @@ describe('docpilot proxy --settings', () => {
     expect(r.o.err).toMatch(/settings\.json: Invalid proxy settings at routes\.0\.member/)
     expect(r.o.err).toContain('DOCPILOT_PROXY JSON that `docpilot doctor --proxy` prints')
   })
+
+  it('says to add the site origin to the settings file itself, which is what this run reads', async () => {
+    const r = await run(['--settings', 'ps.json', '--db', ':memory:'])
+    r.write('ps.json', JSON.stringify({ routes: [] }))
+    expect(await r.main()).toBe(2)
+    expect(r.o.err).toMatch(/--settings .*ps\.json: proxy\.siteOrigins is not set/)
+    expect(r.o.err).toContain('Add "proxy": { "siteOrigins": ["https://docs.example.com"] } to the file')
+  })
 })
 
 describe('docpilot proxy on a port something else holds', () => {

@@ -31,11 +31,20 @@ function settingsFile(cwd: string, file: string): ProxySettings {
   } catch (err) {
     throw new UsageError(`--settings ${file}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
   }
+  let settings: ProxySettings
   try {
-    return parseProxySettings(text)
+    settings = parseProxySettings(text)
   } catch (err) {
     throw new UsageError(`--settings ${path}: ${(err as Error).message}. Use the DOCPILOT_PROXY JSON that \`docpilot doctor --proxy\` prints.`)
   }
+  // The proxy's own check would say to set it in docpilot.config, which this run does not read.
+  if (settings.proxy.siteOrigins.length === 0) {
+    throw new UsageError(
+      `--settings ${path}: proxy.siteOrigins is not set, and the proxy serves only pages from your own site. Add "proxy": { "siteOrigins": ["https://docs.example.com"] } ` +
+        'to the file (scheme and host, the address readers open), or set proxy.siteOrigins in docpilot.config and copy what `docpilot doctor --proxy` prints again.',
+    )
+  }
+  return settings
 }
 
 export function defineProxyCommand(program: Command, ctx: CliContext): void {
