@@ -109,9 +109,11 @@ test.describe('a long answer', () => {
     await page.setViewportSize({ width: 600, height: 430 })
     await page.goto(long.url)
     await page.keyboard.press('Control+k')
+    const d = dialog(page)
+    // Typed before the panel has mounted, the question's first words would go to the page (CI asked "nd get values on the context?").
+    await expect(d.getByRole('textbox')).toBeFocused()
     await page.keyboard.type(COVERED)
     await page.keyboard.press('Enter')
-    const d = dialog(page)
     await settled(d.locator('article.dp-turn').first(), 'answered')
     const seen = new Set<string>()
     const look = async () => {
