@@ -12,7 +12,7 @@ describe('matchPath', () => {
     const url = new URL(wire.path, 'http://x')
     expect(matchPath(spec.protocol, url.pathname.slice(1))).toMatchObject({ kind: 'chat' })
     expect(filterQuery(spec.protocol, url.searchParams)).toBe(url.search)
-    expect(shapeBody(spec.protocol, 'chat', JSON.parse(wire.body), 64).clamped).toBe(false)
+    expect(shapeBody(spec.protocol, 'chat', JSON.parse(wire.body), 64)).toEqual({ body: JSON.parse(wire.body), clamped: false })
   })
 
   it.each(CHAIN.filter((s) => s.embeds).map((s) => [s.id, s] as const))('%s: forwards the embeddings path the hosted embedder calls', async (_, spec) => {
@@ -63,6 +63,25 @@ describe('shapeBody', () => {
     expect(shapeBody('anthropic', 'chat', { model: 'm', max_tokens: 1e9 }, 512).body).toEqual({ model: 'm', max_tokens: 512 })
     expect(shapeBody('ollama', 'chat', { model: 'm', options: { num_predict: -1, numPredict: 5 } }, 512).body).toEqual({ model: 'm', options: { num_predict: 512 } })
     expect(shapeBody('openai', 'chat', { model: 'm', max_tokens: 10.5 }, 512).body).toEqual({ model: 'm', max_tokens: 512 })
+  })
+
+  it('forwards message and part contents only as text: no media a provider would fetch and bill as input', () => {
+    const image = { type: 'image_url', image_url: { url: 'https://tracker.example/1.png', detail: 'high' } }
+    const openai = shapeBody('openai', 'chat', { model: 'm', messages: [{ role: 'user', content: [image, image] }, { role: 'user', content: 'hi', name: 'x' }] }, 512)
+    expect(openai.body.messages).toEqual([{ role: 'user' }, { role: 'user', content: 'hi' }])
+
+    const pdf = { type: 'document', source: { type: 'url', url: 'https://example.org/500-pages.pdf' } }
+    const anthropic = shapeBody('anthropic', 'chat', { model: 'm', system: [pdf], messages: [{ role: 'user', content: [pdf] }] }, 512)
+    expect(anthropic.body).toEqual({ model: 'm', messages: [{ role: 'user' }], max_tokens: 512 })
+
+    const video = { fileData: { fileUri: 'https://www.youtube.com/watch?v=x', mimeType: 'video/mp4' } }
+    const gemini = shapeBody('gemini', 'chat', { contents: [{ role: 'user', parts: [video, { text: 'hi' }, { file_data: video.fileData, inline_data: {} }] }], system_instruction: { parts: [video] } }, 512)
+    expect(gemini.body).toEqual({ contents: [{ role: 'user', parts: [{}, { text: 'hi' }, {}] }], systemInstruction: { parts: [{}] }, generationConfig: { maxOutputTokens: 512 } })
+    const embed = shapeBody('gemini', 'embed', { requests: [{ model: 'models/e', content: { parts: [video, { text: 'x' }] } }] }, 512)
+    expect(embed.body).toEqual({ requests: [{ model: 'models/e', content: { parts: [{}, { text: 'x' }] } }] })
+
+    const ollama = shapeBody('ollama', 'chat', { model: 'm', messages: [{ role: 'user', content: 'hi', images: ['iVBORw0KGgo='] }] }, 512)
+    expect(ollama.body.messages).toEqual([{ role: 'user', content: 'hi' }])
   })
 
   it('embedding bodies keep their own fields and are not clamped', () => {

@@ -125,6 +125,10 @@ function pick(value: unknown, rules: FieldRules, rename: (key: string) => string
     const name = rename(key)
     const rule = rules[name]
     if (rule === undefined || !Object.hasOwn(rules, name)) continue
+    if (rule === 'text') {
+      if (typeof v === 'string') out[name] = v
+      continue
+    }
     // Both spellings of one field: the nested objects merge, so no copy escapes the clamp below.
     out[name] = rule === true ? v : isObject(out[name]) && isObject(v) ? { ...(out[name] as Json), ...(pick(v, rule, rename) as Json) } : pick(v, rule, rename)
   }

@@ -9,7 +9,7 @@ export const ANTHROPIC: Protocol = {
   headers: { 'anthropic-version': '2023-06-01' },
   maxTokens: { name: 'max_tokens' },
   body: {
-    chat: { model: true, messages: true, system: true, max_tokens: true, stream: true, temperature: true, top_p: true, top_k: true, stop_sequences: true },
+    chat: { model: true, messages: { role: true, content: 'text' }, system: 'text', max_tokens: true, stream: true, temperature: true, top_p: true, top_k: true, stop_sequences: true },
     embed: {},
   },
 }

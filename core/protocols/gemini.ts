@@ -1,7 +1,8 @@
 /** Gemini (Generative Language API): the model is named in the path. */
 import type { FieldRules, Protocol } from './types.ts'
 
-const EMBED_ITEM: FieldRules = { model: true, content: true, taskType: true, title: true, outputDimensionality: true }
+const TEXT: FieldRules = { role: true, parts: { text: 'text' } }
+const EMBED_ITEM: FieldRules = { model: true, content: TEXT, taskType: true, title: 'text', outputDimensionality: true }
 
 export const GEMINI: Protocol = {
   id: 'gemini',
@@ -16,8 +17,8 @@ export const GEMINI: Protocol = {
   multiplier: { in: 'generationConfig', name: 'candidateCount' },
   body: {
     chat: {
-      contents: true,
-      systemInstruction: true,
+      contents: TEXT,
+      systemInstruction: TEXT,
       safetySettings: true,
       generationConfig: { temperature: true, topP: true, topK: true, maxOutputTokens: true, stopSequences: true, candidateCount: true, responseMimeType: true },
     },

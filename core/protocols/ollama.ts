@@ -10,7 +10,7 @@ export const OLLAMA: Protocol = {
   headers: {},
   maxTokens: { in: 'options', name: 'num_predict' },
   body: {
-    chat: { model: true, messages: true, stream: true, format: true, options: OPTIONS },
+    chat: { model: true, messages: { role: true, content: 'text' }, stream: true, format: true, options: OPTIONS },
     embed: { model: true, input: true, truncate: true, options: OPTIONS },
   },
 }

@@ -16,7 +16,7 @@ export const OPENAI: Protocol = {
   maxTokens: { name: 'max_tokens', alternatives: ['max_completion_tokens'] },
   multiplier: { name: 'n' },
   body: {
-    chat: { model: true, messages: true, stream: true, stream_options: true, max_tokens: true, max_completion_tokens: true, n: true, response_format: true, ...SAMPLING },
+    chat: { model: true, messages: { role: true, content: 'text' }, stream: true, stream_options: true, max_tokens: true, max_completion_tokens: true, n: true, response_format: true, ...SAMPLING },
     embed: { model: true, input: true, dimensions: true, encoding_format: true },
   },
 }

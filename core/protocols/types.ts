@@ -8,8 +8,15 @@ export type WireProtocol = 'openai' | 'gemini' | 'anthropic' | 'ollama'
 
 export type RouteKind = 'chat' | 'embed'
 
-/** A body field's rule: forward as it is (`true`), or an object whose own fields are allow-listed. */
-export type FieldRules = { readonly [field: string]: true | FieldRules }
+/**
+ * A body field's rule: forward as it is (`true`), only when it is a string
+ * (`'text'`), or an object whose own fields are allow-listed. Message and
+ * part contents are `'text'`: the panel sends text only, and a content part
+ * naming media (an image or PDF URL, a YouTube video, a file) makes the
+ * provider fetch it and bill it as input tokens, far beyond what the body's
+ * byte cap lets text cost.
+ */
+export type FieldRules = { readonly [field: string]: true | 'text' | FieldRules }
 
 /** Where a body field lives: at the top level, or inside one object (`generationConfig`, `options`). */
 export interface BodyField {
