@@ -33,7 +33,7 @@ import { CLAMPED_HEADER, checkOrigin, originOf, preflight, withCors } from './co
 import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
 import { readInput, readJsonBody } from './json-body.ts'
-import { clientKey, type LimitStore } from './limits.ts'
+import { clientBlock, clientKey, type LimitStore } from './limits.ts'
 import { attachCredential, filterQuery, listPath, matchPath, protocolPaths, requestModels, shapeBody, type RouteKind } from './protocol.ts'
 import { ERROR_ID_HEADER, Refusal } from './refusal.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
@@ -301,7 +301,8 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
    */
   const rateLimit = (bucket = ''): MiddlewareHandler<ProxyVars> => async (c, next) => {
     const rt = c.var.rt
-    const take = await rt.limits.take(await clientKey(bucket ? `${rt.clientIp}#${bucket}` : rt.clientIp), rt.settings.proxy.rateLimit, now())
+    const client = clientBlock(rt.clientIp)
+    const take = await rt.limits.take(await clientKey(bucket ? `${client}#${bucket}` : client), rt.settings.proxy.rateLimit, now())
     if (!take.ok) throw new Refusal('rate_limited', `Too many requests from this client; try again in ${take.retryAfterSec} s.`, { 'retry-after': String(take.retryAfterSec) })
     await next()
   }

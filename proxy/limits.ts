@@ -76,6 +76,25 @@ export async function clientKey(address: string): Promise<string> {
 }
 
 /**
+ * The client a bucket is for: an IPv4 address, or an IPv6 address's /64.
+ * One subscriber (a home line, a VPS) is routinely given a whole /64, so
+ * keyed by the full address a client could take a fresh bucket for every
+ * request by changing its low 64 bits. An IPv4-mapped address is its IPv4
+ * address; anything that is not an IP address stands as it is.
+ */
+export function clientBlock(address: string): string {
+  const host = URL.parse(`http://[${address.replace(/^\[|\]$/g, '').replace(/%.*$/, '')}]/`)?.hostname
+  if (!host?.startsWith('[')) return address
+  // The URL parser writes the address in its canonical compressed form: expand the one '::'.
+  const [head = '', tail] = host.slice(1, -1).split('::')
+  const left = head ? head.split(':') : []
+  const right = tail ? tail.split(':') : []
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right].map((g) => parseInt(g, 16))
+  if (groups.slice(0, 6).join() === '0,0,0,0,0,65535') return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.')
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`
+}
+
+/**
  * The client's address behind `trustedHops` reverse proxies that each append
  * the address they saw to X-Forwarded-For: the entry that many places from
  * the right, which the nearest trusted proxy wrote. Entries further left are

@@ -154,6 +154,20 @@ describe('start-up and internal failures on the Node entry', () => {
     expect(statuses).toEqual([201, 201, 201, 429, 429])
     proxy.close()
   })
+
+  it('an IPv6 client that changes address inside its /64 keeps its bucket', async () => {
+    const settings = parseProxySettings({ routes, proxy: { siteOrigins: ['https://docs.example.com'], rateLimit: { perMinute: 1, burst: 3 } } })
+    const proxy = createNodeProxy({ settings, env: {}, dbPath: IN_MEMORY, trustedHops: 1 })
+    const statuses: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const res = await proxy.app.request('/ai/feedback', { method: 'POST', headers: { 'x-forwarded-for': `2001:db8:1:2:${i.toString(16)}:ab:cd:ef` }, body: JSON.stringify({ rating: 'up' }) })
+      statuses.push(res.status)
+    }
+    expect(statuses).toEqual([201, 201, 201, 429, 429])
+    const other = await proxy.app.request('/ai/feedback', { method: 'POST', headers: { 'x-forwarded-for': '2001:db8:1:3::1' }, body: JSON.stringify({ rating: 'up' }) })
+    expect(other.status).toBe(201)
+    proxy.close()
+  })
 })
 
 describe('upstream time limits', () => {
