@@ -84,6 +84,11 @@ describe('shapeBody', () => {
     expect(ollama.body.messages).toEqual([{ role: 'user', content: 'hi' }])
   })
 
+  it("never lets a reader resize an Ollama server's context window (a model reload and a KV cache of that size)", () => {
+    expect(shapeBody('ollama', 'chat', { model: 'm', options: { num_ctx: 1_048_576, temperature: 0.2, num_predict: 64 } }, 512).body).toEqual({ model: 'm', options: { temperature: 0.2, num_predict: 64 } })
+    expect(shapeBody('ollama', 'embed', { model: 'e', input: ['x'], options: { num_ctx: 1_048_576 } }, 512).body).toEqual({ model: 'e', input: ['x'], options: {} })
+  })
+
   it('embedding bodies keep their own fields and are not clamped', () => {
     const batch = { requests: [{ model: 'models/e', content: { parts: [{ text: 'x' }] }, taskType: 'RETRIEVAL_QUERY', extra: 1 }], other: 2 }
     expect(shapeBody('gemini', 'embed', batch, 512)).toEqual({ body: { requests: [{ model: 'models/e', content: { parts: [{ text: 'x' }] }, taskType: 'RETRIEVAL_QUERY' }] }, clamped: false })

@@ -1,7 +1,9 @@
 /** Ollama's own API (NDJSON streams). It takes no key. */
 import type { FieldRules, Protocol } from './types.ts'
 
-const OPTIONS: FieldRules = { num_predict: true, temperature: true, top_p: true, top_k: true, stop: true, seed: true, num_ctx: true, repeat_penalty: true }
+// No num_ctx: a new context size makes Ollama reload the model and allocate its KV cache, so one
+// reader alternating sizes (or asking for a huge one) could stall or exhaust the owner's server.
+const OPTIONS: FieldRules = { num_predict: true, temperature: true, top_p: true, top_k: true, stop: true, seed: true, repeat_penalty: true }
 
 export const OLLAMA: Protocol = {
   id: 'ollama',
