@@ -59,7 +59,7 @@ export function toSections(page: ParsedPage, slugger: SluggerName, fallbackTitle
     }
     // Every heading takes part in id de-duplication, split or not, as on the site.
     // A built page's heading without an id links to the nearest enclosing heading that has one, else the page.
-    const own = page.ownIds ? node.id : slugs.slug(node.text, node.id)
+    const own = page.ownIds ? node.id : slugs.slug(node.slugText ?? node.text, node.id)
     if (own !== undefined) anchors.push(own)
     // An empty heading (an image-only banner) names nothing: it opens no section.
     if (i === titleAt || !node.text) return

@@ -96,6 +96,14 @@ describe('titles and trails as readers see them (several generators)', () => {
     expect(find(sections, 'Custom Children')!.text).toContain('which will be displayed in the badge')
   })
 
+  it('VitePress: a badge\'s children stay out of the trail but are in the anchor, as in the built page', () => {
+    // VitePress 1.6 renders `### Title <Badge type="info">custom element</Badge>` as <h3 id="title-custom-element">.
+    const { sections } = sectionsOf('vitepress/default-theme-badge.md')
+    const custom = sections[sections.findIndex((s) => s.trail.at(-1) === 'Custom Children') + 1]!
+    expect(custom).toMatchObject({ anchor: 'title-custom-element', trail: ['Badge', 'Custom Children', 'Title'] })
+    expect(sections.filter((s) => s.trail.at(-2) === 'Usage').map((s) => s.anchor)).toEqual(['title', 'title-1', 'title-2', 'title-3'])
+  })
+
   it('VitePress: a <Version> or <CRoot /> component in a heading is dropped, children and all', () => {
     const md = '---\ntitle: experimental | Config\n---\n\n# experimental <CRoot />\n\n## experimental.fsModuleCache <Version type="experimental">4.0.11</Version> {#experimental-fsmodulecache}\n\n- **Type:** `boolean`\n'
     const { title, sections } = toSections(parseMarkdown(md, { mdx: false }), 'vitepress', 'experimental')
@@ -107,6 +115,8 @@ describe('titles and trails as readers see them (several generators)', () => {
     const md = '---\ntitle: API\n---\n\n## render() <Badge variant="tip">New</Badge>\n\ntext\n\n## <code>hydrate()</code> <Since v="2.1" />\n\nmore\n'
     const { sections } = toSections(parseMarkdown(md, { mdx: true }), 'github', 'api')
     expect(sections.map((s) => s.trail)).toEqual([['API'], ['API', 'render()'], ['API', 'hydrate()']])
+    // Astro's and Docusaurus's ids do count a component's children: `render() New`.
+    expect(sections.map((s) => s.anchor)).toEqual(['', 'render-new', 'hydrate'])
   })
 
   it('Docusaurus: the H1 is the title, `{/* #id */}` comments and <APITable> wrappers stay out of trails', () => {

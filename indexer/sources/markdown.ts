@@ -123,8 +123,11 @@ function walkBlocks(tokens: Token[], out: PageNode[]): void {
   for (const token of tokens) {
     switch (token.type) {
       case 'heading': {
-        const { text, id } = parseExplicitId(cleanInline(spaced(headingText(token.tokens ?? []))))
-        out.push(id ? { type: 'heading', depth: token.depth, text, id } : { type: 'heading', depth: token.depth, text })
+        const shown = headingText(token.tokens ?? [])
+        const { text, id } = parseExplicitId(cleanInline(spaced(shown.text)))
+        if (id) out.push({ type: 'heading', depth: token.depth, text, id })
+        else if (shown.slugText === shown.text) out.push({ type: 'heading', depth: token.depth, text })
+        else out.push({ type: 'heading', depth: token.depth, text, slugText: cleanInline(spaced(shown.slugText)) })
         break
       }
       case 'code':
@@ -190,15 +193,20 @@ function tokenText(token: Token): string {
  * (`<Badge>`, `<Version>4.0</Version>`, `<CRoot />`) are decorations, and
  * their text is not part of the title or trail. A component arrives as
  * separate opening tag, text and closing tag tokens, so the text between a
- * decoration's tags is skipped here.
+ * decoration's tags is skipped here. The generators do count that text in the
+ * heading's id (VitePress, Starlight and Docusaurus alike make
+ * `### Title <Badge>custom element</Badge>` `#title-custom-element`), so
+ * `slugText` keeps it.
  */
-function headingText(tokens: Token[]): string {
-  let out = ''
+function headingText(tokens: Token[]): { text: string; slugText: string } {
+  let text = ''
+  let slugText = ''
   const open: string[] = []
   for (const token of tokens) {
     if (token.type === 'html') {
       if (LINE_BREAK_TAG.test(token.text)) {
-        if (!open.length) out += ' '
+        if (!open.length) text += ' '
+        slugText += ' '
         continue
       }
       const tag = HTML_TAG.exec(token.text.trim())
@@ -209,10 +217,12 @@ function headingText(tokens: Token[]): string {
         continue
       }
     }
-    if (open.length) continue
-    out += token.type !== 'text' && 'tokens' in token && token.tokens ? headingText(token.tokens) : tokenText(token)
+    const inner = token.type !== 'text' && 'tokens' in token && token.tokens ? headingText(token.tokens) : undefined
+    const own = inner ? undefined : tokenText(token)
+    if (!open.length) text += inner ? inner.text : own!
+    slugText += inner ? inner.slugText : own!
   }
-  return out
+  return { text, slugText }
 }
 
 const HTML_TAG = /^<(\/)?([A-Za-z][\w.:-]*)([^<>]*?)(\/)?>$/

@@ -3,7 +3,15 @@
  * sectioning: the page's headings and text blocks in document order.
  */
 export type PageNode =
-  | { type: 'heading'; depth: number; text: string; /** Explicit or real id. */ id?: string }
+  | {
+      type: 'heading'
+      depth: number
+      text: string
+      /** Explicit or real id. */
+      id?: string
+      /** The text the generator slugs into the id, when it differs from `text` (a component's children, left out of `text`, are in it). */
+      slugText?: string
+    }
   | { type: 'text'; text: string }
 
 export interface ParsedPage {
