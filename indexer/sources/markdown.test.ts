@@ -129,6 +129,8 @@ describe('titles and trails as readers see them (several generators)', () => {
       ['📦 plugin-svgr', 'Configuration', 'Example configuration'],
     ])
     expect(find(sections, 'Configuration')!.text).toContain('svgrConfig')
+    // `### Example configuration {/* #ex-config */}`: Docusaurus writes id="ex-config".
+    expect(sections.map((s) => s.anchor)).toEqual(['', 'installation', 'configuration', 'ex-config'])
   })
 
   it('plain Markdown: with no # H1 and no frontmatter title, the first heading is the title (not the HTML banner, not the file name)', () => {

@@ -39,6 +39,13 @@ describe('MDX as Markdown', () => {
     expect(index('## Setup {#setup}\n')).toBe('## Setup {#setup}\n')
   })
 
+  it("reads Docusaurus's `{/* #id */}` closing a heading as its id; other comments, and comments elsewhere, just vanish", () => {
+    expect(mdxToMarkdown('### Example configuration {/* #ex-config */}\n')).toEqual({ index: '### Example configuration {#ex-config}\n', copy: '### Example configuration \n' })
+    expect(index('## Setup {/* a note */}\n')).toBe('## Setup \n')
+    expect(index('## Setup {/* #a */ /* #b */}\n')).toBe('## Setup \n')
+    expect(index('Text {/* #x */}\n')).toBe('Text \n')
+  })
+
   it('leaves a construct that never closes as text (strict MDX would reject the page)', () => {
     expect(index('Set it to {true to enable.\n\nAn arrow a < b.\n\nAfter {"x"}.\n')).toBe('Set it to {true to enable.\n\nAn arrow a < b.\n\nAfter x.\n')
   })

@@ -56,6 +56,12 @@ const HEADING = /^#{1,6}(?:[ \t]|$)/
 const LIST_MARKER = /^([-*+]|\d{1,9}[.)])([ \t]+|$)/
 /** `{#custom-id}` closing a heading: read by the heading's id rule, never an expression. */
 const TRAILING_HEADING_ID = /\{#[^{}\s]+\}[ \t]*$/
+/**
+ * `{/* #custom-id *\/}` closing a heading: Docusaurus 3's explicit id in MDX
+ * (its `write-heading-ids --syntax comment`), an expression holding one
+ * comment whose first word starts with `#`. Read as `{#custom-id}`.
+ */
+const TRAILING_COMMENT_ID = /\{\s*\/\*\s*#([^\s*]+)(?:[^*]|\*(?!\/))*\*\/\s*\}[ \t]*$/
 const FENCE_OPEN = /^(`{3,}(?=[^`]*$)|~{3,})/
 const NAME_START = /[A-Za-z_$]/
 const NAME_CHAR = /[\w$.:-]/
@@ -218,7 +224,8 @@ class Converter {
     let copy = lead
     let flushed = from
     const links: (string | undefined)[] = []
-    const idAt = HEADING.test(src.slice(from, eol)) ? TRAILING_HEADING_ID.exec(src.slice(from, eol)) : null
+    const heading = HEADING.test(src.slice(from, eol))
+    const idAt = heading ? (TRAILING_HEADING_ID.exec(src.slice(from, eol)) ?? TRAILING_COMMENT_ID.exec(src.slice(from, eol))) : null
     let end = eol
     let limit = idAt ? from + idAt.index : eol
     const flush = (to: number) => {
@@ -262,6 +269,12 @@ class Converter {
         q = nextInlineSyntax(src, q + 1, limit)
       }
       if (q > end) end = limit = lineEnd(src, q)
+    }
+    if (idAt?.[1] && end === eol) {
+      // The comment leaves the copy, as any comment does; the index gets the id in the form the heading rule reads.
+      flush(limit)
+      index += `{#${idAt[1]}}`
+      flushed = eol
     }
     flush(Math.max(flushed, end))
     this.index.push(index)
