@@ -242,6 +242,8 @@ describe('edge cases', () => {
     const md = '# Errors<br/>reference\n\n[UnknownCompilerError](/e/)<br/>Unknown compiler error.\n\n**Type:** `string`<br />\nAdded in v4\n\n| name | what |\n| - | - |\n| id<br>key | one<BR>two |\n'
     for (const mdx of [false, true]) {
       expect(parseMarkdown(md, { mdx }).nodes.map((n) => n.text)).toEqual(['Errors reference', 'UnknownCompilerError\nUnknown compiler error.', 'Type: string\nAdded in v4', 'name | what\nid key | one two'])
+      // The heading's id is the generators': from its text content, where <br> is nothing (VitePress, Starlight, Docusaurus: #errorsreference).
+      expect(toSections(parseMarkdown(`${md}\n## Line<br>break\n\ntext\n`, { mdx }), 'github', 'errors').sections.map((s) => s.anchor)).toEqual(['', 'linebreak'])
     }
   })
 

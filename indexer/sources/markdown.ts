@@ -205,8 +205,9 @@ function headingText(tokens: Token[]): { text: string; slugText: string } {
   for (const token of tokens) {
     if (token.type === 'html') {
       if (LINE_BREAK_TAG.test(token.text)) {
+        // A space between the words shown; none in the id, which the generators make from the text content alone
+        // (VitePress, Starlight and Docusaurus all make `## Line<br>break` #linebreak).
         if (!open.length) text += ' '
-        slugText += ' '
         continue
       }
       const tag = HTML_TAG.exec(token.text.trim())
