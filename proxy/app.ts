@@ -367,7 +367,8 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const cap = rt.settings.feedback.maxBytes
     const input = await readInput(c.req.raw, cap, FeedbackInputSchema, 'feedback', `Feedback is limited to ${cap} bytes.`)
     const row = feedbackRow(input, rt.settings.feedback.storeText, new Date(now()), newId())
-    await rt.feedback.save(row)
+    // Kept as long as insights events are (insights.retentionDays): the privacy statement names one period for both.
+    await rt.feedback.save(row, retentionCutoff(now(), rt.settings.insights.retentionDays))
     return new Response(JSON.stringify({ ok: true, id: row.id }), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } })
   })
 

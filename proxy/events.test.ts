@@ -77,6 +77,32 @@ describe('/ai/events on the Node entry', () => {
     proxy.close()
   })
 
+  it('keeps feedback ratings as long as events (insights.retentionDays), on or off: the next rating deletes older ones', async () => {
+    for (const enabled of [false, true]) {
+      let at = Date.UTC(2026, 0, 10, 12)
+      const proxy = createNodeProxy({ settings: settings({ enabled, retentionDays: 30 }), env: {}, dbPath: IN_MEMORY, now: () => at })
+      const rate = (rating: string) => proxy.app.request('/ai/feedback', { method: 'POST', headers: { origin: SITE }, body: JSON.stringify({ rating }) })
+      expect((await rate('up')).status).toBe(201)
+      at += 29 * DAY
+      await rate('down')
+      expect(proxy.state.feedbackRows().map((r) => r.rating)).toEqual(['up', 'down'])
+      at += 2 * DAY
+      await rate('up')
+      expect(proxy.state.feedbackRows().map((r) => [r.rating, r.createdAt])).toEqual([
+        ['down', '2026-02-08T12:00:00.000Z'],
+        ['up', '2026-02-10T12:00:00.000Z'],
+      ])
+      proxy.close()
+    }
+    for (const state of [new MemoryState(), new SqliteState(IN_MEMORY)]) {
+      const row = { id: 'f-1', createdAt: '2026-01-10T00:00:00.000Z', rating: 'up' as const, page: null, receipt: null, ladder: null, question: null, answer: null, comment: null }
+      await state.save(row, '2026-01-01T00:00:00.000Z')
+      await state.save({ ...row, id: 'f-2', createdAt: '2026-02-01T00:00:00.000Z' }, '2026-01-15T00:00:00.000Z')
+      expect(state.feedbackRows().map((r) => r.id)).toEqual(['f-2'])
+      state.close()
+    }
+  })
+
   it('keeps the same events in memory as in SQLite (no SQLite installed)', async () => {
     for (const state of [new MemoryState(), new SqliteState(IN_MEMORY)]) {
       const row = { id: 'turn-1', tab: TAB, createdAt: '2026-01-10T00:00:00.000Z', outcome: 'answered' as const, record: '{}', question: null, rating: null }

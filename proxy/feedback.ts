@@ -95,7 +95,8 @@ export interface FeedbackRow {
 
 /** Feedback and insights events: one database (SQLite on Node, D1 on Workers). */
 export interface FeedbackStore {
-  save(row: FeedbackRow): Promise<void>
+  /** Stores one rating, then deletes the ratings created before `deleteBefore` (the retention the privacy statement names). */
+  save(row: FeedbackRow, deleteBefore: string): Promise<void>
   /** Stores one turn's event (a copy of a stored turn is ignored), then deletes events created before `deleteBefore`. */
   saveEvent(row: EventRow, deleteBefore: string): Promise<void>
   /** Records a reader's thumbs on a stored turn (nothing when no turn has both ids). */
@@ -117,6 +118,8 @@ export const FEEDBACK_DDL = `CREATE TABLE IF NOT EXISTS feedback (
 
 export const FEEDBACK_INSERT =
   'INSERT INTO feedback (id, created_at, rating, page, receipt, ladder, question, answer, comment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+
+export const FEEDBACK_PRUNE = 'DELETE FROM feedback WHERE created_at < ?'
 
 export function feedbackParams(row: FeedbackRow): (string | null)[] {
   return [row.id, row.createdAt, row.rating, row.page, row.receipt, row.ladder, row.question, row.answer, row.comment]

@@ -19,7 +19,7 @@ import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context } from 'hono'
 import { checkKeys, checkOrigins, checkUpstreamUrls, createProxyApp, type ProxyApp, type ProxyEnv } from './app.ts'
 import { EVENT_INSERT, EVENT_PRUNE, EVENT_RATE, EVENT_SELECT, EVENTS_DDL, eventParams, type EventRating, type EventRow } from './events.ts'
-import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
+import { FEEDBACK_DDL, FEEDBACK_INSERT, FEEDBACK_PRUNE, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
 import { MemoryBuckets, dayKey, forwardedClient, nextUtcMidnight, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
 import type { ProxySettings } from './settings.ts'
 import { diskMcp, type DiskDocs } from './mcp-disk.ts'
@@ -83,7 +83,7 @@ export class SqliteMissingError extends Error {
 export class MemoryState implements ProxyState {
   private readonly buckets = new MemoryBuckets()
   private readonly daily = new Map<string, number>()
-  private readonly feedback: FeedbackRow[] = []
+  private feedback: FeedbackRow[] = []
   private events: EventRow[] = []
 
   async take(client: string, limit: RateLimit, now: number): Promise<TakeResult> {
@@ -107,8 +107,8 @@ export class MemoryState implements ProxyState {
     if (used) this.daily.set(day, used - 1)
   }
 
-  async save(row: FeedbackRow): Promise<void> {
-    this.feedback.push(row)
+  async save(row: FeedbackRow, deleteBefore: string): Promise<void> {
+    this.feedback = [...this.feedback.filter((f) => f.createdAt >= deleteBefore), row]
   }
 
   feedbackRows(): FeedbackRow[] {
@@ -152,6 +152,7 @@ export class SqliteState implements ProxyState {
   private readonly insertEvent: Database.Statement<unknown[]>
   private readonly rate: Database.Statement<unknown[]>
   private readonly prune: Database.Statement<[string]>
+  private readonly pruneFeedback: Database.Statement<[string]>
 
   constructor(path: string) {
     if (path !== IN_MEMORY && basename(path) === IN_MEMORY) {
@@ -176,6 +177,7 @@ export class SqliteState implements ProxyState {
     this.insertEvent = this.db.prepare(EVENT_INSERT)
     this.rate = this.db.prepare(EVENT_RATE)
     this.prune = this.db.prepare(EVENT_PRUNE)
+    this.pruneFeedback = this.db.prepare(FEEDBACK_PRUNE)
   }
 
   async take(client: string, limit: RateLimit, now: number): Promise<TakeResult> {
@@ -194,8 +196,9 @@ export class SqliteState implements ProxyState {
     this.refund.run(dayKey(reservedAt))
   }
 
-  async save(row: FeedbackRow): Promise<void> {
+  async save(row: FeedbackRow, deleteBefore: string): Promise<void> {
     this.insertFeedback.run(...feedbackParams(row))
+    this.pruneFeedback.run(deleteBefore)
   }
 
   /** Stored feedback, newest last (for owners' scripts and tests). */

@@ -10,7 +10,7 @@
  */
 import { createProxyApp, ProxyConfigError, type ProxyEnv } from './app.ts'
 import { EVENT_INSERT, EVENT_PRUNE, EVENT_RATE, EVENTS_DDL, eventParams, type EventRating, type EventRow } from './events.ts'
-import { FEEDBACK_DDL, FEEDBACK_INSERT, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
+import { FEEDBACK_DDL, FEEDBACK_INSERT, FEEDBACK_PRUNE, feedbackParams, type FeedbackRow, type FeedbackStore } from './feedback.ts'
 import { dayKey, nextUtcMidnight, takeToken, type Bucket, type DailyResult, type LimitStore, type RateLimit, type TakeResult } from './limits.ts'
 import { parseProxySettings, type ProxySettings } from './settings.ts'
 import { originMcp } from './mcp.ts'
@@ -116,9 +116,10 @@ class D1Feedback implements FeedbackStore {
     return this.ready
   }
 
-  async save(row: FeedbackRow): Promise<void> {
+  async save(row: FeedbackRow, deleteBefore: string): Promise<void> {
     await this.tables()
     await this.db.prepare(FEEDBACK_INSERT).bind(...feedbackParams(row)).run()
+    await this.db.prepare(FEEDBACK_PRUNE).bind(deleteBefore).run()
   }
 
   async saveEvent(row: EventRow, deleteBefore: string): Promise<void> {
