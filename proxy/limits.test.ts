@@ -19,6 +19,9 @@ describe('client identity', () => {
     expect(clientBlock('::ffff:203.0.113.7')).toBe('203.0.113.7')
     expect(clientBlock('203.0.113.7')).toBe('203.0.113.7')
     expect(clientBlock('unknown')).toBe('unknown')
+    // A front proxy that appends the client's port: the port is not part of who the client is.
+    expect(clientBlock('203.0.113.7:5123')).toBe('203.0.113.7')
+    expect(clientBlock('[2001:db8:aa:bb::1]:443')).toBe(block)
   })
 
   it('keys buckets by a fixed-size digest, whatever the size of the address', async () => {

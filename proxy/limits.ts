@@ -75,6 +75,9 @@ export async function clientKey(address: string): Promise<string> {
   return hex
 }
 
+const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/
+const IPV6_WITH_PORT = /^\[([0-9A-Fa-f:.]+(?:%[^\]]*)?)\]:\d{1,5}$/
+
 /**
  * The client a bucket is for: an IPv4 address, or an IPv6 address's /64.
  * One subscriber (a home line, a VPS) is routinely given a whole /64, so
@@ -83,6 +86,11 @@ export async function clientKey(address: string): Promise<string> {
  * address; anything that is not an IP address stands as it is.
  */
 export function clientBlock(address: string): string {
+  // Some front proxies append the client's port as well (`203.0.113.7:5123`, `[2001:db8::1]:5123`): a new
+  // port per connection must not be a new client.
+  const v4 = IPV4_WITH_PORT.exec(address)
+  if (v4) return v4[1]!
+  address = IPV6_WITH_PORT.exec(address)?.[1] ?? address
   const host = URL.parse(`http://[${address.replace(/^\[|\]$/g, '').replace(/%.*$/, '')}]/`)?.hostname
   if (!host?.startsWith('[')) return address
   // The URL parser writes the address in its canonical compressed form: expand the one '::'.
