@@ -82,12 +82,13 @@ for (const type of ['commonjs', 'module'] as const) {
       expect((await loadConfig({ cwd: dir, explicit: 'cjs.config.js' })).config.anchors.slugger).toBe('starlight')
     })
 
-    it('names the file, line and column of a syntax error', async () => {
+    it('names the file, line and column of a syntax error, the column counted from 1 as editors do', async () => {
       for (const ext of ['ts', 'cjs', 'mjs']) {
         await rm(join(dir, `docpilot.config.${ext === 'ts' ? 'cjs' : 'ts'}`), { force: true })
+        // The second comma is the 12th character of line 2, where Node's own error points too.
         await writeFile(join(dir, `docpilot.config.${ext}`), `const config = {\n  out: 'a',,\n}\nexport default config\n`)
         await expect(loadConfig({ cwd: dir, explicit: `docpilot.config.${ext}` })).rejects.toThrow(
-          new RegExp(`^Invalid config docpilot\\.config\\.${ext}:2:11: syntax error: Unexpected token`),
+          new RegExp(`^Invalid config docpilot\\.config\\.${ext}:2:12: syntax error: Unexpected token`),
         )
       }
     })

@@ -44,10 +44,13 @@ async function jsonSyntaxError(text: string, shown: string, err: Error): Promise
   return new ConfigError(shown, [`not valid JSON: ${err.message}`])
 }
 
-/** jiti reports a syntax error as "ParseError: <message> \n <file>:<line>:<column>". */
+/**
+ * jiti reports a syntax error as "ParseError: <message> \n <file>:<line>:<column>", its column
+ * counted from 0 (Babel's); editors, Node and the JSON errors above count from 1.
+ */
 function loadError(err: Error, shown: string): ConfigError {
   const parse = /^(?:\w*Error: )?([^\n]*?)\s*\n\s*\S+?:(\d+):(\d+)\s*$/.exec(err.message)
-  if (parse) return new ConfigError(`${shown}:${parse[2]}:${parse[3]}`, [`syntax error: ${parse[1] || 'unexpected token'}`])
+  if (parse) return new ConfigError(`${shown}:${parse[2]}:${Number(parse[3]) + 1}`, [`syntax error: ${parse[1] || 'unexpected token'}`])
   const code = (err as NodeJS.ErrnoException).code
   const missing = code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND' ? /Cannot find (?:module|package) '([^']+)'/.exec(err.message) : null
   if (missing) return new ConfigError(shown, [`it imports "${missing[1]}", which is not installed here; install it or remove the import`])
