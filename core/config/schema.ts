@@ -81,13 +81,35 @@ const chainEntry = z.union([
 ])
 export type ChainEntry = z.infer<typeof chainEntry>
 
+/**
+ * A chain names each member once (a member is tried at most once per turn). Checked here, not
+ * only when the chain is resolved, so the message names the config file and every command
+ * refuses the config before it runs, as it does any other mistake.
+ */
+function eachMemberOnce(entries: ChainEntry[], ctx: z.RefinementCtx): void {
+  const seen = new Set<MemberId>()
+  entries.forEach((entry, i) => {
+    const provider = typeof entry === 'string' ? entry : entry.provider
+    if (seen.has(provider)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [i],
+        message: `"${provider}" appears twice; each member is tried at most once per turn, so list it once (put several models in its "models")`,
+        // The message names the value already.
+        params: { showValue: false },
+      })
+    }
+    seen.add(provider)
+  })
+}
+
 export const ChatSchema = z.strictObject({
   provider: memberId.optional(),
   model: z.string().min(1).optional(),
   models: z.array(z.string().min(1)).min(1).optional(),
   /** false: one provider chosen once. 'auto': every member the environment holds. An array: walked as written. */
   chain: z
-    .union([z.literal(false), z.literal('auto'), z.array(chainEntry).min(1)])
+    .union([z.literal(false), z.literal('auto'), z.array(chainEntry).min(1).superRefine(eachMemberOnce)])
     .describe("false, 'auto' or an array of providers")
     .default(false),
   /** Override the explicit free-pool ids that follow `openrouter/free` when `model: 'free'`. */

@@ -95,6 +95,13 @@ describe('validateConfig', () => {
     }
   })
 
+  it('refuses a chain that names a member twice, naming the file and the entry, as it does any other mistake', () => {
+    expect(problems({ chat: { chain: ['openai', 'groq', { provider: 'openai', model: 'gpt-4o' }] } })).toEqual([
+      'Invalid config docpilot.config.ts: chat.chain[2]: "openai" appears twice; each member is tried at most once per turn, so list it once (put several models in its "models")',
+    ])
+    expect(validateConfig({ chat: { chain: ['openai', 'groq'] } }, 'docpilot.config.ts').chat.chain).toEqual(['openai', 'groq'])
+  })
+
   it('rejects a file that exports something other than an object', () => {
     expect(problems(5)).toEqual(['Invalid config docpilot.config.ts: the file must export a config object (got 5)'])
   })

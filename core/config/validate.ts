@@ -228,6 +228,8 @@ function problemsOf(issue: z.core.$ZodIssue, input: unknown): string[] {
       if (!meantFormat(issue, schema, value)) return [`${where} must be ${describeSchema(schema!)}${got}${suggestion(schema, value)}`]
       if (issue.format === 'url') return [`${where} must be a full URL such as https://example.com/v1${got}`]
       return [`${where} must be ${issue.message.replace(/^(Invalid string: )?(expected )?/, '')}${got}`]
+    case 'custom':
+      return [`${where}: ${issue.message}${issue.params?.showValue === false ? '' : got}`]
     default:
       return [`${where}: ${issue.message}${got}`]
   }
