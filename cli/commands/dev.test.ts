@@ -36,15 +36,18 @@ const start = (fakeProviders: boolean, indexDir: string): Promise<DevServer> =>
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 describe('defaultDocsDir', () => {
-  it("is the project's own docs/ when it has pages, else the fixture site when there is one, else nothing", () => {
+  it("is the project's own docs/ when it has pages; in docpilot's checkout with an empty docs/, the fixture site; else nothing", () => {
     const project = join(work, 'project')
     mkdirSync(join(project, 'docs'), { recursive: true })
     expect(defaultDocsDir(project)).toBeUndefined()
     mkdirSync(join(project, 'fixtures', 'site'), { recursive: true })
     writeFileSync(join(project, 'fixtures', 'site', 'index.md'), '# Fixture\n')
-    expect(defaultDocsDir(project)).toBe(join(project, 'fixtures/site'))
+    // An owner's project that happens to hold fixtures/site/: not its docs.
+    expect(defaultDocsDir(project)).toBeUndefined()
+    expect(defaultDocsDir(project, project)).toBe(join(project, 'fixtures/site'))
     writeFileSync(join(project, 'docs', 'intro.md'), '# Intro\n')
     expect(defaultDocsDir(project)).toBe(join(project, 'docs'))
+    expect(defaultDocsDir(project, project)).toBe(join(project, 'docs'))
   })
 })
 

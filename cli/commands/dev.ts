@@ -18,6 +18,7 @@ import { buildIndex } from '../../indexer/build.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
 import type { NodeProxy } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP, loadConfig } from '../config-file.ts'
+import { PACKAGE_ROOT } from '../package-root.ts'
 import { readIndexManifest } from '../index-dir.ts'
 import { loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, withoutProviderVars } from '../local-proxy.ts'
@@ -32,7 +33,7 @@ export const ASSET_PATH = '/docpilot-assets/'
 export const DEMO_NOTICE = 'Demo: answers come from docpilot’s fake providers, not a real model.'
 
 export interface DevServerOptions {
-  /** Docs folder (Markdown/MDX sources or a built HTML site). Default: ./docs when it has pages (in a checkout with an empty docs/, fixtures/site/). */
+  /** Docs folder (Markdown/MDX sources or a built HTML site). Default: ./docs when it has pages (in docpilot's own checkout with an empty docs/, fixtures/site/). */
   docsDir?: string
   cwd?: string
   /** Defaults to the config file in cwd (or the defaults). */
@@ -93,11 +94,13 @@ function hasMarkdown(dir: string): boolean {
 
 /**
  * The docs dev serves when none are named: ./docs when it has pages; in a
- * checkout of docpilot whose docs/ is empty, the fixture site.
+ * checkout of docpilot whose docs/ is empty, the fixture site. Only there: an
+ * owner's own fixtures/site/ is not their docs, and the docs promise ./docs.
  */
-export function defaultDocsDir(cwd: string): string | undefined {
-  for (const dir of ['docs', 'fixtures/site']) if (hasPages(resolve(cwd, dir))) return resolve(cwd, dir)
-  return undefined
+export function defaultDocsDir(cwd: string, checkout: string = PACKAGE_ROOT): string | undefined {
+  if (hasPages(resolve(cwd, 'docs'))) return resolve(cwd, 'docs')
+  const fixtures = resolve(cwd, 'fixtures/site')
+  return resolve(cwd) === resolve(checkout) && hasPages(fixtures) ? fixtures : undefined
 }
 
 /**
