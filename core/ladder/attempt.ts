@@ -104,7 +104,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     if (servedModel) record.servedModel = servedModel
     if (failure?.code) record.code = failure.code
     if (failure?.retryAfterMs !== undefined) record.retryAfterMs = failure.retryAfterMs
-    const out: AttemptOutcome = { record, kind, afterDelta: firstDeltaMs !== null, text }
+    // Whitespace alone shows the reader nothing: the next member may still answer in its place.
+    const out: AttemptOutcome = { record, kind, afterDelta: text.trim() !== '', text }
     if (failure) out.failure = failure
     if (finishReason) out.finishReason = finishReason
     if (usage) out.usage = usage
@@ -176,6 +177,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     // The connection closed without the protocol's end marker.
     return finish('failed', { class: firstDeltaMs !== null ? 'stream_broken' : 'network', status })
   }
+  // A finished stream with nothing in it is no answer: settled as one, the reader gets a blank turn.
+  if (text.trim() === '') return finish('failed', { class: 'empty_answer', status })
   return finish('ok')
 }
 

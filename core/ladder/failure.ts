@@ -16,6 +16,7 @@ export const FAILURE_CLASSES = [
   'timeout',
   'request_rejected',
   'stream_broken',
+  'empty_answer',
   'unknown',
 ] as const
 
@@ -46,6 +47,7 @@ export const FIX_HINTS: Record<FailureClass, string> = {
   timeout: 'No first byte or no next delta in time: raise chat.timeouts or move a slow member further down the chain.',
   request_rejected: 'The service refused the request body (400/413/422): check chat.maxTokens and the prompt size; other members would refuse it too.',
   stream_broken: 'The stream stopped after the answer began; the partial answer is kept and marked cut off.',
+  empty_answer: 'The model finished without a word of answer (a reasoning model that spent chat.maxTokens thinking, or a filter); the next model is asked.',
   unknown: 'An error docpilot cannot classify; it is not retried blind. Run with ?dpdebug=1 and report the status and code.',
 }
 

@@ -111,8 +111,8 @@ export async function walkLadder(input: WalkInput): Promise<WalkResult> {
         // A refused body would be refused again by every model; an unknown error is not retried blind.
         return { outcome: 'unanswered', ...base, stoppedBy: failure.class }
       }
-      if (failure.class === 'rate_limited' && models.length > 1) {
-        // This id is saturated, not the account: cool the id, ask the next one inside the member.
+      if ((failure.class === 'rate_limited' || failure.class === 'empty_answer') && models.length > 1) {
+        // This id is saturated (or answered nothing), not the account: cool the id, ask the next one inside the member.
         coolDown(cooldowns, cooldownKey(member.provider, model), failure, clock.now())
         memberFailure = failure
         continue

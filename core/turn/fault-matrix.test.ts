@@ -55,6 +55,10 @@ const CASES: Case[] = [
   { cls: 'overloaded', member: 'anthropic', rule: { fault: 'stream-error', afterDeltas: 0 }, afterDelta: false },
   // A 200 head whose socket dies before any delta is a network failure: nothing began, so it rotates.
   { cls: 'network', member: 'openai', rule: { fault: 'stream-break', afterDeltas: 0 }, afterDelta: false },
+  // A 200 stream that ends properly with no answer in it (nothing, or whitespace only) is no answer: it rotates.
+  { cls: 'empty_answer', member: 'openai', rule: { text: '' }, afterDelta: false },
+  { cls: 'empty_answer', member: 'anthropic', rule: { text: ' \n\n ', deltas: 2 }, afterDelta: false },
+  { cls: 'empty_answer', member: 'ollama', rule: { text: '   ' }, afterDelta: false },
   // After the first delta: everything the wire can still do once the 200 head is out.
   { cls: 'stream_broken', member: 'anthropic', rule: { fault: 'stream-break', afterDeltas: 1 }, afterDelta: true },
   { cls: 'timeout', member: 'openai', rule: { fault: 'hang', afterDeltas: 1 }, afterDelta: true },
@@ -71,11 +75,12 @@ const CASES: Case[] = [
   { cls: 'request_rejected', member: 'openrouter', rule: { fault: 'stream-error', status: 400, afterDeltas: 1 }, afterDelta: true },
 ]
 
-test('the matrix covers every failure class before the first delta, and every class after it but network', () => {
+test('the matrix covers every failure class before the first delta, and every class after it but network and empty_answer', () => {
   const before = new Set(CASES.filter((c) => !c.afterDelta).map((c) => c.cls))
   const after = new Set(CASES.filter((c) => c.afterDelta).map((c) => c.cls))
   expect([...before].sort()).toEqual(FAILURE_CLASSES.filter((c) => c !== 'stream_broken').sort())
-  expect([...after].sort()).toEqual(FAILURE_CLASSES.filter((c) => c !== 'network').sort())
+  // (an empty answer has no after-delta form: an answer with a word in it is not empty.)
+  expect([...after].sort()).toEqual(FAILURE_CLASSES.filter((c) => c !== 'network' && c !== 'empty_answer').sort())
 })
 
 const FILLERS: MemberId[] = ['groq', 'mistral', 'deepseek', 'together']

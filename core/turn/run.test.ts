@@ -99,6 +99,27 @@ describe('runTurn: settling', () => {
     expect(MEANWHILE_NOTICE).toBe('Meanwhile, the closest passages:')
   })
 
+  it('a model that finishes without a word of answer costs its member the turn: the next answers, and the last ends in the search answer', async () => {
+    const t = setup(['openai', 'groq'])
+    await faults({ member: 'openai', text: '' }, { member: 'groq', text: 'Use c.set() [1].' })
+    const r = await t.turn()
+    expect(r.state).toBe('answered')
+    expect(r.text).toBe('Use c.set() [1].')
+    expect(r.receipt.attempts.map((a) => [a.member, a.class])).toEqual([['openai', 'empty_answer'], ['groq', 'ok']])
+    await fake.reset()
+    await faults({ member: 'openai', text: '  \n ' }, { member: 'groq', text: '\n' })
+    const none = await t.turn()
+    expect(none.state).toBe('hybrid')
+    expect(none.passages.map((p) => p.text)).toEqual(PASSAGE_TEXTS)
+    // A stream that broke after whitespace alone showed nothing: it rotates rather than settling as an empty cut-off answer.
+    await fake.reset()
+    t.clock.advance(60_001)
+    await faults({ member: 'openai', fault: 'stream-break', afterDeltas: 1, text: '   one', deltas: 2 })
+    const broken = await t.turn()
+    expect(broken.state).toBe('answered')
+    expect(broken.ladder?.provider).toBe('groq')
+  })
+
   it('an abort ends the turn aborted and cancels the upstream request', async () => {
     const t = setup(['groq', 'openai'])
     await faults({ member: 'groq', fault: 'hang', afterDeltas: 1 })
@@ -307,6 +328,21 @@ describe('runTurn: the free pool', () => {
     expect(t.order()).toEqual(['openrouter', 'groq'])
     await t.turn()
     expect((await chatRequests()).map((q) => q.model)).toEqual([pool[2]])
+  })
+
+  it('an id that finishes with an empty answer moves to the next id; a pool of empty answers ends in the search answer', async () => {
+    const t = setup([{ provider: 'openrouter', model: 'free' }])
+    const pool = t.chain[0]!.models
+    await faults({ member: 'openrouter', model: pool[0], text: '' }, { member: 'openrouter', model: pool[1], text: 'Use c.set() [1].' })
+    const r = await t.turn()
+    expect(r.state).toBe('answered')
+    expect(r.text).toBe('Use c.set() [1].')
+    expect(r.receipt.attempts.map((a) => a.class)).toEqual(['empty_answer', 'ok'])
+    await fake.reset()
+    await faults({ member: 'openrouter', text: ' \n' })
+    const none = await t.turn()
+    expect(none.state).toBe('hybrid')
+    expect(none.passages).toHaveLength(3)
   })
 
   it('a refusal about the request body ends the pool at once, rather than buying it ten times', async () => {
