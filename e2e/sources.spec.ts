@@ -69,3 +69,20 @@ test('one row per section, even when several passages come from one section', as
   expect(new Set(rows).size).toBe(rows.length)
   await keepScreenshot(page, info, 'one-row-per-section')
 })
+
+test('the citation forms models write besides [n] link the passages they name; brackets in code do not', async ({ page }) => {
+  await site.fakes.control({ member: 'openai', text: 'Set it [1-2], read it 【3】, type it[^1]. Never `list[5]`.' })
+  await page.goto(site.url)
+  await openPanel(page)
+  const body = await settled(await ask(page, COVERED), 'answered')
+  const cites = body.locator('.dp-answer a.dp-cite')
+  await expect(cites).toHaveText(['[1]', '[2]', '[3]', '[1]'])
+  await expect(body.locator('.dp-answer code')).toHaveText('list[5]')
+  // Each marker links the same section its Sources row names, and the sources are exactly the cited ones.
+  const rows = body.locator('.dp-sources > .dp-links > li')
+  await expect(rows.locator('.dp-marks')).toHaveText(['[1] ', '[2] ', '[3] '])
+  for (const n of [1, 2, 3]) {
+    const href = await rows.nth(n - 1).locator('a').getAttribute('href')
+    await expect(cites.nth(n - 1)).toHaveAttribute('href', href!)
+  }
+})

@@ -12,7 +12,7 @@
 import DOMPurify from 'dompurify'
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked'
 import { COPY } from './copy.ts'
-import { CITATION_MARKER, markerNumbers } from '../../core/prompt/cited.ts'
+import { CITATION_MARKER, matchNumbers } from '../../core/prompt/cited.ts'
 import { passageHref, passageLabel, type CitationTarget } from './links.ts'
 
 const ALLOWED_TAGS = [
@@ -34,17 +34,17 @@ interface CiteToken extends Tokens.Generic {
   numbers: number[]
 }
 
-const LEADING_MARKER = new RegExp(`^${CITATION_MARKER.source}`)
+const LEADING_MARKER = new RegExp(`^(?:${CITATION_MARKER.source})`)
 
 function citationExtension(targets: readonly CitationTarget[]): TokenizerAndRendererExtension {
   return {
     name: 'dpcite',
     level: 'inline',
-    start: (src: string) => src.match(/\[\d/)?.index,
+    start: (src: string) => src.match(/\[\^?\d|【\d/)?.index,
     tokenizer(src: string): CiteToken | undefined {
       const match = LEADING_MARKER.exec(src)
       if (!match) return undefined
-      const numbers = markerNumbers(match[1]!)
+      const numbers = matchNumbers(match)
       return { type: 'dpcite', raw: match[0], numbers }
     },
     renderer(token) {
