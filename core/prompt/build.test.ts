@@ -25,6 +25,14 @@ describe('prompt', () => {
     expect(fits.blocks).toHaveLength(3)
   })
 
+  it("an earlier answer's [n] markers are left out of the history: they named that turn's passages, not this turn's", () => {
+    const history = [{ question: 'How do I share values?', answer: 'Use c.set() [1] and read with c.get() [2][3]. In code: `vars[1]`.' }]
+    const { messages } = buildPrompt('and on Deno?', [passage(2), passage(0)], history)
+    expect(messages[2]).toEqual({ role: 'assistant', content: 'Use c.set() and read with c.get(). In code: `vars[1]`.' })
+    // This turn's passages keep their own numbers.
+    expect(messages.at(-1)!.content).toContain('[1] Page 2 › Heading 2')
+  })
+
   it('keeps a short follow-up history, with long earlier answers trimmed', () => {
     const history = [1, 2, 3].map((i) => ({ question: `q${i}`, answer: `a${i} `.repeat(400) }))
     const { messages } = buildPrompt('and then?', [passage(0)], history)

@@ -5,6 +5,7 @@
  * Every citation number maps back to the passage's URL and heading.
  */
 import type { ChatMessage } from '../ladder/adapters/types.ts'
+import { withoutMarkers } from './cited.ts'
 
 /** The fields of a retrieved passage the prompt needs (a SearchResult passage has them all). */
 export interface PromptPassage {
@@ -96,7 +97,9 @@ export function buildPrompt(
   const messages: ChatMessage[] = [{ role: 'system', content: SYSTEM_PROMPT }]
   for (const turn of history.slice(-o.historyTurns)) {
     messages.push({ role: 'user', content: turn.question })
-    const answer = turn.answer.length > o.historyAnswerChars ? `${turn.answer.slice(0, o.historyAnswerChars)}…` : turn.answer
+    // Its [n] named that turn's passages; left in, the model reads them as this turn's numbers and cites the wrong sections.
+    const said = withoutMarkers(turn.answer)
+    const answer = said.length > o.historyAnswerChars ? `${said.slice(0, o.historyAnswerChars)}…` : said
     messages.push({ role: 'assistant', content: answer })
   }
   messages.push({ role: 'user', content: `Passages:\n\n${blocks.join('\n\n')}\n\nQuestion: ${question}` })

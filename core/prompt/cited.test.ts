@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CITATION_MARKER, citedNumbers, markerNumbers, matchNumbers } from './cited.ts'
+import { CITATION_MARKER, citedNumbers, markerNumbers, matchNumbers, withoutMarkers } from './cited.ts'
 
 describe('citedNumbers', () => {
   it('reads [n], [n, m] and [n][m], within range, never a Markdown link', () => {
@@ -32,5 +32,12 @@ describe('citedNumbers', () => {
     expect(citedNumbers('Read `args[2]` first [1].', 3)).toEqual([1])
     expect(citedNumbers('Like this [3]:\n\n```js\nconst x = list[1] + list[2]\n```\n', 3)).toEqual([3])
     expect(citedNumbers('~~~\nm[2]\n~~~\nand [1]', 3)).toEqual([1])
+  })
+})
+
+describe('withoutMarkers', () => {
+  it('takes every marker form out, and leaves code and Markdown links alone', () => {
+    expect(withoutMarkers('Set it [1][2], read it 【3】 [1-2] [^4]. See [docs](/d).')).toBe('Set it, read it. See [docs](/d).')
+    expect(withoutMarkers('Use `arr[1]` [2]:\n\n```\nx[3]\n```')).toBe('Use `arr[1]`:\n\n```\nx[3]\n```')
   })
 })

@@ -26,7 +26,7 @@ export function matchNumbers(match: RegExpMatchArray): number[] {
 }
 
 // Code the answer quotes (`arr[1]`, a fenced block) holds brackets, not citations: the renderer leaves them as code too.
-const CODE = /(`{3,}|~{3,})[\s\S]*?(?:\1|$)|`[^`\n]+`/g
+const CODE = /```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|`[^`\n]+`/g
 
 /** Which passages an answer cites: the numbers in its markers within 1..count, ascending. */
 export function citedNumbers(text: string, count: number): number[] {
@@ -35,4 +35,10 @@ export function citedNumbers(text: string, count: number): number[] {
     for (const n of matchNumbers(m)) if (n >= 1 && n <= count) seen.add(n)
   }
   return [...seen].sort((a, b) => a - b)
+}
+
+/** The text with its citation markers taken out (code kept as written). */
+export function withoutMarkers(text: string): string {
+  const either = new RegExp(`(${CODE.source})|\\s?(?:${CITATION_MARKER.source})`, 'g')
+  return text.replace(either, (_, code: string | undefined) => code ?? '')
 }
