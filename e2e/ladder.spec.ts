@@ -71,6 +71,22 @@ test.describe('billed members, first one rate-limited', () => {
     await expectAccessible(page, info, 'partial')
   })
 
+  test('Retry after a cut-off answer asks afresh: the cut-off answer is not handed to the model as what it already said', async ({ page }) => {
+    await fresh(site, page)
+    await site.fakes.control({ member: 'openai', fault: 'stream-break', afterDeltas: 1, text: 'You set a value with c.set() and then', deltas: 4, paceMs: 400, times: 1 })
+    const first = await settled(await ask(page, COVERED), 'partial')
+    // The cut cooled openai: gemini answers the retry, in its own wire shape (contents, roles user and model).
+    await site.fakes.control({ member: 'gemini', text: 'Use c.set() and c.get() [1].' })
+    const before = await dialog(page).locator('article.dp-turn').count()
+    await first.getByRole('button', { name: 'Retry' }).click()
+    await settled(dialog(page).locator('article.dp-turn').nth(before), 'answered')
+    const retried = (await chats(site)).at(-1)!
+    expect(retried.member).toBe('gemini')
+    const body = retried.body as { contents: { role: string }[] }
+    expect(body.contents.map((m) => m.role)).toEqual(['user'])
+    expect(JSON.stringify(body)).not.toContain('and then')
+  })
+
   test('every member down: the hybrid answer with the exact sentence, rows, Retry and Search the docs', async ({ page }, info) => {
     await fresh(site, page)
     await site.fakes.control([

@@ -82,8 +82,10 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       if (!q || abortRef.current) return
       const id = nextId.current++
       const earlier = turns.map((t) => t.question)
+      // An answer to this same question (a Retry of a cut-off one, the question asked again) is what the reader
+      // wants replaced: handed to the model as what it already said, it comes back shortened or as "as I said".
       const history = turns
-        .filter((t) => t.state === 'answered' || t.state === 'partial')
+        .filter((t) => (t.state === 'answered' || t.state === 'partial') && t.question !== q)
         .slice(-3)
         .map((t) => ({ question: t.question, answer: t.text }))
       scrollTo.current = id
