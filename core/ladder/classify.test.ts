@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { classifyResponse, classifyStreamError, parseDuration, parseResetValue, readTimingHeaders } from './classify.ts'
 import { FAILURE_CLASSES, FIX_HINTS, stepsAside } from './failure.ts'
@@ -75,3 +76,12 @@ describe('classification', () => {
     expect(FAILURE_CLASSES.filter((c) => !stepsAside(c))).toEqual(['request_rejected', 'unknown'])
   })
 })
+
+describe('docs/troubleshooting.md', () => {
+  it('has a row for every failure class, in the order the code lists them', () => {
+    const doc = readFileSync(new URL('../../docs/troubleshooting.md', import.meta.url), 'utf8')
+    const rows = [...doc.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1])
+    expect(rows.filter((r) => (FAILURE_CLASSES as readonly string[]).includes(r!))).toEqual([...FAILURE_CLASSES])
+  })
+})
+
