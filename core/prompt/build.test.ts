@@ -50,4 +50,14 @@ describe('prompt', () => {
     expect(messages[1]!.content).toBe('q2')
     expect(messages[2]!.content.length).toBeLessThanOrEqual(601)
   })
+
+  it('trims long earlier questions too: two pasted logs do not carry the follow-up past the proxy body limit', () => {
+    const log = 'Error: ENOENT at Object.openSync (node:fs:573:18)\n'.repeat(500)
+    const history = [{ question: `why does this fail?\n${log}`, answer: 'Check the path [1].' }, { question: `and this?\n${log}`, answer: 'Same cause [1].' }]
+    const { messages } = buildPrompt('and on Deno?', [passage(0)], history)
+    expect(messages[1]!.content.startsWith('why does this fail?')).toBe(true)
+    for (const m of messages.slice(1, -1)) expect(m.content.length).toBeLessThanOrEqual(601)
+    // The whole request stays well under the proxy's default 64 KB body.
+    expect(JSON.stringify(messages).length).toBeLessThan(16_000)
+  })
 })

@@ -36,11 +36,11 @@ export interface PromptOptions {
   passageTokens?: number
   /** Earlier exchanges kept for follow-ups. */
   historyTurns?: number
-  /** Characters kept of each earlier answer. */
-  historyAnswerChars?: number
+  /** Characters kept of each earlier question and answer. */
+  historyChars?: number
 }
 
-export const PROMPT_DEFAULTS = { passageTokens: 3000, historyTurns: 2, historyAnswerChars: 600 } as const
+export const PROMPT_DEFAULTS = { passageTokens: 3000, historyTurns: 2, historyChars: 600 } as const
 
 export const SYSTEM_PROMPT = [
   'You answer questions about a documentation site using only the numbered passages provided with each question.',
@@ -99,12 +99,13 @@ export function buildPrompt(
   const o = { ...PROMPT_DEFAULTS, ...opts }
   const { blocks, citations } = packPassages(passages, o.passageTokens)
   const messages: ChatMessage[] = [{ role: 'system', content: SYSTEM_PROMPT }]
+  const trimmed = (text: string) => (text.length > o.historyChars ? `${text.slice(0, o.historyChars)}…` : text)
   for (const turn of history.slice(-o.historyTurns)) {
-    messages.push({ role: 'user', content: turn.question })
+    // Bounded like the answers: two earlier questions that were pasted logs would push the body past the proxy's
+    // maxBodyBytes, and every later turn of the conversation would get the search answer.
+    messages.push({ role: 'user', content: trimmed(turn.question) })
     // Its [n] named that turn's passages; left in, the model reads them as this turn's numbers and cites the wrong sections.
-    const said = withoutMarkers(turn.answer)
-    const answer = said.length > o.historyAnswerChars ? `${said.slice(0, o.historyAnswerChars)}…` : said
-    messages.push({ role: 'assistant', content: answer })
+    messages.push({ role: 'assistant', content: trimmed(withoutMarkers(turn.answer)) })
   }
   messages.push({ role: 'user', content: `Passages:\n\n${blocks.join('\n\n')}\n\nQuestion: ${question}` })
   return { messages, citations }
