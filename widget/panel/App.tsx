@@ -10,7 +10,7 @@ import { isSearchOnly, type Engine } from './engine.ts'
 import { answerWithSources } from './links.ts'
 import { settledStatus } from './status.ts'
 import { Turn, type TurnActions } from './Turn.tsx'
-import type { TurnView } from './view.ts'
+import { givenPassages, type TurnView } from './view.ts'
 
 export interface AppProps {
   engine: Engine
@@ -138,7 +138,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
         () => patch(turn.id, { feedbackError: true }),
       )
     },
-    copyAnswer: (turn) => copy(answerWithSources(turn.text, turn.passages.slice(0, turn.given ?? turn.passages.length), location.href)),
+    copyAnswer: (turn) => copy(answerWithSources(turn.text, givenPassages(turn), location.href)),
   }
 
   const newConversation = () => {

@@ -1,7 +1,7 @@
 /** What a turn was based on, as links to the sections: one row per section, whatever the retrieval returned. */
 import { COPY } from './copy.ts'
 import { answerSources, passageLabel, sectionRows, type SectionRow } from './links.ts'
-import type { PassageView, TurnView } from './view.ts'
+import { givenPassages, type PassageView, type TurnView } from './view.ts'
 
 function SectionLinks({ rows, marked }: { rows: SectionRow<PassageView>[]; marked?: boolean }) {
   return (
@@ -38,7 +38,7 @@ export function Searched({ passages }: { passages: PassageView[] }) {
  * answer that cites nothing still lists what it was based on, open.
  */
 export function Sources({ turn }: { turn: TurnView }) {
-  const given = turn.passages.slice(0, turn.given ?? turn.passages.length)
+  const given = givenPassages(turn)
   if (given.length === 0) return null
   const { cited, uncited } = answerSources(turn.text, given)
   return (

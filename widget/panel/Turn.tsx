@@ -7,7 +7,7 @@ import { passageLabel, sectionRows } from './links.ts'
 import { useRenderer } from './renderer.ts'
 import { SearchView } from './SearchView.tsx'
 import { PassageLinks, Searched, Sources } from './Sources.tsx'
-import type { PassageView, TurnView } from './view.ts'
+import { givenPassages, type PassageView, type TurnView } from './view.ts'
 
 export interface TurnActions {
   retry(turn: TurnView): void
@@ -99,7 +99,7 @@ function AnswerActions({ turn, actions, retry = false }: { turn: TurnView; actio
 
 function Answer({ turn }: { turn: TurnView }) {
   const rich = useRenderer()
-  const html = useMemo(() => (rich ? rich.renderAnswer(turn.text, turn.passages) : null), [rich, turn.text, turn.passages])
+  const html = useMemo(() => (rich ? rich.renderAnswer(turn.text, givenPassages(turn)) : null), [rich, turn.text, turn.passages, turn.given])
   // Plain text until the renderer is here (Preact escapes it); separate keys so the two never share a node.
   return html === null ? (
     <div key="text" class="dp-answer" dir="auto">

@@ -50,3 +50,12 @@ export interface TurnView {
   feedback?: 'up' | 'down'
   feedbackError?: boolean
 }
+
+/**
+ * The passages the model was given, which its [n] can name: the first
+ * `given` of those retrieved (all of them until the turn has settled). A
+ * number past them names nothing the model saw, and links nothing.
+ */
+export function givenPassages(turn: Pick<TurnView, 'passages' | 'given'>): PassageView[] {
+  return turn.given === undefined ? turn.passages : turn.passages.slice(0, turn.given)
+}
