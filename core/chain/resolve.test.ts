@@ -148,9 +148,11 @@ describe('an explicit chain array', () => {
     expect(r.members.map((m) => m.models)).toEqual([['gpt-4o'], ['llama-3.3-70b-versatile']])
   })
 
-  it('refuses a member listed twice, naming the entry', () => {
-    expect(() => resolveChain(chat({ chain: ['openai', 'groq', { provider: 'openai', model: 'x' }] }), {})).toThrow(ChainConfigError)
-    expect(() => resolveChain(chat({ chain: ['openai', 'openai'] }), {})).toThrow(/chat\.chain\[1\]/)
+  it('refuses a member listed twice, naming the entry: in the schema, and in a config built in code that skipped it', () => {
+    expect(() => chat({ chain: ['openai', 'groq', { provider: 'openai', model: 'x' }] })).toThrow(/appears twice/)
+    const unchecked = { ...chat(), chain: ['openai', 'groq', { provider: 'openai', model: 'x' }] } as ChatConfig
+    expect(() => resolveChain(unchecked, {})).toThrow(ChainConfigError)
+    expect(() => resolveChain({ ...chat(), chain: ['openai', 'openai'] } as ChatConfig, {})).toThrow(/chat\.chain\[1\]/)
   })
 })
 

@@ -11,7 +11,7 @@
  * The environment is read where it lives (CLI, proxy). The browser only ever
  * sees `toPublicChain()`'s projection, via the manifest.
  */
-import type { ChainEntry, ChatConfig } from '../config/schema.ts'
+import { memberTwice, type ChainEntry, type ChatConfig } from '../config/schema.ts'
 import type { Manifest, PublicChainMember } from '../index/format.ts'
 import { CHAIN, providerSpec, type MemberId, type ProviderSpec } from '../providers/table.ts'
 import { FREE_POOL_KEYWORD, FREE_ROUTER, freePoolModels } from '../ladder/free-pool.ts'
@@ -169,10 +169,8 @@ function fromArray(entries: ChainEntry[], chat: ChatConfig, env: Env): ResolvedM
   return entries.map((entry, i) => {
     const e = typeof entry === 'string' ? { provider: entry } : entry
     if (seen.has(e.provider)) {
-      throw new ChainConfigError(
-        `chat.chain[${i}]`,
-        `"${e.provider}" appears twice; each member is tried at most once per turn, so list it once (put several models in its "models")`,
-      )
+      // Validation refuses this already; a config built in code reaches here unchecked.
+      throw new ChainConfigError(`chat.chain[${i}]`, memberTwice(e.provider))
     }
     seen.add(e.provider)
     const own: ModelChoice = { model: 'model' in e ? e.model : undefined, models: 'models' in e ? e.models : undefined }

@@ -86,6 +86,10 @@ export type ChainEntry = z.infer<typeof chainEntry>
  * only when the chain is resolved, so the message names the config file and every command
  * refuses the config before it runs, as it does any other mistake.
  */
+/** Why a chain may not name `provider` a second time (the schema's check, and resolveChain's for a config built in code). */
+export const memberTwice = (provider: MemberId): string =>
+  `"${provider}" appears twice; each member is tried at most once per turn, so list it once (put several models in its "models")`
+
 function eachMemberOnce(entries: ChainEntry[], ctx: z.RefinementCtx): void {
   const seen = new Set<MemberId>()
   entries.forEach((entry, i) => {
@@ -94,7 +98,7 @@ function eachMemberOnce(entries: ChainEntry[], ctx: z.RefinementCtx): void {
       ctx.addIssue({
         code: 'custom',
         path: [i],
-        message: `"${provider}" appears twice; each member is tried at most once per turn, so list it once (put several models in its "models")`,
+        message: memberTwice(provider),
         // The message names the value already.
         params: { showValue: false },
       })
