@@ -90,12 +90,15 @@ export function onnxNoteFor(embedder: EmbedderIdentity, note: string | undefined
   return note !== undefined && embedderRuntime(embedder) === 'onnx' ? note : undefined
 }
 
+/** What a widget folder holds of the ONNX runtime, in words: the files of this release, or why not. */
+const runtimeNote = (runtime: OnnxRuntime): string =>
+  'missing' in runtime ? `ONNX runtime files not included: ${runtime.missing}.` : `ONNX runtime files included (onnxruntime-web ${runtime.version}).`
+
 /** Copies the ONNX runtime files into a widget folder; says what it did either way. */
 export async function copyOnnxRuntime(outDir: string): Promise<string> {
   const runtime = onnxRuntime()
-  if ('missing' in runtime) return `ONNX runtime files not included: ${runtime.missing}.`
-  await Promise.all(ONNX_RUNTIME_FILES.map((name) => copyFile(join(runtime.dir, name), join(outDir, name))))
-  return `ONNX runtime files included (onnxruntime-web ${runtime.version}).`
+  if (!('missing' in runtime)) await Promise.all(ONNX_RUNTIME_FILES.map((name) => copyFile(join(runtime.dir, name), join(outDir, name))))
+  return runtimeNote(runtime)
 }
 
 /**
@@ -121,11 +124,8 @@ export async function writeWidget(outDir: string, opts: { minify?: boolean; cach
       const shipped = shippedWidget()
       sources = (await readdir(shipped)).map((name) => join(shipped, name))
       const runtime = onnxRuntime()
-      if ('missing' in runtime) note = `ONNX runtime files not included: ${runtime.missing}.`
-      else {
-        sources.push(...ONNX_RUNTIME_FILES.map((name) => join(runtime.dir, name)))
-        note = `ONNX runtime files included (onnxruntime-web ${runtime.version}).`
-      }
+      if (!('missing' in runtime)) sources.push(...ONNX_RUNTIME_FILES.map((name) => join(runtime.dir, name)))
+      note = runtimeNote(runtime)
     }
     const out = resolve(outDir)
     const written = await WrittenFiles.open(out, opts.cacheDir ? { cacheDir: opts.cacheDir, scope: 'widget', kind: 'widget-files' } : undefined)

@@ -81,15 +81,15 @@ const chainEntry = z.union([
 ])
 export type ChainEntry = z.infer<typeof chainEntry>
 
+/** Why a chain may not name `provider` a second time (the schema's check, and resolveChain's for a config built in code). */
+export const memberTwice = (provider: MemberId): string =>
+  `"${provider}" appears twice; each member is tried at most once per turn, so list it once (put several models in its "models")`
+
 /**
  * A chain names each member once (a member is tried at most once per turn). Checked here, not
  * only when the chain is resolved, so the message names the config file and every command
  * refuses the config before it runs, as it does any other mistake.
  */
-/** Why a chain may not name `provider` a second time (the schema's check, and resolveChain's for a config built in code). */
-export const memberTwice = (provider: MemberId): string =>
-  `"${provider}" appears twice; each member is tried at most once per turn, so list it once (put several models in its "models")`
-
 function eachMemberOnce(entries: ChainEntry[], ctx: z.RefinementCtx): void {
   const seen = new Set<MemberId>()
   entries.forEach((entry, i) => {

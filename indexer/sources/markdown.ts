@@ -218,13 +218,15 @@ function headingText(tokens: Token[]): { text: string; slugText: string } {
         continue
       }
     }
-    const inner = token.type !== 'text' && 'tokens' in token && token.tokens ? headingText(token.tokens) : undefined
-    const own = inner ? undefined : tokenText(token)
-    if (!open.length) text += inner ? inner.text : own!
-    slugText += inner ? inner.slugText : own!
+    const part = token.type !== 'text' && 'tokens' in token && token.tokens ? headingText(token.tokens) : both(tokenText(token))
+    if (!open.length) text += part.text
+    slugText += part.slugText
   }
   return { text, slugText }
 }
+
+/** A heading piece whose shown text and id text are the same. */
+const both = (text: string) => ({ text, slugText: text })
 
 const HTML_TAG = /^<(\/)?([A-Za-z][\w.:-]*)([^<>]*?)(\/)?>$/
 
