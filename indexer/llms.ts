@@ -10,6 +10,7 @@
 import { basename, join, relative, resolve, sep } from 'node:path'
 import type { DocpilotConfig } from '../core/config/schema.ts'
 import { readsAsSentence } from '../core/text/blocks.ts'
+import { oneLine } from '../core/text/one-line.ts'
 import { LLMS_FULL_TXT, LLMS_TXT, pageCopyUrl, siteBase, siteRelativePath } from '../core/site-files.ts'
 import { markdownFromNodes } from './page-copy.ts'
 import type { ParsedPage } from './sources/page.ts'
@@ -78,10 +79,6 @@ export function pageEntry(where: { path: string; url: string }, title: string, p
   const firstText = texts.find((t) => !t.includes('\n') && readsAsSentence(t)) ?? texts[0] ?? ''
   const head = hasH1 ? '' : `# ${title}\n\n${page.description ? `> ${oneLine(page.description)}\n\n` : ''}`
   return { ...where, title, description: firstSentence(page.description ?? firstText), markdown: head + body }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
 }
 
 const MAX_DESCRIPTION = 200

@@ -2,6 +2,7 @@
 import type { Command } from 'commander'
 import { toContractLine } from '../../core/eval/contract.ts'
 import { refusalReason, type GateConfig } from '../../core/retrieval/gate.ts'
+import { oneLineClipped } from '../../core/text/one-line.ts'
 import { gateConfig } from '../../core/retrieval/hybrid.ts'
 import { DEFAULT_K, type SearchResult } from '../../core/retrieval/search.ts'
 import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
@@ -70,11 +71,6 @@ Examples:
 
 const collect = (value: string, previous: string[]) => [...previous, value]
 
-function excerpt(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
-
 /** What the gate decided and on what: the refusal reason, the score against its threshold, the signals. */
 function gateLine(verdict: SearchResult['gate'], config: GateConfig, mode: SearchResult['mode']): string {
   const s = verdict.signals
@@ -98,7 +94,7 @@ function readable(result: SearchResult, config: GateConfig): string {
   if (!result.results.length) lines.push('No passage matches this question.')
   result.results.forEach((p, i) => {
     const link = p.anchor ? `${p.url}#${p.anchor}` : p.url
-    lines.push('', `${i + 1}. ${p.trail.join(' › ')}   [${p.score.toFixed(3)}]`, `   ${p.path}  ${link}`, `   ${excerpt(p.text)}`)
+    lines.push('', `${i + 1}. ${p.trail.join(' › ')}   [${p.score.toFixed(3)}]`, `   ${p.path}  ${link}`, `   ${oneLineClipped(p.text, 200)}`)
   })
   return lines.join('\n') + '\n'
 }

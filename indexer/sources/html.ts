@@ -6,6 +6,7 @@ import { fromHtml } from 'hast-util-from-html'
 import { select, selectAll } from 'hast-util-select'
 import { toText } from 'hast-util-to-text'
 import type { Element, Nodes, Root } from 'hast'
+import { oneLine } from '../../core/text/one-line.ts'
 import type { PageNode, ParsedPage } from './page.ts'
 import { htmlNesting, NestingLimitError } from './nesting.ts'
 
@@ -95,8 +96,6 @@ function holdsBlocks(el: Element): boolean {
   return el.children.some((c) => c.type === 'element' && !SKIPPED.has(c.tagName) && (BLOCKS.has(c.tagName) || HEADING.test(c.tagName) || c.tagName === 'table' || holdsBlocks(c)))
 }
 
-/** Text as a browser lays out inline content: every run of white space, line breaks included, one space. */
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim()
 const elements = (el: Element, names: readonly string[]) => el.children.filter((c): c is Element => c.type === 'element' && names.includes(c.tagName))
 
 /** A table as the Markdown reader writes one: a row a line, its cells joined by " | " (core/text/blocks.ts reads it back); a table inside a cell is that cell's text. */

@@ -1,6 +1,7 @@
 /** A passage's excerpt: legible and marked once the rich renderer is here, its opening words as plain text until then. */
 import { useMemo } from 'preact/hooks'
 import type { LexicalSettings } from '../../core/retrieval/lexical.ts'
+import { oneLineClipped } from '../../core/text/one-line.ts'
 import { useRenderer } from './renderer.ts'
 
 const PLAIN_CHARS = 320
@@ -16,10 +17,9 @@ export function PassageExcerpt({ text, source }: { text: string; source: Excerpt
   const rich = useRenderer()
   const mark = useMemo(() => rich?.termMarker(source.question, source.lexical), [rich, source.question, source.lexical])
   if (rich && mark) return <rich.Excerpt text={text} mark={mark} />
-  const flat = text.replace(/\s+/g, ' ').trim()
   return (
     <div class="dp-excerpt" dir="auto">
-      <p>{flat.length <= PLAIN_CHARS ? flat : `${flat.slice(0, PLAIN_CHARS)}…`}</p>
+      <p>{oneLineClipped(text, PLAIN_CHARS)}</p>
     </div>
   )
 }
