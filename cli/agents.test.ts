@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { glob } from 'tinyglobby'
@@ -98,6 +98,13 @@ describe.each<CorpusName>(['hono', 'astro'])('agents on the %s corpus', (corpus)
 
   it('the index summary reports the agent files and their sizes', () => {
     expect(summary).toMatch(new RegExp(`Agents: llms\\.txt [\\d.]+ KB, llms-full\\.txt [\\d.]+ KB, ${pageUrls.length} page copies \\([\\d.]+ KB\\)`))
+  })
+
+  it('the summary asks for llms.title when llms.txt took its title from the docs folder, and only then', () => {
+    const folder = basename(resolve(spec.root))
+    const titledByFolder = readFileSync(join(siteDir, LLMS_TXT), 'utf8').startsWith(`# ${folder}\n`)
+    expect(summary.includes(`llms.txt is titled "${folder}", the docs folder's name`)).toBe(titledByFolder)
+    if (titledByFolder) expect(summary).toMatch(/set llms\.title to your site's name/)
   })
 
   it('llms.txt links every indexed page once, each to its copy on disk at the citation URL + .md', () => {

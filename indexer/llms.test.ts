@@ -109,6 +109,13 @@ describe('writing the agent files', () => {
     expect(result.bytes.llmsTxt).toBe(Buffer.byteLength(await readFile(join(dir, 'llms.txt'))))
   })
 
+  it('says when llms.txt fell back to the folder title: no llms.title, and no page at the site URL', async () => {
+    const pages = [page('docs/a.md', '/docs/a', 'A')]
+    expect((await writeLlms(pages, { siteOut: dir, siteUrl: '/docs/', fallbackTitle: 'docs' })).untitled).toBe('docs')
+    expect((await writeLlms(pages, { siteOut: dir, siteUrl: '/docs/', title: 'Site', fallbackTitle: 'docs' })).untitled).toBeUndefined()
+    expect((await writeLlms([...pages, page('docs/index.md', '/docs/', 'Home')], { siteOut: dir, siteUrl: '/docs/', fallbackTitle: 'docs' })).untitled).toBeUndefined()
+  })
+
   it("a later run removes a removed page's copy, rewrites llms.txt and llms-full.txt, and leaves the other copies alone", async () => {
     const cacheDir = join(dir, 'cache')
     const site = join(dir, 'site')
@@ -119,7 +126,7 @@ describe('writing the agent files', () => {
     expect((await readdir(site)).sort()).toEqual(['a.md', 'llms-full.txt', 'llms.txt'])
     expect((await stat(join(site, 'a.md'))).ino).toBe(kept.ino)
     expect(await readFile(join(site, 'llms-full.txt'), 'utf8')).toBe(Buffer.concat(llmsFullTxt([page('a.md', '/a', 'A')])).toString())
-    expect(result).toEqual({ dir: site, pages: 1, bytes: { llmsTxt: expect.any(Number), llmsFull: expect.any(Number), copies: Buffer.byteLength(page('a.md', '/a', 'A').markdown) } })
+    expect(result).toEqual({ dir: site, pages: 1, bytes: { llmsTxt: expect.any(Number), llmsFull: expect.any(Number), copies: Buffer.byteLength(page('a.md', '/a', 'A').markdown) }, untitled: 'x' })
   })
 
   it('with page ids, writes what a run without them writes, and takes a page that kept its id as unchanged', async () => {

@@ -63,6 +63,8 @@ export interface LlmsResult {
   bytes: { llmsTxt: number; llmsFull: number; copies: number }
   /** The other index whose agent files the last run wrote into this folder (neither removes the other's copies). */
   sharedWith?: string
+  /** The H1 llms.txt fell back to (`fallbackTitle`: no llms.title, and no home page to take a title from). */
+  untitled?: string
 }
 
 /** A problem that stops the agent files from being written (nothing was overwritten). */
@@ -114,10 +116,12 @@ function homeOf(pages: readonly PageEntry[], siteUrl: string): PageEntry | undef
   return pages.find((p) => p.url === base || `${p.url}/` === base)
 }
 
+/** The H1 of llms.txt: llms.title, else the home page's title, else the fallback. */
+const llmsTitle = (home: PageEntry | undefined, opts: Pick<LlmsOptions, 'title' | 'fallbackTitle'>): string => opts.title ?? home?.title ?? opts.fallbackTitle
+
 export function llmsTxt(pages: readonly PageEntry[], opts: Pick<LlmsOptions, 'siteUrl' | 'title' | 'fallbackTitle'>): string {
   const home = homeOf(pages, opts.siteUrl)
-  const title = opts.title ?? home?.title ?? opts.fallbackTitle
-  const lines = [`# ${title}`, '']
+  const lines = [`# ${llmsTitle(home, opts)}`, '']
   if (home?.description) lines.push(`> ${home.description}`, '')
   lines.push(
     `Each page below links to its Markdown copy (the page URL with .md). ${LLMS_FULL_TXT} holds all ${pages.length} pages in one file.`,
@@ -207,6 +211,7 @@ export async function writeLlms(pages: readonly PageEntry[], opts: LlmsOptions):
     pages: pages.length,
     bytes: { llmsTxt: Buffer.byteLength(index), llmsFull: full.reduce((sum, part) => sum + part.length, 0), copies: copyBytes },
     ...(files.sharedWith ? { sharedWith: files.sharedWith } : {}),
+    ...(opts.title === undefined && !homeOf(pages, opts.siteUrl) ? { untitled: opts.fallbackTitle } : {}),
   }
 }
 

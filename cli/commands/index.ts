@@ -149,10 +149,14 @@ function llmsLines(ctx: CliContext, llms: LlmsResult | undefined): string[] {
   if (!llms) return ['  Agents: no llms.txt or page copies (turned off by --no-llms or llms.enabled: false).']
   const rel = relative(ctx.cwd, llms.dir)
   const where = rel && !rel.startsWith('..') ? rel : llms.dir
-  return [
+  const lines = [
     `  Agents: llms.txt ${kb(llms.bytes.llmsTxt)}, llms-full.txt ${kb(llms.bytes.llmsFull)}, ${llms.pages} page copies (${kb(llms.bytes.copies)}) in ${where}; ` +
       'serve that folder at urls.base (docs/agents.md).',
   ]
+  if (llms.untitled !== undefined) {
+    lines.push(`  Note: llms.txt is titled "${llms.untitled}", the docs folder's name, as no page is served at urls.base to take a title from: set llms.title to your site's name.`)
+  }
+  return lines
 }
 
 /** The dense channel in the summary: which embedder and why, what was embedded vs reused, vector bytes. */
