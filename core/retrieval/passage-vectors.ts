@@ -93,7 +93,9 @@ export interface PassageVectors extends ExactRows {
 
 /** The codes, with the exact rows beside them. */
 export function openPassageVectors(codes: VectorCodes, rows: ExactRows): PassageVectors {
-  const approximate = (query: Float32Array) => codeScorer(codes, query)
+  // A question's scan and its fusion score the same vector: its tables are made once.
+  let last: { query: Float32Array; score: (ordinal: number) => number } | undefined
+  const approximate = (query: Float32Array) => (last?.query === query ? last : (last = { query, score: codeScorer(codes, query) })).score
   return {
     count: codes.count,
     dims: codes.dims,
