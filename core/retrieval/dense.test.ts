@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { encodeQuantized, quantizeRows } from '../index/quantized.ts'
 import { l2normalize } from '../embed/types.ts'
-import { decodeChunkVectors, denseScore, denseTopK } from './dense.ts'
+import { decodeChunkVectors, denseScore, denseTopK, topK } from './dense.ts'
 
 const rows = [
   [1, 0, 0],
@@ -35,3 +35,23 @@ describe('dense top-k over int8 vectors', () => {
     expect(() => decodeChunkVectors(new Uint8Array(10), 5, 3)).toThrow(/index vectors file: has 10 bytes, expected 35/)
   })
 })
+
+describe('topK', () => {
+  // Scores with many ties (a few distinct values) and NaN-free, in a fixed pseudo-random order.
+  const scoresOf = (count: number, seed: number) => Array.from({ length: count }, (_, i) => ((i * 7919 + seed * 104729) % 13) / 4 - 1)
+  const reference = (scores: number[], k: number) =>
+    scores
+      .map((score, index) => ({ index, score }))
+      .sort((a, b) => b.score - a.score || a.index - b.index)
+      .slice(0, k)
+
+  it('is the k best by score, ties in row order, as a full sort gives them', () => {
+    for (const [count, k] of [[0, 5], [3, 5], [50, 50], [878, 50], [1000, 1], [200, 199]] as const) {
+      for (const seed of [1, 2, 3]) {
+        const scores = scoresOf(count, seed)
+        expect(topK(count, (i) => scores[i]!, k), `${count} rows, k ${k}, seed ${seed}`).toEqual(reference(scores, k))
+      }
+    }
+  })
+})
+
