@@ -3,7 +3,7 @@ import { quantizeRows } from '../index/quantized.ts'
 import { l2normalize } from '../embed/types.ts'
 import { unitVectors as vectors } from '../index/testing.ts'
 import { denseScore, denseTopK } from './dense.ts'
-import { codeScorer, openExactRows, openPassageVectors } from './passage-vectors.ts'
+import { codeScores, openExactRows, openPassageVectors } from './passage-vectors.ts'
 import { decodeVectorCodes, encodeVectorCodes, encodeVectorRows, rowBytes } from '../index/vectors.ts'
 import type { PartLoader } from '../index/parts.ts'
 
@@ -28,10 +28,10 @@ describe('passage vector codes', () => {
     const codes = decodeVectorCodes(encodeVectorCodes(rows, dims, 2), rows.length, dims, 'codes')
     expect([...codes.picked].sort()).toEqual([3, 7])
     const q = vectors(1, dims, 99)[0]!
-    const score = codeScorer(codes, q)
+    const scores = codeScores(codes, q)
     rows.forEach((x, i) => {
       const naive = [...codes.picked].reduce((s, d) => s + q[d]! * (x[d]! >= 0 ? 1 : -1), 0) * codes.scale
-      expect(score(i)).toBeCloseTo(naive, 10)
+      expect(scores[i]).toBeCloseTo(naive, 10)
     })
   })
 

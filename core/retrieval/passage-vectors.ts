@@ -17,12 +17,14 @@ import { denseScore, topK, type DenseHit } from './dense.ts'
 import { readRange, type PartLoader } from '../index/parts.ts'
 
 /**
- * Approximate scores for one query. Per code byte, a table of the 256
- * possible partial sums turns each chunk's score into one lookup per byte.
+ * Every chunk's approximate score for one query, in chunk order. Per code
+ * byte, a table of the 256 possible partial sums turns each chunk's score
+ * into one lookup per byte; one pass over the codes scores them all (the
+ * scan needs every score, fusion a few of the same).
  */
-export function codeScorer(codes: VectorCodes, query: Float32Array): (ordinal: number) => number {
+export function codeScores(codes: VectorCodes, query: Float32Array): Float64Array {
   if (query.length !== codes.dims) throw new Error(`query vector has ${query.length} dims, the index's vectors have ${codes.dims}`)
-  const { bytesPerChunk, bits, picked, scale } = codes
+  const { bytesPerChunk, bits, picked, scale, count } = codes
   const tables = new Float64Array(bytesPerChunk * 256)
   let total = 0
   for (let j = 0; j < picked.length; j++) total += query[picked[j]!]!
@@ -35,12 +37,13 @@ export function codeScorer(codes: VectorCodes, query: Float32Array): (ordinal: n
     }
   }
   // sum of q over set bits minus sum over clear bits = 2 * set - total
-  return (ordinal) => {
+  const scores = new Float64Array(count)
+  for (let ordinal = 0, at = 0; ordinal < count; ordinal++) {
     let set = 0
-    const at = ordinal * bytesPerChunk
-    for (let b = 0; b < bytesPerChunk; b++) set += tables[b * 256 + bits[at + b]!]!
-    return scale * (2 * set - total)
+    for (let b = 0; b < bytesPerChunk; b++, at++) set += tables[(b << 8) | bits[at]!]!
+    scores[ordinal] = scale * (2 * set - total)
   }
+  return scores
 }
 
 /**
@@ -93,9 +96,12 @@ export interface PassageVectors extends ExactRows {
 
 /** The codes, with the exact rows beside them. */
 export function openPassageVectors(codes: VectorCodes, rows: ExactRows): PassageVectors {
-  // A question's scan and its fusion score the same vector: its tables are made once.
-  let last: { query: Float32Array; score: (ordinal: number) => number } | undefined
-  const approximate = (query: Float32Array) => (last?.query === query ? last : (last = { query, score: codeScorer(codes, query) })).score
+  // A question's scan and its fusion score the same vector: it is scored once.
+  let last: { query: Float32Array; scores: Float64Array } | undefined
+  const approximate = (query: Float32Array) => {
+    const { scores } = last?.query === query ? last : (last = { query, scores: codeScores(codes, query) })
+    return (ordinal: number) => scores[ordinal]!
+  }
   return {
     count: codes.count,
     dims: codes.dims,
