@@ -169,6 +169,7 @@ export async function searchAll(
   k: number,
   vectors?: (number[] | undefined)[],
 ): Promise<{ ms: number[]; hits: PageHit[][] }> {
+  if (!(await page.evaluate(() => self.crossOriginIsolated))) console.warn('  bench: the page is not cross-origin isolated: its clock ticks in 100 µs steps, too coarse for a warm query (static-server.ts)')
   return page.evaluate(
     async ([qs, kk, vs]) => {
       const ms: number[] = []
