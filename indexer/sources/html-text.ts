@@ -11,6 +11,7 @@
  */
 import type { fromHtml as FromHtml } from 'hast-util-from-html'
 import type { toText as ToText } from 'hast-util-to-text'
+import type { Root, RootContent } from 'hast'
 
 const ONLY_TAGS = /^(?:\s*(?:<!--[\s\S]*?-->|<\/?[A-Za-z][^<>]*>)\s*)*$/
 
@@ -40,11 +41,29 @@ export async function withHtmlParser<T>(attempt: (again: boolean) => T): Promise
   }
 }
 
+/**
+ * A template placeholder: `{{ item.text }}` in HTML inside Markdown is filled
+ * in by the site generator's templates when the page renders (Vue on
+ * VitePress, Liquid on Jekyll, Nunjucks on Eleventy), so the words a reader
+ * sees are not in the source, and the placeholder's are not what they see.
+ */
+const PLACEHOLDER = /\{\{[\s\S]*?\}\}/g
+
+/** Elements whose text is shown as written: a placeholder in them is the docs showing template syntax. */
+const LITERAL = new Set(['code', 'pre', 'kbd', 'samp'])
+
+/** Removes the template placeholders from the text of `node`, except in code. */
+function dropPlaceholders(node: Root | RootContent): void {
+  if (node.type === 'text') node.value = node.value.replace(PLACEHOLDER, '')
+  else if ((node.type === 'root' || node.type === 'element') && !(node.type === 'element' && LITERAL.has(node.tagName))) node.children.forEach(dropPlaceholders)
+}
+
 export function htmlFragmentText(html: string, opts: { inline?: boolean } = {}): string {
   // Most fragments are bare tags (`<Badge ... />`, `</div>`): no parse needed.
   if (ONLY_TAGS.test(html)) return ''
   if (!hast) throw new HtmlParserNeeded()
   const tree = hast.fromHtml(html, { fragment: true })
+  if (html.includes('{{')) dropPlaceholders(tree)
   const text = hast.toText(tree, { whitespace: opts.inline ? 'pre' : 'normal' })
   return opts.inline ? text : text.trim()
 }
