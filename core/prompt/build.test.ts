@@ -43,6 +43,24 @@ describe('prompt', () => {
     expect(messages.at(-1)!.content).toContain('[1] Page 2 › Heading 2')
   })
 
+  it('carries an earlier question no model answered: it leads the next question, with no empty answer invented', () => {
+    const history = [{ question: 'How do I deploy to Cloudflare?', answer: '' }]
+    const { messages } = buildPrompt('And on Deno?', [passage(0)], history)
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user'])
+    expect(messages[1]!.content.endsWith('Earlier question: How do I deploy to Cloudflare?\nQuestion: And on Deno?')).toBe(true)
+  })
+
+  it('puts an unanswered question before the answered exchange that followed it, keeping the roles alternating', () => {
+    const history = [
+      { question: 'How do I deploy to Cloudflare?', answer: ' ' },
+      { question: 'And on Deno?', answer: 'Run `deno serve` [1].' },
+    ]
+    const { messages } = buildPrompt('How do I change the port?', [passage(0)], history)
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user'])
+    expect(messages[1]!.content).toBe('Earlier question: How do I deploy to Cloudflare?\nAnd on Deno?')
+    expect(messages.at(-1)!.content.endsWith('\n\nQuestion: How do I change the port?')).toBe(true)
+  })
+
   it('keeps a short follow-up history, with long earlier answers trimmed', () => {
     const history = [1, 2, 3].map((i) => ({ question: `q${i}`, answer: `a${i} `.repeat(400) }))
     const { messages } = buildPrompt('and then?', [passage(0)], history)

@@ -18,6 +18,7 @@ export interface PromptPassage {
 
 export interface HistoryTurn {
   question: string
+  /** '' when no model answered it. */
   answer: string
 }
 
@@ -100,13 +101,28 @@ export function buildPrompt(
   const { blocks, citations } = packPassages(passages, o.passageTokens)
   const messages: ChatMessage[] = [{ role: 'system', content: SYSTEM_PROMPT }]
   const trimmed = (text: string) => (text.length > o.historyChars ? `${text.slice(0, o.historyChars)}…` : text)
+  // A question no model answered (the search answer, a refusal, a stop before the first word) still says what
+  // "And on Deno?" is about. With no answer to pair it with it cannot be a user message of its own (two user
+  // messages in a row, which some services refuse): it leads the next question instead.
+  let unanswered: string[] = []
+  const afterUnanswered = (content: string) => {
+    const lead = unanswered.map((q) => `Earlier question: ${q}\n`).join('')
+    unanswered = []
+    return lead + content
+  }
   for (const turn of history.slice(-o.historyTurns)) {
     // Bounded like the answers: two earlier questions that were pasted logs would push the body past the proxy's
     // maxBodyBytes, and every later turn of the conversation would get the search answer.
-    messages.push({ role: 'user', content: trimmed(turn.question) })
+    const asked = trimmed(turn.question)
     // Its [n] named that turn's passages; left in, the model reads them as this turn's numbers and cites the wrong sections.
-    messages.push({ role: 'assistant', content: trimmed(withoutMarkers(turn.answer)) })
+    const answer = trimmed(withoutMarkers(turn.answer).trim())
+    if (!answer) {
+      unanswered.push(asked)
+      continue
+    }
+    messages.push({ role: 'user', content: afterUnanswered(asked) })
+    messages.push({ role: 'assistant', content: answer })
   }
-  messages.push({ role: 'user', content: `Passages:\n\n${blocks.join('\n\n')}\n\nQuestion: ${question}` })
+  messages.push({ role: 'user', content: `Passages:\n\n${blocks.join('\n\n')}\n\n${afterUnanswered(`Question: ${question}`)}` })
   return { messages, citations }
 }

@@ -10,7 +10,7 @@ import { isSearchOnly, type Engine } from './engine.ts'
 import { answerWithSources } from './links.ts'
 import { settledStatus } from './status.ts'
 import { Turn, type TurnActions } from './Turn.tsx'
-import { givenPassages, type TurnView } from './view.ts'
+import { givenPassages, promptHistory, type TurnView } from './view.ts'
 
 export interface AppProps {
   engine: Engine
@@ -82,12 +82,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       if (!q || abortRef.current) return
       const id = nextId.current++
       const earlier = turns.map((t) => t.question)
-      // An answer to this same question (a Retry of a cut-off one, the question asked again) is what the reader
-      // wants replaced: handed to the model as what it already said, it comes back shortened or as "as I said".
-      const history = turns
-        .filter((t) => (t.state === 'answered' || t.state === 'partial') && t.question !== q)
-        .slice(-3)
-        .map((t) => ({ question: t.question, answer: t.text }))
+      const history = promptHistory(turns, q)
       scrollTo.current = id
       setTurns((all) => [...all, { id, question: q, phase: 'searching', text: '', passages: [], degraded: false }])
       setDraft('')

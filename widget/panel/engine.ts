@@ -72,7 +72,7 @@ export class Engine {
   /**
    * One turn. `earlier`: the conversation's questions before this one, whatever
    * became of them (a follow-up is searched for the conversation); `history`:
-   * its answered exchanges, for the prompt.
+   * its exchanges, for the prompt (promptHistory).
    */
   async ask(
     question: string,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { answerSources } from './links.ts'
-import { givenPassages, type PassageView } from './view.ts'
+import { givenPassages, promptHistory, type PassageView, type TurnView } from './view.ts'
 
 const passage = (n: number): PassageView => ({ id: `p${n}`, url: `/page-${n}`, anchor: '', title: `Page ${n}`, trail: [`Page ${n}`], score: 1 - n / 10, text: `text ${n}` }) as PassageView
 
@@ -18,5 +18,28 @@ describe('givenPassages', () => {
   it('leaves a citation of a passage the budget kept out of the prompt uncited', () => {
     const { cited } = answerSources('Set it first [1], then read it [4].', givenPassages({ passages, given: 3 }))
     expect(cited.map((row) => row.href)).toEqual(['/page-1'])
+  })
+})
+
+describe('promptHistory', () => {
+  const turn = (id: number, question: string, state: TurnView['state'], text = ''): TurnView => ({ id, question, phase: 'settled', state, text, passages: [], degraded: false })
+
+  it('keeps a question no model answered, with no answer: a follow-up to a search answer still has its subject', () => {
+    const turns = [turn(1, 'How do I deploy to Cloudflare?', 'hybrid')]
+    expect(promptHistory(turns, 'And on Deno?')).toEqual([{ question: 'How do I deploy to Cloudflare?', answer: '' }])
+  })
+
+  it('keeps what a stopped answer had written, and never the text of a turn no model answered', () => {
+    const turns = [turn(1, 'q1', 'aborted', 'Use wrangler'), turn(2, 'q2', 'refused'), turn(3, 'q3', 'answered', 'Run deno serve [1].')]
+    expect(promptHistory(turns, 'q4')).toEqual([
+      { question: 'q1', answer: 'Use wrangler' },
+      { question: 'q2', answer: '' },
+      { question: 'q3', answer: 'Run deno serve [1].' },
+    ])
+  })
+
+  it('leaves out the question being asked again (a Retry): its old answer is what the reader wants replaced', () => {
+    const turns = [turn(1, 'q1', 'answered', 'a1'), turn(2, 'q2', 'partial', 'half of a2')]
+    expect(promptHistory(turns, 'q2')).toEqual([{ question: 'q1', answer: 'a1' }])
   })
 })

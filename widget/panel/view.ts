@@ -2,6 +2,7 @@
  * What the panel renders for one turn. The engine fills it from the core
  * turn's events and result; the components only read it.
  */
+import type { HistoryTurn } from '../../core/prompt/build.ts'
 import type { TurnState } from '../../core/turn/types.ts'
 import type { TurnReceipt } from '../../core/turn/types.ts'
 import type { CitationTarget } from './links.ts'
@@ -58,4 +59,22 @@ export interface TurnView {
  */
 export function givenPassages(turn: Pick<TurnView, 'passages' | 'given'>): PassageView[] {
   return turn.given === undefined ? turn.passages : turn.passages.slice(0, turn.given)
+}
+
+/** States whose text is an answer the model wrote (a stopped turn keeps what it had written). */
+const ANSWER_STATES: readonly (SettledState | undefined)[] = ['answered', 'partial', 'aborted']
+
+/**
+ * The earlier exchanges the prompt carries for a new question: every earlier
+ * question, with the answer when a model wrote one ('' when none did: the
+ * search answer, a refusal, an error). "And on Deno?" after a search answer
+ * still needs the question it follows.
+ */
+export function promptHistory(turns: readonly TurnView[], question: string): HistoryTurn[] {
+  // An answer to this same question (a Retry of a cut-off one, the question asked again) is what the reader
+  // wants replaced: handed to the model as what it already said, it comes back shortened or as "as I said".
+  return turns
+    .filter((t) => t.question !== question)
+    .slice(-3)
+    .map((t) => ({ question: t.question, answer: ANSWER_STATES.includes(t.state) ? t.text : '' }))
 }
