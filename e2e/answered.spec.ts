@@ -28,6 +28,22 @@ test('a streamed answer with citations that link to the cited heading', async ({
   await expect(page.locator(`[id="${decodeURIComponent(anchor!)}"]`)).toBeVisible()
 })
 
+test('a citation cut between two chunks is not shown as raw text while the rest arrives', async ({ page }) => {
+  await site.fakes.reset()
+  // No space but the one inside the marker (the rest are no-break spaces): the first chunk ends at "[1,".
+  const text = 'Set\u00a0values\u00a0with\u00a0c.set()\u00a0[1, 2]\u00a0and\u00a0read\u00a0them\u00a0back.'
+  await site.fakes.control({ member: 'openai', text, deltas: 2, paceMs: 2_000 })
+  await page.goto(site.url)
+  await openPanel(page)
+  const turn = await ask(page, COVERED)
+  const answer = turn.locator('.dp-answer')
+  await expect(answer).toContainText('c.set()')
+  await expect(turn).toHaveAttribute('data-phase', 'answering')
+  expect(await answer.innerText()).not.toContain('[')
+  const body = await settled(turn, 'answered')
+  await expect(body.locator('.dp-answer a.dp-cite')).toHaveText(['[1]', '[2]'])
+})
+
 test.describe("the owner's answer settings", () => {
   const tuned = useSite({ members: ['openai'], config: { chat: { chain: 'auto', maxTokens: 321, temperature: 0.6 } } })
 

@@ -6,6 +6,7 @@ import type { LexicalSettings } from '../../core/retrieval/lexical.ts'
 import { passageLabel, sectionRows } from './links.ts'
 import { useRenderer } from './renderer.ts'
 import { SearchView } from './SearchView.tsx'
+import { streamingMarkdown } from './streaming.ts'
 import { PassageLinks, Searched, Sources } from './Sources.tsx'
 import { givenPassages, type PassageView, type TurnView } from './view.ts'
 
@@ -99,11 +100,12 @@ function AnswerActions({ turn, actions, retry = false }: { turn: TurnView; actio
 
 function Answer({ turn }: { turn: TurnView }) {
   const rich = useRenderer()
-  const html = useMemo(() => (rich ? rich.renderAnswer(turn.text, givenPassages(turn)) : null), [rich, turn.text, turn.passages, turn.given])
+  const text = turn.phase === 'answering' ? streamingMarkdown(turn.text) : turn.text
+  const html = useMemo(() => (rich ? rich.renderAnswer(text, givenPassages(turn)) : null), [rich, text, turn.passages, turn.given])
   // Plain text until the renderer is here (Preact escapes it); separate keys so the two never share a node.
   return html === null ? (
     <div key="text" class="dp-answer" dir="auto">
-      <p>{turn.text}</p>
+      <p>{text}</p>
     </div>
   ) : (
     <div key="html" class="dp-answer" dir="auto" dangerouslySetInnerHTML={{ __html: html }} />
