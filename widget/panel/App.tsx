@@ -10,7 +10,7 @@ import { isSearchOnly, type Engine } from './engine.ts'
 import { answerWithSources } from './links.ts'
 import { settledStatus } from './status.ts'
 import { Turn, type TurnActions } from './Turn.tsx'
-import { givenPassages, promptHistory, type TurnView } from './view.ts'
+import { givenPassages, promptHistory, searchContext, type TurnView } from './view.ts'
 
 export interface AppProps {
   engine: Engine
@@ -81,7 +81,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       const q = question.trim()
       if (!q || abortRef.current) return
       const id = nextId.current++
-      const earlier = turns.map((t) => t.question)
+      const earlier = searchContext(turns, q)
       const history = promptHistory(turns, q)
       scrollTo.current = id
       setTurns((all) => [...all, { id, question: q, phase: 'searching', text: '', passages: [], degraded: false }])
@@ -120,7 +120,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       const before = { phase: turn.phase, state: turn.state }
       scrollTo.current = turn.id
       patch(turn.id, { phase: 'searching' })
-      const earlier = turnsRef.current.filter((t) => t.id < turn.id).map((t) => t.question)
+      const earlier = searchContext(turnsRef.current.filter((t) => t.id < turn.id), turn.question)
       engine.search(turn.question, earlier).then(
         (found) => onChange(turn.id, { phase: 'settled', state: 'search', ...found }),
         () => patch(turn.id, before),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { answerSources } from './links.ts'
-import { givenPassages, promptHistory, type PassageView, type TurnView } from './view.ts'
+import { givenPassages, promptHistory, searchContext, type PassageView, type TurnView } from './view.ts'
 
 const passage = (n: number): PassageView => ({ id: `p${n}`, url: `/page-${n}`, anchor: '', title: `Page ${n}`, trail: [`Page ${n}`], score: 1 - n / 10, text: `text ${n}` }) as PassageView
 
@@ -21,8 +21,17 @@ describe('givenPassages', () => {
   })
 })
 
+const turn = (id: number, question: string, state: TurnView['state'], text = ''): TurnView => ({ id, question, phase: 'settled', state, text, passages: [], degraded: false })
+
+describe('searchContext', () => {
+  it('searches a retried follow-up with the question it followed, not with its own words again', () => {
+    const turns = [turn(1, 'How do I deploy to Cloudflare?', 'answered', 'Use wrangler [1].'), turn(2, 'And on Deno?', 'hybrid')]
+    expect(searchContext(turns, 'And on Deno?')).toEqual(['How do I deploy to Cloudflare?'])
+    expect(searchContext(turns, 'How do I change the port?')).toEqual(['How do I deploy to Cloudflare?', 'And on Deno?'])
+  })
+})
+
 describe('promptHistory', () => {
-  const turn = (id: number, question: string, state: TurnView['state'], text = ''): TurnView => ({ id, question, phase: 'settled', state, text, passages: [], degraded: false })
 
   it('keeps a question no model answered, with no answer: a follow-up to a search answer still has its subject', () => {
     const turns = [turn(1, 'How do I deploy to Cloudflare?', 'hybrid')]

@@ -65,16 +65,29 @@ export function givenPassages(turn: Pick<TurnView, 'passages' | 'given'>): Passa
 const ANSWER_STATES: readonly (SettledState | undefined)[] = ['answered', 'partial', 'aborted']
 
 /**
+ * The turns a question follows: the earlier ones, less those that asked this
+ * same question (a Retry, the question asked again). Their answer is what the
+ * reader wants replaced: handed to the model as what it already said, it comes
+ * back shortened or as "as I said". And a Retry of "And on Deno?" searched with
+ * "And on Deno?" as the question before it would lose what it follows.
+ */
+function followed(turns: readonly TurnView[], question: string): TurnView[] {
+  return turns.filter((t) => t.question !== question)
+}
+
+/** The questions a new one is searched with (oldest first): a follow-up is searched for the conversation. */
+export function searchContext(turns: readonly TurnView[], question: string): string[] {
+  return followed(turns, question).map((t) => t.question)
+}
+
+/**
  * The earlier exchanges the prompt carries for a new question: every earlier
  * question, with the answer when a model wrote one ('' when none did: the
  * search answer, a refusal, an error). "And on Deno?" after a search answer
  * still needs the question it follows.
  */
 export function promptHistory(turns: readonly TurnView[], question: string): HistoryTurn[] {
-  // An answer to this same question (a Retry of a cut-off one, the question asked again) is what the reader
-  // wants replaced: handed to the model as what it already said, it comes back shortened or as "as I said".
-  return turns
-    .filter((t) => t.question !== question)
+  return followed(turns, question)
     .slice(-3)
     .map((t) => ({ question: t.question, answer: ANSWER_STATES.includes(t.state) ? t.text : '' }))
 }
