@@ -61,6 +61,16 @@ describe('prompt', () => {
     expect(messages.at(-1)!.content.endsWith('\n\nQuestion: How do I change the port?')).toBe(true)
   })
 
+  it('never cuts an emoji in half where it trims history or a passage: a lone surrogate is a 400 from every service', () => {
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+    const answer = `${'a'.repeat(599)}🚀 and more`
+    const { messages } = buildPrompt('and then?', [passage(0)], [{ question: 'q', answer }])
+    for (const m of messages) expect(m.content).not.toMatch(lone)
+    expect(messages[2]!.content).toBe(`${'a'.repeat(599)}…`)
+    const { blocks } = packPassages([{ ...passage(0), text: `x${'🚀'.repeat(2000)}` }], 200)
+    expect(blocks[0]).not.toMatch(lone)
+  })
+
   it('keeps a short follow-up history, with long earlier answers trimmed', () => {
     const history = [1, 2, 3].map((i) => ({ question: `q${i}`, answer: `a${i} `.repeat(400) }))
     const { messages } = buildPrompt('and then?', [passage(0)], history)

@@ -63,6 +63,17 @@ export function citationHref(p: Pick<PromptPassage, 'url' | 'anchor'>): string {
   return p.anchor ? `${p.url}#${p.anchor}` : p.url
 }
 
+/**
+ * The first `n` UTF-16 units of a text, one fewer where the cut would split
+ * a surrogate pair (an emoji, a rare CJK character): a lone half is JSON that
+ * Anthropic and OpenAI refuse with a 400, on every member, for as long as the
+ * cut text stays in the conversation's history.
+ */
+function cutText(text: string, n: number): string {
+  const last = text.charCodeAt(n - 1)
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? n - 1 : n)
+}
+
 function passageBlock(n: number, p: PromptPassage, text: string): string {
   const heading = p.trail.length ? p.trail.join(' › ') : p.title
   return `[${n}] ${heading} (${citationHref(p)})\n${text}`
@@ -81,7 +92,7 @@ export function packPassages(passages: readonly PromptPassage[], budgetTokens: n
       if (blocks.length > 0) break
       const header = passageBlock(n, p, '')
       const room = Math.max(0, (left - estimateTokens(header)) * 4)
-      block = passageBlock(n, p, p.text.slice(0, room))
+      block = passageBlock(n, p, cutText(p.text, room))
       cost = estimateTokens(block)
     }
     blocks.push(block)
@@ -100,7 +111,7 @@ export function buildPrompt(
   const o = { ...PROMPT_DEFAULTS, ...opts }
   const { blocks, citations } = packPassages(passages, o.passageTokens)
   const messages: ChatMessage[] = [{ role: 'system', content: SYSTEM_PROMPT }]
-  const trimmed = (text: string) => (text.length > o.historyChars ? `${text.slice(0, o.historyChars)}…` : text)
+  const trimmed = (text: string) => (text.length > o.historyChars ? `${cutText(text, o.historyChars)}…` : text)
   // A question no model answered (the search answer, a refusal, a stop before the first word) still says what
   // "And on Deno?" is about. With no answer to pair it with it cannot be a user message of its own (two user
   // messages in a row, which some services refuse): it leads the next question instead.
