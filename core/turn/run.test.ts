@@ -67,6 +67,15 @@ describe('runTurn: settling', () => {
     expect(await fake.requests()).toEqual([])
   })
 
+  it('says with the passages, before the first delta, how many of them the model is given (the budget may stop short)', async () => {
+    const t = setup(['openai'])
+    await faults({ member: 'openai', text: 'Use c.set() [1].' })
+    const r = await t.turn({ options: { prompt: { passageTokens: 40 } } })
+    expect(r.citations).toHaveLength(1)
+    expect(t.events[0]).toMatchObject({ type: 'retrieval', given: 1 })
+    expect((t.events[0] as { passages: unknown[] }).passages).toHaveLength(3)
+  })
+
   it('a failure before retrieval is the transport error, with nothing to show and no model called', async () => {
     const t = setup(['openai'])
     const r = await t.turn({ retrieve: async () => Promise.reject(new Error('index unreachable')) })

@@ -70,14 +70,22 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     return settle(signal?.aborted ? 'aborted' : 'error')
   }
   stages.retrieveMs = msSince(r0)
-  input.onEvent?.({ type: 'retrieval', mode: search.mode, degraded: search.degraded, passages: search.results })
+  const o = input.options ?? {}
+  // Built before the passages are announced, so the panel links only the passages the model is given from the
+  // first delta on, rather than linking a [7] the budget left out until the turn settles.
+  const prompt = search.gate.pass ? buildPrompt(input.question, search.results, input.history ?? [], o.prompt) : undefined
+  input.onEvent?.({
+    type: 'retrieval',
+    mode: search.mode,
+    degraded: search.degraded,
+    passages: search.results,
+    ...(prompt ? { given: prompt.citations.length } : {}),
+  })
 
   // The gate ends the turn before any model is called.
-  if (!search.gate.pass) return settle('refused')
+  if (!prompt) return settle('refused')
 
   // Stage 5: the ladder.
-  const o = input.options ?? {}
-  const prompt = buildPrompt(input.question, search.results, input.history ?? [], o.prompt)
   citations = prompt.citations
   const a0 = performance.now()
   walk = await walkLadder({

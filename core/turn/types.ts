@@ -31,7 +31,8 @@ export interface TurnOptions {
 }
 
 export type TurnEvent =
-  | { type: 'retrieval'; mode: SearchResult['mode']; degraded: boolean; passages: Passage[] }
+  /** `given`: how many of the passages, from the first, the prompt holds (absent when the gate refused). */
+  | { type: 'retrieval'; mode: SearchResult['mode']; degraded: boolean; passages: Passage[]; given?: number }
   | { type: 'delta'; text: string }
   | { type: 'settled'; result: TurnResult }
 

@@ -108,8 +108,9 @@ export class Engine {
       clock: systemClock,
       signal,
       onEvent: (event: TurnEvent) => {
-        if (event.type === 'retrieval') update({ phase: 'asking', passages: event.passages.map(toPassageView) })
-        else if (event.type === 'delta') {
+        if (event.type === 'retrieval') {
+          update({ phase: 'asking', passages: event.passages.map(toPassageView), ...(event.given !== undefined ? { given: event.given } : {}) })
+        } else if (event.type === 'delta') {
           text += event.text
           update({ phase: 'answering', text })
         }

@@ -7,11 +7,11 @@ const passage = (n: number): PassageView => ({ id: `p${n}`, url: `/page-${n}`, a
 describe('givenPassages', () => {
   const passages = [1, 2, 3, 4].map(passage)
 
-  it('is the first `given` passages once the turn has settled: the ones the prompt held', () => {
+  it('is the first `given` passages once the prompt is built: the ones it held', () => {
     expect(givenPassages({ passages, given: 2 }).map((p) => p.id)).toEqual(['p1', 'p2'])
   })
 
-  it('is every passage while the turn is still being answered', () => {
+  it('is every passage until the prompt is built', () => {
     expect(givenPassages({ passages }).map((p) => p.id)).toEqual(['p1', 'p2', 'p3', 'p4'])
   })
 

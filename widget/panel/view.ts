@@ -34,7 +34,7 @@ export interface TurnView {
   text: string
   /** Ranked passages retrieved this turn (the model's [n] refers to the n-th). */
   passages: PassageView[]
-  /** How many passages, from the first, the model was given (the prompt's budget may stop short of all). */
+  /** How many passages, from the first, the model is given (the prompt's budget may stop short of all); known once the prompt is built. */
   given?: number
   /** The refusal explains a weakened search (embedder lost), never a declared lexical-only site. */
   degraded: boolean
@@ -54,7 +54,7 @@ export interface TurnView {
 
 /**
  * The passages the model was given, which its [n] can name: the first
- * `given` of those retrieved (all of them until the turn has settled). A
+ * `given` of those retrieved (all of them until the prompt is built). A
  * number past them names nothing the model saw, and links nothing.
  */
 export function givenPassages(turn: Pick<TurnView, 'passages' | 'given'>): PassageView[] {
