@@ -47,6 +47,14 @@ describe('promptHistory', () => {
     ])
   })
 
+  it('keeps only the last asking of a question asked twice before (a search answer, then its Retry)', () => {
+    const turns = [turn(1, 'q1', 'answered', 'a1'), turn(2, 'q2', 'hybrid'), turn(3, 'q2', 'answered', 'a2')]
+    expect(promptHistory(turns, 'q3')).toEqual([
+      { question: 'q1', answer: 'a1' },
+      { question: 'q2', answer: 'a2' },
+    ])
+  })
+
   it('leaves out the question being asked again (a Retry): its old answer is what the reader wants replaced', () => {
     const turns = [turn(1, 'q1', 'answered', 'a1'), turn(2, 'q2', 'partial', 'half of a2')]
     expect(promptHistory(turns, 'q2')).toEqual([{ question: 'q1', answer: 'a1' }])

@@ -69,10 +69,12 @@ const ANSWER_STATES: readonly (SettledState | undefined)[] = ['answered', 'parti
  * same question (a Retry, the question asked again). Their answer is what the
  * reader wants replaced: handed to the model as what it already said, it comes
  * back shortened or as "as I said". And a Retry of "And on Deno?" searched with
- * "And on Deno?" as the question before it would lose what it follows.
+ * "And on Deno?" as the question before it would lose what it follows. Of a
+ * question asked more than once before (a search answer, then its Retry), the
+ * last asking stands for it, so it takes one of the few places in the prompt.
  */
 function followed(turns: readonly TurnView[], question: string): TurnView[] {
-  return turns.filter((t) => t.question !== question)
+  return turns.filter((t, i) => t.question !== question && !turns.slice(i + 1).some((later) => later.question === t.question))
 }
 
 /** The questions a new one is searched with (oldest first): a follow-up is searched for the conversation. */
