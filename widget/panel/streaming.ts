@@ -18,8 +18,10 @@ const HOLD_LIMIT = 200
 export function streamingMarkdown(text: string): string {
   // Inside a code block that is still open everything is code already (marked draws an unclosed fence as one).
   if ((text.match(/^ {0,3}(?:```|~~~)/gm)?.length ?? 0) % 2 === 1) return text
-  const open = OPEN_BRACKET.exec(text)
-  const shown = open && text.length - open.index <= HOLD_LIMIT ? text.slice(0, open.index) : text
+  // Only the tail is looked at: the answer is re-read on every chunk, and a bracket further back is not held anyway.
+  const tail = text.slice(-HOLD_LIMIT)
+  const open = OPEN_BRACKET.exec(tail)
+  const shown = open ? text.slice(0, text.length - tail.length + open.index) : text
   const line = shown.slice(shown.lastIndexOf('\n') + 1)
   if ((line.match(/`/g)?.length ?? 0) % 2 === 1) return closed(shown, '`')
   if ((line.replace(/`[^`]*`/g, '').match(/\*\*/g)?.length ?? 0) % 2 === 1) return closed(shown, '**')
