@@ -32,7 +32,6 @@ describe('searchContext', () => {
 })
 
 describe('promptHistory', () => {
-
   it('keeps a question no model answered, with no answer: a follow-up to a search answer still has its subject', () => {
     const turns = [turn(1, 'How do I deploy to Cloudflare?', 'hybrid')]
     expect(promptHistory(turns, 'And on Deno?')).toEqual([{ question: 'How do I deploy to Cloudflare?', answer: '' }])
