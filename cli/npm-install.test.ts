@@ -262,6 +262,11 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
     const helpCmd = await sh('npx docpilot help preview', project)
     ok(helpCmd, 'help preview')
     expect(helpCmd.stdout).toContain('Usage: docpilot preview')
+    // The installed widget files are prebuilt: an option that could not change them is not offered.
+    const widgetHelp = await sh('npx docpilot widget --help', project)
+    ok(widgetHelp, 'widget --help')
+    expect(widgetHelp.stdout).toContain('--out <dir>')
+    expect(widgetHelp.stdout).not.toContain('--no-minify')
     const none = await sh('npx docpilot', project)
     expect(none.code).toBe(2)
     expect(none.stdout).toContain('Commands:')

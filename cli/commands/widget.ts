@@ -13,6 +13,7 @@ import type { Command } from 'commander'
 import { UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
 import { writeWidget } from '../widget-files.ts'
+import { FROM_SOURCES } from '../package-root.ts'
 import { defaultCacheDir } from '../../indexer/cache-dir.ts'
 
 const DEFAULT_OUT = 'public/docpilot-assets'
@@ -20,11 +21,12 @@ const DEFAULT_OUT = 'public/docpilot-assets'
 interface WidgetFlags {
   out: string
   index: string
-  minify: boolean
+  /** Only a checkout has the option (false with --no-minify); an install's files are prebuilt, minified. */
+  minify?: boolean
 }
 
 export function defineWidgetCommand(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('widget')
     .summary('write the panel\'s browser files into your site')
     .description(
@@ -34,7 +36,9 @@ export function defineWidgetCommand(program: Command, ctx: CliContext): void {
     )
     .option('--out <dir>', 'folder to write the files into', DEFAULT_OUT)
     .option('--index <url>', 'URL path where the site serves the index (goes into the printed script tag)', '/docpilot/')
-    .option('--no-minify', 'keep the code readable (source checkouts only)')
+  // Only a checkout builds the files, so only there can they be left unminified.
+  if (FROM_SOURCES) command.option('--no-minify', 'keep the code readable (a checkout of docpilot only)')
+  command
     .addHelpText(
       'after',
       `
@@ -48,7 +52,7 @@ Examples:
         throw new UsageError(`--index must be a URL path like /docpilot/ (got "${flags.index}")`)
       }
       const out = resolve(ctx.cwd, flags.out)
-      const { files, note: onnx } = await writeWidget(out, { minify: flags.minify, cacheDir: defaultCacheDir(ctx.cwd, ctx.env) })
+      const { files, note: onnx } = await writeWidget(out, { ...(flags.minify === false ? { minify: false } : {}), cacheDir: defaultCacheDir(ctx.cwd, ctx.env) })
       const loaderGzip = gzipSync(await readFile(join(out, 'docpilot.js'))).length
       const rel = relative(ctx.cwd, out).split('\\').join('/')
       // A folder outside the working directory (or on another drive) has no URL this command can know.
