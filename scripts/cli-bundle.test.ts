@@ -12,6 +12,7 @@ import { asciiOutput, cliBundleOptions } from './cli-bundle.ts'
 describe('the CLI bundle', () => {
   let dir: string
   let inputs: string[]
+  let graph: Metafile['inputs']
   let files: Record<string, string>
 
   beforeAll(async () => {
@@ -22,9 +23,24 @@ describe('the CLI bundle', () => {
     const metafiles: Metafile[] = []
     for (const options of cliBundleOptions(dir)) metafiles.push((await build({ ...options, metafile: true })).metafile)
     inputs = metafiles.flatMap((m) => Object.keys(m.inputs))
+    graph = Object.assign({}, ...metafiles.map((m) => m.inputs)) as Metafile['inputs']
     files = Object.fromEntries(await Promise.all((await readdir(dir)).map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)))
   }, 60_000)
   afterAll(() => rm(join(dir, '../..'), { recursive: true, force: true }))
+
+  it('loads no zod for a build, a query or an eval: a config validated before comes from cli/config-memo.ts', () => {
+    // What a command's module loads as it starts: its static imports, and theirs (a type-only import is erased).
+    const loadedBy = (entry: string): Set<string> => {
+      const seen = new Set([entry])
+      for (const file of seen) for (const { path, kind } of graph[file]?.imports ?? []) if (kind === 'import-statement') seen.add(path)
+      return seen
+    }
+    for (const command of ['index', 'query', 'eval', 'widget']) {
+      const loaded = [...loadedBy(`cli/commands/${command}.ts`)]
+      expect(loaded.length, command).toBeGreaterThan(10)
+      expect(loaded.filter((path) => path.includes('node_modules/zod/') || path === 'core/config/schema.ts'), command).toEqual([])
+    }
+  })
 
   it('holds no fflate: Node gunzips with zlib, without building fflate\'s tables at each start', () => {
     expect(inputs.filter((path) => path.includes('node_modules/fflate/'))).toEqual([])

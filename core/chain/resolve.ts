@@ -11,7 +11,8 @@
  * The environment is read where it lives (CLI, proxy). The browser only ever
  * sees `toPublicChain()`'s projection, via the manifest.
  */
-import { memberTwice, type ChainEntry, type ChatConfig } from '../config/schema.ts'
+import type { ChainEntry, ChatConfig } from '../config/schema.ts'
+import { memberTwice } from '../config/refusals.ts'
 import type { Manifest, PublicChainMember } from '../index/format.ts'
 import { CHAIN, providerSpec, type MemberId, type ProviderSpec } from '../providers/table.ts'
 import { FREE_POOL_KEYWORD, FREE_ROUTER, freePoolModels } from '../ladder/free-pool.ts'

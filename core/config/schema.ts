@@ -12,6 +12,7 @@ import * as z from 'zod'
 import { MEMBER_IDS, type MemberId } from '../providers/table.ts'
 import { CHAT_DEFAULTS } from './chat-defaults.ts'
 import { DEFAULT_FILE_LIMITS } from './file-limits.ts'
+import { memberTwice } from './refusals.ts'
 
 const memberId = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
 
@@ -80,10 +81,6 @@ const chainEntry = z.union([
   }),
 ])
 export type ChainEntry = z.infer<typeof chainEntry>
-
-/** Why a chain may not name `provider` a second time (the schema's check, and resolveChain's for a config built in code). */
-export const memberTwice = (provider: MemberId): string =>
-  `"${provider}" appears twice; each member is tried at most once per turn, so list it once (put several models in its "models")`
 
 /**
  * A chain names each member once (a member is tried at most once per turn). Checked here, not
