@@ -128,6 +128,17 @@ export function checkUpstreamUrls(settings: ProxySettings, env: ProxyEnv): void 
 /** Upstream response headers a client may see; nothing else passes (no cookies, no encodings we undid). */
 const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after', 'request-id', 'x-request-id']
 const PASS_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
+/**
+ * On every answer: the proxy is an API on the docs site's own origin, never a
+ * page, and an upstream's error body passes with the upstream's content type
+ * (a gateway's text/html included). The browser must not sniff one into a
+ * script or stylesheet, nor render it as a page of the site, framed or not.
+ * The CSP governs documents only, so fetch, SSE and CORS are untouched.
+ */
+const API_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
+}
 /** Error bodies are read whole (to redact) up to this size; larger ones are cut. */
 const ERROR_BODY_CAP = 64 * 1024
 const PROBE_TIMEOUT_MS = 5000
@@ -325,9 +336,10 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     }
   }
 
-  // The one place CORS is written: every answer to a listed origin, refusals (rendered by onError below) included.
+  // The one place CORS and API_HEADERS are written: every answer, refusals (rendered by onError below) included.
   app.use('/ai/*', async (c, next) => {
     await next()
+    for (const [name, value] of Object.entries(API_HEADERS)) c.res.headers.set(name, value)
     withCors(c.res, c.var.cors)
   })
 

@@ -349,6 +349,24 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
       const foreignPreflight = await call(base, '/ai/openai/chat/completions', { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })
       expect(foreignPreflight.res.status).toBe(403)
     })
+
+    it('marks every answer as data the browser must neither sniff nor render as a page of the site', async () => {
+      fake.control({ member: 'openai', fault: 'server-error', times: 1 })
+      const answers = [
+        await call(base, '/ai/openai/chat/completions', post(openaiChat(), { origin: ORIGIN_ALLOWED })),
+        await call(base, '/ai/openai/chat/completions', post(openaiChat())),
+        await call(base, '/ai/openai/chat/completions', post(openaiChat({ model: 'gpt-4o' }))),
+        await call(base, '/ai/health', { method: 'GET' }),
+        await call(base, '/ai/openai/chat/completions', { method: 'OPTIONS', headers: { origin: ORIGIN_ALLOWED, 'access-control-request-method': 'POST' } }),
+      ]
+      expect(answers.map((a) => a.res.status)).toEqual([500, 200, 403, 200, 204])
+      for (const { res } of answers) {
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+        expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'; sandbox")
+      }
+      // CORS for the listed origin is still there, on the upstream's error too.
+      expect(answers[0]!.res.headers.get('access-control-allow-origin')).toBe(ORIGIN_ALLOWED)
+    })
   })
 
   describe('streaming', () => {

@@ -20,7 +20,9 @@ const KEY = 'sk-refusals-test-key-4b1d9c0e7a'
 const NOW = Date.UTC(2026, 0, 10, 12)
 const ERROR_ID = 'error-id-0001'
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+/** What every answer carries: data the browser must neither sniff nor render as a page of the site. */
+const API_HEADERS = { 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox" }
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...API_HEADERS }
 /** What a listed origin's responses carry. */
 const CORS = {
   'access-control-allow-origin': PARTNER,
@@ -202,6 +204,7 @@ describe('proxy refusals', () => {
     const listed = await app.request('/ai/health', { method: 'OPTIONS', headers: { origin: PARTNER, 'access-control-request-method': 'GET' } })
     expect(listed.status).toBe(204)
     expect(Object.fromEntries(listed.headers)).toEqual({
+      ...API_HEADERS,
       ...CORS,
       'access-control-allow-methods': 'GET',
       'access-control-allow-headers': 'content-type, accept, anthropic-version',
@@ -209,7 +212,7 @@ describe('proxy refusals', () => {
     })
     const own = await app.request('/ai/health', { method: 'OPTIONS', headers: { origin: SITE } })
     expect(own.status).toBe(204)
-    expect(Object.fromEntries(own.headers)).toEqual({})
+    expect(Object.fromEntries(own.headers)).toEqual(API_HEADERS)
   })
 
   it("a listed origin's preflight allows every header the panel's chat requests carry, on each wire protocol", async () => {
