@@ -9,7 +9,7 @@
 // A namespace import, as zod advises: with `import { z }` a bundle keeps every one of zod's locales
 // (600 KB more that the CLI would parse at each start, scripts/build-cli.ts).
 import * as z from 'zod'
-import { MEMBER_IDS, type MemberId } from '../providers/table.ts'
+import { CHAIN, isMemberId, MEMBER_IDS, providerSpec, type MemberId } from '../providers/table.ts'
 import { CHAT_DEFAULTS } from './chat-defaults.ts'
 import { DEFAULT_FILE_LIMITS } from './file-limits.ts'
 import { memberTwice } from './refusals.ts'
@@ -126,19 +126,51 @@ export const ChatSchema = z.strictObject({
     .prefault({}),
 })
 
+const EMBEDDING_MEMBERS = CHAIN.filter((spec) => spec.embeds).map((spec) => spec.id)
+
+/**
+ * Why `provider` cannot embed an index (with `model`, when one was named), or
+ * undefined when it can. Checked here so every command refuses the config
+ * before it runs; `docpilot index` checks again for a config built in code.
+ */
+export function cannotEmbed(provider: MemberId, model: string | undefined): string | undefined {
+  const spec = providerSpec(provider)
+  if (!spec.embeds) {
+    const others = `${EMBEDDING_MEMBERS.slice(0, -1).join(', ')} or ${EMBEDDING_MEMBERS.at(-1)}`
+    return `"${provider}" has no embeddings API; embed with one that has (${others}), 'default' (the offline model) or false (search by words alone)`
+  }
+  if (!model && !spec.defaultEmbedModel) {
+    return `"${provider}" has no default embedding model; name the one your server serves: embed: { provider: '${provider}', model: '<model>' }`
+  }
+  return undefined
+}
+
+type EmbedChoice = false | string | { model: string } | { provider: MemberId; model?: string | undefined }
+
+function embedderExists(embed: EmbedChoice, ctx: z.RefinementCtx): void {
+  const [provider, model, path] =
+    typeof embed === 'string' && isMemberId(embed) ? [embed, undefined, []] : typeof embed === 'object' && 'provider' in embed ? [embed.provider, embed.model, ['provider']] : []
+  const why = provider && cannotEmbed(provider, model)
+  // The message names the value already.
+  if (why) ctx.addIssue({ code: 'custom', path, message: why, params: { showValue: false } })
+}
+
 /**
  * The one embedder of an index. false declares lexical-only; 'auto' follows
  * the chat chain's head when it embeds, else the offline default.
  */
-export const EmbedSchema = z.union([
-  z.literal(false),
-  z.literal('auto'),
-  z.literal('default'),
-  z.string().regex(/^hf:[\w.-]+\/[\w.-]+$/, "expected 'hf:<org>/<name>'"),
-  memberId,
-  z.strictObject({ model: z.string().min(1) }),
-  z.strictObject({ provider: memberId, model: z.string().min(1).optional() }),
-]).describe("'auto', 'default', false, a provider id (e.g. 'openai'), { provider, model }, { model: '<folder>' } (a local model folder) or 'hf:<org>/<name>'")
+export const EmbedSchema = z
+  .union([
+    z.literal(false),
+    z.literal('auto'),
+    z.literal('default'),
+    z.string().regex(/^hf:[\w.-]+\/[\w.-]+$/, "expected 'hf:<org>/<name>'"),
+    memberId,
+    z.strictObject({ model: z.string().min(1) }),
+    z.strictObject({ provider: memberId, model: z.string().min(1).optional() }),
+  ])
+  .superRefine(embedderExists)
+  .describe("'auto', 'default', false, a provider id (e.g. 'openai'), { provider, model }, { model: '<folder>' } (a local model folder) or 'hf:<org>/<name>'")
 
 export const BudgetSchema = z.strictObject({
   /** One ceiling of requests per day for the whole chain. */

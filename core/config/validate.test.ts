@@ -102,6 +102,17 @@ describe('validateConfig', () => {
     expect(validateConfig({ chat: { chain: ['openai', 'groq'] } }, 'docpilot.config.ts').chat.chain).toEqual(['openai', 'groq'])
   })
 
+  it('refuses an embedder the provider cannot be, naming the field and what to write instead', () => {
+    const instead = "embed with one that has (openai, gemini, mistral, together, custom or ollama), 'default' (the offline model) or false (search by words alone)"
+    expect(problems({ embed: 'groq' })).toEqual([`Invalid config docpilot.config.ts: embed: "groq" has no embeddings API; ${instead}`])
+    expect(problems({ embed: { provider: 'anthropic', model: 'x' } })).toEqual([`Invalid config docpilot.config.ts: embed.provider: "anthropic" has no embeddings API; ${instead}`])
+    expect(problems({ embed: 'custom' })).toEqual([
+      `Invalid config docpilot.config.ts: embed: "custom" has no default embedding model; name the one your server serves: embed: { provider: 'custom', model: '<model>' }`,
+    ])
+    expect(validateConfig({ embed: { provider: 'custom', model: 'bge-m3' } }, 'docpilot.config.ts').embed).toEqual({ provider: 'custom', model: 'bge-m3' })
+    expect(validateConfig({ embed: 'openai' }, 'docpilot.config.ts').embed).toBe('openai')
+  })
+
   it('rejects a file that exports something other than an object', () => {
     expect(problems(5)).toEqual(['Invalid config docpilot.config.ts: the file must export a config object (got 5)'])
   })
