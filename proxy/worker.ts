@@ -155,6 +155,13 @@ function settingsOf(env: WorkerEnv): ProxySettings {
     } catch (err) {
       throw new ProxyConfigError(`DOCPILOT_PROXY: ${(err as Error).message}`)
     }
+    // The proxy's own check would say to set it in docpilot.config, which a Worker never reads: the fix goes through DOCPILOT_PROXY.
+    if (settings.proxy.siteOrigins.length === 0) {
+      throw new ProxyConfigError(
+        'proxy.siteOrigins is not set in DOCPILOT_PROXY: the proxy serves only pages from your own site, so it must know its origin. ' +
+          "Set proxy.siteOrigins in docpilot.config, e.g. ['https://docs.example.com'], run `npx docpilot doctor --proxy --wrangler` again to rewrite DOCPILOT_PROXY in wrangler.toml, and deploy again.",
+      )
+    }
     cached = { source: env.DOCPILOT_PROXY, settings }
     return settings
   }
