@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FREE_ONLY_NOTE, MIXED_CHAIN_NOTE } from '../../core/chain/rationing.ts'
 import { validateConfig } from '../../core/config/validate.ts'
 import { startFakeProviders, type FakeProviders } from '../../fixtures/providers/index.ts'
-import { serveProxy, type ServedProxy } from '../../proxy/node.ts'
+import { listen, serveProxy, stopServer, type ServedProxy } from '../../proxy/node.ts'
 import { parseProxySettings } from '../../proxy/settings.ts'
 import { main } from '../main.ts'
 import { proxyPlan, renderProxyPlan, runDoctorProxy } from './doctor.ts'
@@ -251,6 +252,20 @@ describe('doctor --proxy --url (checking a running proxy)', () => {
     expect(out).not.toContain('FAIL')
     expect(out).toContain('All routes ok.')
     expect(code).toBe(0)
+  })
+
+  it("passes on a docpilot proxy's own refusal of the health check as it is, and asks whether it is a docpilot proxy only when it is not", async () => {
+    const refusing = await serveProxy({ settings: proxyPlan(config, env).settings, env, dbPath: ':memory:', siteOrigins: () => [] })
+    running.push(refusing)
+    const a = await run(refusing.url)
+    expect(a.code).toBe(1)
+    expect(a.out).toMatch(/FAIL http:\/\/127\.0\.0\.1:\d+\/ai\/health answered 503 proxy_misconfigured: proxy\.siteOrigins is not set: .*\)\.\n/)
+    expect(a.out).not.toContain('is this a docpilot proxy')
+
+    const site = await listen(() => new Response('<h1>Not found</h1>', { status: 404, headers: { 'content-type': 'text/html' } }), 0, '127.0.0.1')
+    const b = await run(`http://127.0.0.1:${(site.address() as AddressInfo).port}`).finally(() => stopServer(site))
+    expect(b.code).toBe(1)
+    expect(b.out).toMatch(/answered 404; is this a docpilot proxy \(and is \/ai\/ routed to it\)\?/)
   })
 
   it('fails when nothing answers at the URL', async () => {

@@ -274,7 +274,8 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
       health = { routes: body.routes }
       out.push(`  ok   ${base}/ai/health answers`)
     } else {
-      fail(`${base}/ai/health answered ${res.status}${body?.error ? ` ${body.error.code}: ${body.error.message}` : ''}; is this a docpilot proxy (and is /ai/ routed to it)?`)
+      // A refusal in the proxy's own words already says what to fix; anything else may not be the proxy at all.
+      fail(`${base}/ai/health answered ${res.status}${body?.error ? ` ${body.error.code}: ${body.error.message}` : '; is this a docpilot proxy (and is /ai/ routed to it)?'}`)
     }
   } catch (err) {
     fail(`${base}/ai/health is unreachable (${(err as Error).message}); is the proxy running at this URL?`)
