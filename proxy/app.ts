@@ -126,7 +126,7 @@ export function checkUpstreamUrls(settings: ProxySettings, env: ProxyEnv): void 
 }
 
 /** Upstream response headers a client may see; nothing else passes (no cookies, no encodings we undid). */
-const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after', 'request-id', 'x-request-id']
+const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after', 'retry-after-ms', 'request-id', 'x-request-id']
 const PASS_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
 /**
  * On every answer: the proxy is an API on the docs site's own origin, never a

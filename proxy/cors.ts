@@ -12,8 +12,23 @@ import { ERROR_ID_HEADER } from './refusal.ts'
 /** Set when the proxy clamped the request's output-token ceiling to proxy.maxTokens. */
 export const CLAMPED_HEADER = 'X-Docpilot-Max-Tokens-Clamped'
 
+/**
+ * The waits an upstream names in headers, each one the panel's classifier
+ * reads (core/ladder/classify.ts): how long a member cools, and whether a
+ * 429 is a day's quota. Unexposed, a panel on another site would read none.
+ */
+const WAIT_HEADERS = [
+  'Retry-After',
+  'Retry-After-Ms',
+  'X-RateLimit-Reset',
+  'X-RateLimit-Reset-Requests',
+  'X-RateLimit-Reset-Tokens',
+  'Anthropic-RateLimit-Requests-Reset',
+  'Anthropic-RateLimit-Tokens-Reset',
+]
+
 /** Response headers a listed origin's page may read: the waits, the site's daily ceiling, the clamp, a proxy error's id. */
-const EXPOSE = ['Retry-After', 'X-RateLimit-Reset', SITE_CEILING.header, CLAMPED_HEADER, ERROR_ID_HEADER].join(', ')
+const EXPOSE = [...WAIT_HEADERS, SITE_CEILING.header, CLAMPED_HEADER, ERROR_ID_HEADER].join(', ')
 
 /**
  * Request headers a listed origin's page may send: the panel's requests carry

@@ -27,7 +27,8 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
 const CORS = {
   'access-control-allow-origin': PARTNER,
   vary: 'Origin',
-  'access-control-expose-headers': 'Retry-After, X-RateLimit-Reset, X-Docpilot-Quota, X-Docpilot-Max-Tokens-Clamped, X-Docpilot-Error-Id',
+  'access-control-expose-headers':
+    'Retry-After, Retry-After-Ms, X-RateLimit-Reset, X-RateLimit-Reset-Requests, X-RateLimit-Reset-Tokens, Anthropic-RateLimit-Requests-Reset, Anthropic-RateLimit-Tokens-Reset, X-Docpilot-Quota, X-Docpilot-Max-Tokens-Clamped, X-Docpilot-Error-Id',
 }
 
 const ROUTES = [
