@@ -163,6 +163,7 @@ const cases: Case[] = [
   },
   { name: 'a proxy with no site origin', setup: () => ({ settings: { ...settingsWith(), proxy: { ...settingsWith().proxy, siteOrigins: [] } } }), path: '/ai/openai/chat/completions', init: post(chat()), status: 503, code: 'proxy_misconfigured', message: /^proxy\.siteOrigins is not set/, headers: {} },
   { name: 'a base URL variable without its scheme (never shown)', setup: () => ({ env: { OPENAI_API_KEY: KEY, DOCPILOT_CUSTOM_URL: 'llm.internal:8000/v1' } }), path: '/ai/openai/chat/completions', init: post(chat()), status: 503, code: 'proxy_misconfigured', message: /^DOCPILOT_CUSTOM_URL is not an http\(s\) URL; write it with its scheme, e\.g\. http:\/\/10\.0\.0\.5:8000\/v1 \(the value is not shown here\)\.$/, headers: {} },
+  { name: 'a base URL variable holding a password (never shown)', setup: () => ({ env: { OPENAI_API_KEY: KEY, DOCPILOT_CUSTOM_URL: `http://admin:${KEY}@llm.internal:8000/v1` } }), path: '/ai/custom/chat/completions', init: post(chat('default')), status: 503, code: 'proxy_misconfigured', message: /^DOCPILOT_CUSTOM_URL holds a user name or password, which fetch will not send from a URL: remove it, and put the key in DOCPILOT_CUSTOM_KEY \(the value is not shown here\)\.$/, headers: {} },
   { name: 'a key that is not a header value (never shown)', setup: () => ({ env: { OPENAI_API_KEY: `${KEY}\n` } }), path: '/ai/openai/chat/completions', init: post(chat()), status: 503, code: 'proxy_misconfigured', message: /^OPENAI_API_KEY cannot be sent as a header value/, headers: {} },
 ]
 

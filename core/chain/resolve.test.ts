@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { ChatSchema, type ChatConfig } from '../config/schema.ts'
-import { CHAIN, type MemberId } from '../providers/table.ts'
+import { CHAIN, providerSpec, type MemberId } from '../providers/table.ts'
 import { FREE_ROUTER, DEFAULT_FREE_MODELS } from '../ladder/free-pool.ts'
 import { autoEmbedMember } from './embed.ts'
-import { ChainConfigError, resolveChain, toPublicChain } from './resolve.ts'
+import { badBaseUrl, ChainConfigError, resolveChain, toPublicChain } from './resolve.ts'
 import { FREE_ONLY_NOTE, MIXED_CHAIN_NOTE } from './rationing.ts'
 
 const chat = (input: Record<string, unknown> = {}): ChatConfig => ChatSchema.parse(input)
@@ -209,5 +209,17 @@ describe('the public projection', () => {
     const text = JSON.stringify(pub)
     for (const value of Object.values(env)) expect(text).not.toContain(value)
     expect(text).not.toMatch(/_API_KEY|_URL|https?:/)
+  })
+})
+
+describe('a base URL variable that cannot be used', () => {
+  it('names the variable and the fix, never the value: no scheme, or a user name and password (fetch will not send those, and its error would show them)', () => {
+    expect(badBaseUrl(providerSpec('ollama'), { OLLAMA_URL: 'localhost:11434' })).toBe(
+      'OLLAMA_URL is not an http(s) URL; write it with its scheme, e.g. http://127.0.0.1:11434 (the value is not shown here).',
+    )
+    const custom = badBaseUrl(providerSpec('custom'), { DOCPILOT_CUSTOM_URL: 'https://admin:s3cret-pw@llm.internal/v1' })
+    expect(custom).toBe('DOCPILOT_CUSTOM_URL holds a user name or password, which fetch will not send from a URL: remove it, and put the key in DOCPILOT_CUSTOM_KEY (the value is not shown here).')
+    expect(badBaseUrl(providerSpec('ollama'), { OLLAMA_URL: 'http://admin@10.0.0.5:11434' })).toBe('OLLAMA_URL holds a user name or password, which fetch will not send from a URL: remove it (the value is not shown here).')
+    expect(badBaseUrl(providerSpec('custom'), { DOCPILOT_CUSTOM_URL: 'https://llm.internal/v1' })).toBeUndefined()
   })
 })

@@ -12,7 +12,7 @@
  * sees `toPublicChain()`'s projection, via the manifest.
  */
 import type { ChainEntry, ChatConfig } from '../config/schema.ts'
-import { memberTwice } from '../config/refusals.ts'
+import { credentialInUrl, memberTwice } from '../config/refusals.ts'
 import type { Manifest, PublicChainMember } from '../index/format.ts'
 import { CHAIN, providerSpec, type MemberId, type ProviderSpec } from '../providers/table.ts'
 import { FREE_POOL_KEYWORD, FREE_ROUTER, freePoolModels } from '../ladder/free-pool.ts'
@@ -76,7 +76,8 @@ const OWN_SERVER_URL: Partial<Record<MemberId, string>> = {
 /**
  * Why a member's base URL variable cannot be used: set, but not an http(s)
  * URL (`OLLAMA_URL=localhost:11434`, as Ollama's own OLLAMA_HOST is written),
- * which would fail every request as "fetch failed". Names the variable and an
+ * which would fail every request as "fetch failed", or one holding a user
+ * name or password, which fetch refuses. Names the variable and an
  * example, never the value: on a Worker the message reaches the browser, and
  * a URL may hold a credential. Undefined when unset or usable.
  */
@@ -84,8 +85,13 @@ export function badBaseUrl(spec: ProviderSpec, env: Env): string | undefined {
   const value = env[spec.baseUrlEnv]?.trim()
   if (!value) return undefined
   const url = URL.parse(value)
-  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return undefined
-  return `${spec.baseUrlEnv} is not an http(s) URL; write it with its scheme, e.g. ${spec.defaultBaseUrl ?? OWN_SERVER_URL[spec.id]} (the value is not shown here).`
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    return `${spec.baseUrlEnv} is not an http(s) URL; write it with its scheme, e.g. ${spec.defaultBaseUrl ?? OWN_SERVER_URL[spec.id]} (the value is not shown here).`
+  }
+  if (url.username || url.password) {
+    return `${spec.baseUrlEnv} ${credentialInUrl(spec.id)} (the value is not shown here).`
+  }
+  return undefined
 }
 
 /** Whether the environment holds what this member needs (neededVariable). */

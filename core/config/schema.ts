@@ -12,7 +12,7 @@ import * as z from 'zod'
 import { CHAIN, isMemberId, MEMBER_IDS, providerSpec, type MemberId } from '../providers/table.ts'
 import { CHAT_DEFAULTS } from './chat-defaults.ts'
 import { DEFAULT_FILE_LIMITS } from './file-limits.ts'
-import { memberTwice } from './refusals.ts'
+import { credentialInUrl, memberTwice } from './refusals.ts'
 
 const memberId = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
 
@@ -73,12 +73,18 @@ export const ChunksSchema = z.strictObject({
 
 const chainEntry = z.union([
   memberId,
-  z.strictObject({
-    provider: memberId,
-    model: z.string().min(1).optional(),
-    models: z.array(z.string().min(1)).min(1).optional(),
-    baseURL: z.string().url().optional(),
-  }),
+  z
+    .strictObject({
+      provider: memberId,
+      model: z.string().min(1).optional(),
+      models: z.array(z.string().min(1)).min(1).optional(),
+      baseURL: z.string().url().optional(),
+    })
+    .superRefine((entry, ctx) => {
+      const url = entry.baseURL ? URL.parse(entry.baseURL) : null
+      // Never shown: the value is the credential.
+      if (url?.username || url?.password) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: credentialInUrl(entry.provider), params: { showValue: false } })
+    }),
 ])
 export type ChainEntry = z.infer<typeof chainEntry>
 

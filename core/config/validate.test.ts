@@ -113,6 +113,14 @@ describe('validateConfig', () => {
     expect(validateConfig({ embed: 'openai' }, 'docpilot.config.ts').embed).toBe('openai')
   })
 
+  it("refuses a chain entry's baseURL holding a user name or password, naming the entry and the key variable, never the value", () => {
+    const c = { chat: { chain: [{ provider: 'custom', baseURL: 'https://admin:s3cret-pw@llm.internal/v1' }] } }
+    expect(problems(c)).toEqual([
+      'Invalid config docpilot.config.ts: chat.chain[0].baseURL: holds a user name or password, which fetch will not send from a URL: remove it, and put the key in DOCPILOT_CUSTOM_KEY',
+    ])
+    expect(validateConfig({ chat: { chain: [{ provider: 'custom', baseURL: 'https://llm.internal/v1' }] } }, 'docpilot.config.ts').chat.chain).toEqual([{ provider: 'custom', baseURL: 'https://llm.internal/v1' }])
+  })
+
   it('rejects a file that exports something other than an object', () => {
     expect(problems(5)).toEqual(['Invalid config docpilot.config.ts: the file must export a config object (got 5)'])
   })
