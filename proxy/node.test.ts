@@ -155,6 +155,22 @@ describe('start-up and internal failures on the Node entry', () => {
     proxy.close()
   })
 
+  it('without trusted hops, says once that forwarded requests share one bucket, and how to start it', async () => {
+    const settings = parseProxySettings({ routes, proxy: { siteOrigins: ['https://docs.example.com'] } })
+    const logged: string[] = []
+    const behindCaddy = createNodeProxy({ settings, env: {}, dbPath: IN_MEMORY, log: (line) => void logged.push(line) })
+    for (const address of ['203.0.113.7', '198.51.100.9']) {
+      await behindCaddy.app.request('/ai/feedback', { method: 'POST', headers: { 'x-forwarded-for': address }, body: JSON.stringify({ rating: 'up' }) })
+    }
+    expect(logged).toEqual([expect.stringMatching(/^docpilot proxy: requests arrive with X-Forwarded-For, .*every reader shares one rate-limit bucket.*--trust-proxy/)])
+    behindCaddy.close()
+
+    const trusting = createNodeProxy({ settings, env: {}, dbPath: IN_MEMORY, trustedHops: 1, log: (line) => void logged.push(line) })
+    await trusting.app.request('/ai/feedback', { method: 'POST', headers: { 'x-forwarded-for': '203.0.113.7' }, body: JSON.stringify({ rating: 'up' }) })
+    expect(logged).toHaveLength(1)
+    trusting.close()
+  })
+
   it('an IPv6 client that changes address inside its /64 keeps its bucket', async () => {
     const settings = parseProxySettings({ routes, proxy: { siteOrigins: ['https://docs.example.com'], rateLimit: { perMinute: 1, burst: 3 } } })
     const proxy = createNodeProxy({ settings, env: {}, dbPath: IN_MEMORY, trustedHops: 1 })

@@ -246,6 +246,8 @@ export interface NodeProxyOptions {
   now?: () => number
   /** Serve the docs to agents on /ai/mcp from these folders (proxy/mcp-disk.ts). */
   mcp?: DiskDocs
+  /** Where warnings and internal errors are written, keys redacted (default console.error). */
+  log?: (line: string) => void
 }
 
 export interface NodeProxy {
@@ -279,9 +281,23 @@ export function createNodeProxy(options: NodeProxyOptions): NodeProxy {
   if (!options.siteOrigins) checkOrigins(options.settings)
   const state = openProxyState(options.dbPath ?? DEFAULT_DB_PATH)
   const trustedHops = options.trustedHops ?? 0
+  const log = options.log ?? ((line: string) => console.error(line))
+  let forwardedUntrusted = false
   const app = createProxyApp({
     env: () => env,
-    runtime: (c) => ({ settings: settingsNow(), env, limits: state, feedback: state, clientIp: clientIp(c, trustedHops) }),
+    runtime: (c) => {
+      // Behind nginx or Caddy without --trust-proxy, every reader is the reverse proxy's one address: one bucket for the site.
+      if (!trustedHops && !forwardedUntrusted && c.req.header('x-forwarded-for')) {
+        forwardedUntrusted = true
+        log(
+          'docpilot proxy: requests arrive with X-Forwarded-For, but without --trust-proxy the client is the connection\'s address: ' +
+            'if a reverse proxy of yours sets that header, every reader shares one rate-limit bucket (proxy.rateLimit). ' +
+            'Start it with --trust-proxy (a CDN and a proxy in front: --trust-proxy 2). Said once.',
+        )
+      }
+      return { settings: settingsNow(), env, limits: state, feedback: state, clientIp: clientIp(c, trustedHops) }
+    },
+    log,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.mcp ? { mcp: diskMcp(options.mcp) } : {}),
