@@ -23,6 +23,17 @@ describe('the Worker with settings it cannot serve', () => {
     expect(body.error.message).toContain('npx docpilot doctor --proxy --wrangler')
   })
 
+  it('without its Durable Object or D1 binding (a wrangler.toml of the owner\'s own), names the binding and the block to add', async () => {
+    const DOCPILOT_PROXY = JSON.stringify({ routes: [{ member: 'openai', chatModels: ['gpt-4o-mini'] }], proxy: { siteOrigins: ['https://docs.example.com'] } })
+    const noLimits = await ask({ DOCPILOT_PROXY, LIMITS: undefined })
+    expect(noLimits.status).toBe(503)
+    expect(noLimits.body.error.code).toBe('proxy_misconfigured')
+    expect(noLimits.body.error.message).toMatch(/^The Worker has no LIMITS binding .*\[\[durable_objects\.bindings\]\].*\[\[migrations\]\].*docpilot doctor --proxy --wrangler/)
+    const noDb = await ask({ DOCPILOT_PROXY, FEEDBACK_DB: undefined })
+    expect(noDb.status).toBe(503)
+    expect(noDb.body.error.message).toMatch(/^The Worker has no FEEDBACK_DB binding .*\[\[d1_databases\]\].*wrangler d1 create docpilot-feedback/)
+  })
+
   it('without DOCPILOT_PROXY, says where it comes from', async () => {
     const { status, body } = await ask({})
     expect(status).toBe(503)

@@ -43,8 +43,8 @@ interface D1Database {
 
 interface WorkerEnv {
   DOCPILOT_PROXY?: unknown
-  LIMITS: DurableObjectNamespace
-  FEEDBACK_DB: D1Database
+  LIMITS?: DurableObjectNamespace
+  FEEDBACK_DB?: D1Database
   [name: string]: unknown
 }
 
@@ -167,6 +167,25 @@ function settingsOf(env: WorkerEnv): ProxySettings {
   }
 }
 
+/**
+ * The bindings the proxy keeps its state in, which a wrangler.toml of the
+ * owner's own may lack (docs/proxy.md lets them paste DOCPILOT_PROXY into one).
+ */
+function bindingsOf(env: WorkerEnv): { limits: DurableObjectNamespace; feedbackDb: D1Database } {
+  const written = 'to wrangler.toml, as `npx docpilot doctor --proxy --wrangler` writes'
+  if (!env.LIMITS) {
+    throw new ProxyConfigError(
+      `The Worker has no LIMITS binding (the Durable Object that keeps the rate limits and the daily ceiling): add the [[durable_objects.bindings]] block (name = "LIMITS", class_name = "ProxyLimits") and its [[migrations]] block ${written} them.`,
+    )
+  }
+  if (!env.FEEDBACK_DB) {
+    throw new ProxyConfigError(
+      `The Worker has no FEEDBACK_DB binding (the D1 database for feedback and insights): add the [[d1_databases]] block (binding = "FEEDBACK_DB") ${written} it, with the database_id that \`npx wrangler d1 create docpilot-feedback\` prints.`,
+    )
+  }
+  return { limits: env.LIMITS, feedbackDb: env.FEEDBACK_DB }
+}
+
 function stringsOf(env: WorkerEnv): ProxyEnv {
   const out: ProxyEnv = {}
   for (const [k, v] of Object.entries(env)) if (typeof v === 'string') out[k] = v
@@ -182,11 +201,13 @@ const app = createProxyApp({
   env: (c) => stringsOf(c.env as WorkerEnv),
   runtime: (c, strings) => {
     const env = c.env as WorkerEnv
+    const settings = settingsOf(env)
+    const { limits, feedbackDb } = bindingsOf(env)
     return {
-      settings: settingsOf(env),
+      settings,
       env: strings,
-      limits: new DurableLimits(env.LIMITS),
-      feedback: feedbackStore(env.FEEDBACK_DB),
+      limits: new DurableLimits(limits),
+      feedback: feedbackStore(feedbackDb),
       clientIp: c.req.header('cf-connecting-ip') ?? 'unknown',
     }
   },

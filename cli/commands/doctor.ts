@@ -216,7 +216,7 @@ export function renderProxyPlan(plan: ProxyPlan, wranglerFile = DEFAULT_WRANGLER
   for (const k of keyVars) out.push(`  npx wrangler secret put ${k} -c ${toml}`)
   for (const u of urlVars) out.push(`  npx wrangler secret put ${u} -c ${toml}    # your own server's URL`)
   out.push(`  npx wrangler deploy -c ${toml}`)
-  out.push('The value, to paste under [vars] in a wrangler.toml of your own instead:')
+  out.push('The value, to paste under [vars] in a wrangler.toml of your own instead (with the LIMITS and FEEDBACK_DB bindings the written file holds):')
   out.push(`  ${settingsLine(plan.settings)}`)
   out.push('')
   out.push('nginx:')
