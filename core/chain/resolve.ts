@@ -12,7 +12,8 @@
  * sees `toPublicChain()`'s projection, via the manifest.
  */
 import type { ChainEntry, ChatConfig } from '../config/schema.ts'
-import { credentialInUrl, memberTwice } from '../config/refusals.ts'
+import { baseUrlProblem } from '../config/base-url.ts'
+import { memberTwice } from '../config/refusals.ts'
 import type { Manifest, PublicChainMember } from '../index/format.ts'
 import { CHAIN, providerSpec, type MemberId, type ProviderSpec } from '../providers/table.ts'
 import { FREE_POOL_KEYWORD, FREE_ROUTER, freePoolModels } from '../ladder/free-pool.ts'
@@ -66,13 +67,6 @@ export function neededVariable(spec: ProviderSpec): string | undefined {
   return spec.ownServer ? spec.baseUrlEnv : spec.keyEnv
 }
 
-/** What an own server's base URL looks like (docs/answer-ladder.md); hosted members show their default. */
-const OWN_SERVER_URL: Partial<Record<MemberId, string>> = {
-  custom: 'http://10.0.0.5:8000/v1',
-  llamacpp: 'http://127.0.0.1:8080/v1',
-  ollama: 'http://127.0.0.1:11434',
-}
-
 /**
  * Why a member's base URL variable cannot be used: set, but not an http(s)
  * URL (`OLLAMA_URL=localhost:11434`, as Ollama's own OLLAMA_HOST is written),
@@ -83,15 +77,8 @@ const OWN_SERVER_URL: Partial<Record<MemberId, string>> = {
  */
 export function badBaseUrl(spec: ProviderSpec, env: Env): string | undefined {
   const value = env[spec.baseUrlEnv]?.trim()
-  if (!value) return undefined
-  const url = URL.parse(value)
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    return `${spec.baseUrlEnv} is not an http(s) URL; write it with its scheme, e.g. ${spec.defaultBaseUrl ?? OWN_SERVER_URL[spec.id]} (the value is not shown here).`
-  }
-  if (url.username || url.password) {
-    return `${spec.baseUrlEnv} ${credentialInUrl(spec.id)} (the value is not shown here).`
-  }
-  return undefined
+  const problem = value ? baseUrlProblem(spec.id, value) : undefined
+  return problem && `${spec.baseUrlEnv} ${problem} (the value is not shown here).`
 }
 
 /** Whether the environment holds what this member needs (neededVariable). */

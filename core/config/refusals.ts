@@ -4,19 +4,8 @@
  * would go wrong. Kept apart from the schema, which loads zod: the commands
  * that take a validated config from cli/config-memo.ts never load it.
  */
-import { providerSpec, type MemberId } from '../providers/table.ts'
+import type { MemberId } from '../providers/table.ts'
 
 /** Why a chain may not name `provider` a second time (the schema's check, and resolveChain's for a config built in code). */
 export const memberTwice = (provider: MemberId): string =>
   `"${provider}" appears twice; each member is tried at most once per turn, so list it once (put several models in its "models")`
-
-/**
- * Why a base URL holding a user name or password cannot be used: fetch refuses
- * it with an error that quotes the URL whole, which the proxy would pass to the
- * browser. The schema's check of a chain entry's baseURL, and badBaseUrl's of a
- * base URL variable (core/chain/resolve.ts).
- */
-export const credentialInUrl = (provider: MemberId): string => {
-  const keyEnv = providerSpec(provider).keyEnv
-  return `holds a user name or password, which fetch will not send from a URL: remove it${keyEnv ? `, and put the key in ${keyEnv}` : ''}`
-}

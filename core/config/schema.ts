@@ -10,9 +10,10 @@
 // (600 KB more that the CLI would parse at each start, scripts/build-cli.ts).
 import * as z from 'zod'
 import { CHAIN, isMemberId, MEMBER_IDS, providerSpec, type MemberId } from '../providers/table.ts'
+import { baseUrlProblem } from './base-url.ts'
 import { CHAT_DEFAULTS } from './chat-defaults.ts'
 import { DEFAULT_FILE_LIMITS } from './file-limits.ts'
-import { credentialInUrl, memberTwice } from './refusals.ts'
+import { memberTwice } from './refusals.ts'
 
 const memberId = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
 
@@ -81,9 +82,9 @@ const chainEntry = z.union([
       baseURL: z.string().url().optional(),
     })
     .superRefine((entry, ctx) => {
-      const url = entry.baseURL ? URL.parse(entry.baseURL) : null
-      // Never shown: the value is the credential.
-      if (url?.username || url?.password) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: credentialInUrl(entry.provider), params: { showValue: false } })
+      const problem = entry.baseURL ? baseUrlProblem(entry.provider, entry.baseURL) : undefined
+      // Never shown: the value may hold a credential.
+      if (problem) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: problem, params: { showValue: false } })
     }),
 ])
 export type ChainEntry = z.infer<typeof chainEntry>

@@ -121,6 +121,14 @@ describe('validateConfig', () => {
     expect(validateConfig({ chat: { chain: [{ provider: 'custom', baseURL: 'https://llm.internal/v1' }] } }, 'docpilot.config.ts').chat.chain).toEqual([{ provider: 'custom', baseURL: 'https://llm.internal/v1' }])
   })
 
+  it("refuses a chain entry's baseURL that is not http(s) (Ollama's own OLLAMA_HOST is written without one), with an example, as its variable is refused", () => {
+    for (const bad of ['localhost:11434', 'ftp://10.0.0.5/api', 'javascript:alert(1)']) {
+      expect(problems({ chat: { chain: [{ provider: 'ollama', baseURL: bad }] } })).toEqual([
+        'Invalid config docpilot.config.ts: chat.chain[0].baseURL: is not an http(s) URL; write it with its scheme, e.g. http://127.0.0.1:11434',
+      ])
+    }
+  })
+
   it('rejects a file that exports something other than an object', () => {
     expect(problems(5)).toEqual(['Invalid config docpilot.config.ts: the file must export a config object (got 5)'])
   })
