@@ -16,7 +16,7 @@
  * outcome gives it back.
  *
  * `GET /ai/health` lists each route and whether its key variable is set (never
- * the value); `?probe=1` also GETs each upstream's model list with the key,
+ * the value); `?probe=1` also GETs each upstream's model list (OpenRouter's is public: its key record) with the key,
  * which checks reachability and auth without spending tokens or the ceiling.
  *
  * An output-token ceiling over proxy.maxTokens is clamped, not refused (and
@@ -34,7 +34,7 @@ import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
 import { readInput, readJsonBody } from './json-body.ts'
 import { clientBlock, clientKey, type LimitStore } from './limits.ts'
-import { attachCredential, filterQuery, listPath, matchPath, protocolPaths, requestModels, shapeBody, type RouteKind } from './protocol.ts'
+import { attachCredential, filterQuery, matchPath, probePath, protocolPaths, requestModels, shapeBody, type RouteKind } from './protocol.ts'
 import { ERROR_ID_HEADER, Refusal } from './refusal.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
 
@@ -321,13 +321,13 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   /** What every /ai route runs first, in this order. */
   const admit = (methods: string[], bucket = '') => [runtime, origin(methods), rateLimit(bucket)] as const
 
-  /** One GET of the upstream's model list with the proxy's key: reachability and auth, no tokens spent. */
+  /** One GET of the upstream's model list (or key record) with the proxy's key: reachability and auth, no tokens spent. */
   async function probe(spec: ProviderSpec, base: string | undefined, key: string | undefined): Promise<{ status: number | null; result: 'ok' | 'auth' | 'unreachable' | 'error' }> {
     if (!base) return { status: null, result: 'unreachable' }
     const headers = new Headers({ 'accept-encoding': 'identity' })
     attachCredential(headers, spec.protocol, key)
     try {
-      const res = await doFetch(`${base}/${listPath(spec.protocol)}`, { headers, redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+      const res = await doFetch(`${base}/${probePath(spec)}`, { headers, redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
       await res.body?.cancel().catch(() => {})
       if (res.ok) return { status: res.status, result: 'ok' }
       return { status: res.status, result: res.status === 401 || res.status === 403 ? 'auth' : 'error' }

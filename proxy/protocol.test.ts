@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { HostedEmbedder } from '../core/embed/hosted.ts'
 import { adapterFor } from '../core/ladder/adapters/index.ts'
 import { CHAIN } from '../core/providers/table.ts'
+import { createProxyApp } from './app.ts'
+import { MemoryState } from './node.ts'
 import { filterQuery, matchPath, shapeBody } from './protocol.ts'
+import { parseProxySettings } from './settings.ts'
 
 describe('matchPath', () => {
   const request = { messages: [{ role: 'user' as const, content: 'hi' }], maxTokens: 64, temperature: 0 }
@@ -93,5 +96,36 @@ describe('shapeBody', () => {
     const batch = { requests: [{ model: 'models/e', content: { parts: [{ text: 'x' }] }, taskType: 'RETRIEVAL_QUERY', extra: 1 }], other: 2 }
     expect(shapeBody('gemini', 'embed', batch, 512)).toEqual({ body: { requests: [{ model: 'models/e', content: { parts: [{ text: 'x' }] }, taskType: 'RETRIEVAL_QUERY' }] }, clamped: false })
     expect(shapeBody('openai', 'embed', { model: 'e', input: ['x'], n: 5 }, 512).body).toEqual({ model: 'e', input: ['x'] })
+  })
+})
+
+describe("the health probe's GET", () => {
+  /** OpenRouter as it is: its model list is public, its key record is not. */
+  const openrouter = (goodKey: string): typeof fetch => async (input, init) => {
+    const path = new URL(String(input)).pathname
+    if (path.endsWith('/models')) return new Response('{"data":[]}', { status: 200 })
+    const ok = new Headers(init?.headers).get('authorization') === `Bearer ${goodKey}`
+    return path.endsWith('/key') && ok ? new Response('{"data":{}}', { status: 200 }) : new Response('{"error":{"code":401,"message":"User not found."}}', { status: 401 })
+  }
+
+  it('checks the key itself where the model list answers without one (OpenRouter)', async () => {
+    const probe = async (key: string) => {
+      const state = new MemoryState()
+      const app = createProxyApp({
+        env: () => ({ OPENROUTER_API_KEY: key }),
+        runtime: (_c, env) => ({
+          settings: parseProxySettings({ routes: [{ member: 'openrouter', chatModels: ['openrouter/free'] }], proxy: { siteOrigins: ['https://docs.example.com'] } }),
+          env,
+          limits: state,
+          feedback: state,
+          clientIp: '192.0.2.1',
+        }),
+        fetch: openrouter('sk-or-right'),
+      })
+      const health = (await (await app.request('/ai/health?probe=1')).json()) as { ok: boolean; routes: { probe: unknown }[] }
+      return { ok: health.ok, probe: health.routes[0]!.probe }
+    }
+    expect(await probe('sk-or-revoked')).toEqual({ ok: false, probe: { status: 401, result: 'auth' } })
+    expect(await probe('sk-or-right')).toEqual({ ok: true, probe: { status: 200, result: 'ok' } })
   })
 })

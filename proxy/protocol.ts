@@ -6,6 +6,7 @@
  * Runtime-neutral: imported by the Node and the Workers entry alike.
  */
 import { credentialHeaders, fieldHolder, fillPath, protocolOf, PROTOCOLS, type FieldRules, type Protocol, type RouteKind, type WireProtocol } from '../core/protocols/index.ts'
+import type { MemberId, ProviderSpec } from '../core/providers/table.ts'
 
 export type { RouteKind }
 
@@ -74,12 +75,16 @@ export function protocolPaths(protocol: WireProtocol, kinds: RouteKind[], model?
   return routePaths(protocol, kinds, model).map((p) => p.path)
 }
 
+/** Members whose model list answers without a key (OpenRouter's is public): the probe GETs the key's own record instead. */
+const KEY_RECORD_PATH: Partial<Record<MemberId, string>> = { openrouter: 'key' }
+
 /**
- * The service's model-list endpoint: a GET that proves reachability and the
- * key without spending tokens or the site's daily ceiling (used by the health probe).
+ * What the health probe GETs: the service's model list, or the key's own
+ * record where the list is public. Either proves reachability and the key
+ * without spending tokens or the site's daily ceiling.
  */
-export function listPath(protocol: WireProtocol): string {
-  return protocolOf(protocol).listPath
+export function probePath(spec: Pick<ProviderSpec, 'id' | 'protocol'>): string {
+  return KEY_RECORD_PATH[spec.id] ?? protocolOf(spec.protocol).listPath
 }
 
 /** Query parameters an upstream may receive; everything else (notably Gemini's `key=`) is dropped. */
