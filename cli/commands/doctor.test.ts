@@ -34,6 +34,16 @@ describe('doctor --proxy (printing)', () => {
     expect(text).toMatch(/origins: https:\/\/docs\.example\.com/)
   })
 
+  it('says when chat.maxTokens asks for longer answers than proxy.maxTokens lets through, and what to raise', () => {
+    const origins = { siteOrigins: ['https://docs.example.com'] }
+    const long = validateConfig({ chat: { chain: 'auto', maxTokens: 4000 }, proxy: origins }, 'test')
+    expect(renderProxyPlan(proxyPlan(long, env))).toContain(
+      'Note: chat.maxTokens (4000) is above proxy.maxTokens (2048), which the proxy clamps every request to: answers stop at 2048 tokens. Raise proxy.maxTokens to 4000 in docpilot.config (a Worker: then run doctor --proxy --wrangler again).',
+    )
+    const raised = validateConfig({ chat: { chain: 'auto', maxTokens: 4000 }, proxy: { ...origins, maxTokens: 4000 } }, 'test')
+    expect(renderProxyPlan(proxyPlan(raised, env))).not.toContain('chat.maxTokens')
+  })
+
   it('prints the mixed-chain rationing warning only when it applies', () => {
     expect(renderProxyPlan(proxyPlan(config, env))).toContain(MIXED_CHAIN_NOTE)
     const withCeiling = validateConfig({ chat: { chain: 'auto' }, budget: { dailyLimit: 200 } }, 'test')

@@ -40,6 +40,8 @@ export interface RouteLine {
 
 export interface ProxyPlan extends ConfigProxySettings {
   lines: RouteLine[]
+  /** The output-token ceiling the panel asks for (chat.maxTokens), which proxy.maxTokens clamps. */
+  answerMaxTokens: number
 }
 
 export function proxyPlan(config: DocpilotConfig, env: Env, manifestEmbedder?: HostedEmbedder | null): ProxyPlan {
@@ -67,7 +69,7 @@ export function proxyPlan(config: DocpilotConfig, env: Env, manifestEmbedder?: H
       }
     }
   }
-  return { ...planned, lines }
+  return { ...planned, lines, answerMaxTokens: config.chat.maxTokens }
 }
 
 const pad = (s: string, n: number) => (s.length >= n ? `${s}  ` : s + ' '.repeat(n - s.length))
@@ -193,6 +195,13 @@ export function renderProxyPlan(plan: ProxyPlan, wranglerFile = DEFAULT_WRANGLER
     out.push(
       "Not set: proxy.siteOrigins. The proxy (Node or Worker) refuses to serve without your site's own origin; set it in docpilot.config, " +
         "e.g. proxy: { siteOrigins: ['https://docs.example.com'] } (scheme and host, the address readers open). `docpilot dev` and `preview` use their own address.",
+    )
+  }
+  if (plan.answerMaxTokens > maxTokens && plan.settings.routes.length > 0) {
+    out.push('')
+    out.push(
+      `Note: chat.maxTokens (${plan.answerMaxTokens}) is above proxy.maxTokens (${maxTokens}), which the proxy clamps every request to: answers stop at ${maxTokens} tokens. ` +
+        `Raise proxy.maxTokens to ${plan.answerMaxTokens} in docpilot.config (a Worker: then run doctor --proxy --wrangler again).`,
     )
   }
   if (plan.resolved.rationing.note) {
