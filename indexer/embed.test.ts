@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { validateConfig } from '../core/config/validate.ts'
+import { cannotEmbed } from '../core/config/refusals.ts'
 import { DEFAULT_MODEL_DIR } from '../cli/package-root.ts'
 import { loadOnnx } from '../core/embed/load-onnx.ts'
 import { openIndex } from '../core/retrieval/search.ts'
@@ -313,6 +314,12 @@ describe('each embedder kind builds an index the core searcher opens in hybrid m
     it('fails the build with the provider error instead of writing an index without vectors', async () => {
       await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'unauthorized' })
       await expect(build('openai', { env: fakes.env() })).rejects.toThrow(/openai embeddings answered HTTP 401/)
+    })
+
+    it('refuses, for a config built in code (never validated), a provider without embeddings, in the words the schema uses', async () => {
+      const ctx = { env: {}, chat: validateConfig({}, '(test)').chat, configDir: tmpdir(), cacheDir: tmp('dp-cache-') }
+      await expect(resolveIndexEmbedder('groq', ctx)).rejects.toThrow(`embed: ${cannotEmbed('groq', undefined)!}`)
+      await expect(resolveIndexEmbedder({ provider: 'custom' }, ctx)).rejects.toThrow(`embed: ${cannotEmbed('custom', undefined)!}`)
     })
 
     it('names a base URL variable written without its scheme, not a bare "fetch failed", and never its value', async () => {

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { autoEmbedMember } from '../core/chain/embed.ts'
 import { badBaseUrl, memberAvailable, neededVariable, resolveChain, type Env, type ResolvedChain } from '../core/chain/resolve.ts'
 import type { ChatConfig, EmbedConfig } from '../core/config/schema.ts'
+import { cannotEmbed } from '../core/config/refusals.ts'
 import { HostedEmbedder } from '../core/embed/hosted.ts'
 import { loadOnnx } from '../core/embed/load-onnx.ts'
 import { ONNX_OPTIONAL_FILES } from '../core/embed/onnx-folder.ts'
@@ -130,9 +131,10 @@ async function loadOnnxFolder(dir: string, name: string, why: string): Promise<I
 
 function hostedFor(provider: MemberId, model: string | undefined, ctx: EmbedContext, resolved?: ResolvedChain, why = ''): IndexEmbedder {
   const spec = providerSpec(provider)
-  if (!spec.embeds) throw new EmbedConfigError(`embed: provider "${provider}" offers no embeddings API. Choose one of the embed-capable providers or embed: 'default'.`)
-  const chosen = model ?? spec.defaultEmbedModel
-  if (!chosen) throw new EmbedConfigError(`embed: provider "${provider}" has no default embedding model; name one with embed: { provider: '${provider}', model: '...' }`)
+  const refused = cannotEmbed(provider, model)
+  if (refused) throw new EmbedConfigError(`embed: ${refused}`)
+  // cannotEmbed refuses a provider with neither.
+  const chosen = (model ?? spec.defaultEmbedModel)!
   if (!memberAvailable(spec, ctx.env)) {
     throw new EmbedConfigError(`embed: "${provider}" needs ${neededVariable(spec)} in the environment at index time (it embeds every chunk).`)
   }

@@ -13,7 +13,7 @@ import { CHAIN, isMemberId, MEMBER_IDS, providerSpec, type MemberId } from '../p
 import { baseUrlProblem } from './base-url.ts'
 import { CHAT_DEFAULTS } from './chat-defaults.ts'
 import { DEFAULT_FILE_LIMITS } from './file-limits.ts'
-import { memberTwice } from './refusals.ts'
+import { cannotEmbed, memberTwice } from './refusals.ts'
 
 const memberId = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
 
@@ -132,25 +132,6 @@ export const ChatSchema = z.strictObject({
     })
     .prefault({}),
 })
-
-const EMBEDDING_MEMBERS = CHAIN.filter((spec) => spec.embeds).map((spec) => spec.id)
-
-/**
- * Why `provider` cannot embed an index (with `model`, when one was named), or
- * undefined when it can. Checked here so every command refuses the config
- * before it runs; `docpilot index` checks again for a config built in code.
- */
-export function cannotEmbed(provider: MemberId, model: string | undefined): string | undefined {
-  const spec = providerSpec(provider)
-  if (!spec.embeds) {
-    const others = `${EMBEDDING_MEMBERS.slice(0, -1).join(', ')} or ${EMBEDDING_MEMBERS.at(-1)}`
-    return `"${provider}" has no embeddings API; embed with one that has (${others}), 'default' (the offline model) or false (search by words alone)`
-  }
-  if (!model && !spec.defaultEmbedModel) {
-    return `"${provider}" has no default embedding model; name the one your server serves: embed: { provider: '${provider}', model: '<model>' }`
-  }
-  return undefined
-}
 
 type EmbedChoice = false | string | { model: string } | { provider: MemberId; model?: string | undefined }
 
