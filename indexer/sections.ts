@@ -11,6 +11,7 @@
  * trail, so a trail names the title once, first.
  */
 import type { SluggerName } from '../core/config/schema.ts'
+import { anchorSource } from './anchors/heading-source.ts'
 import { createPageSlugger } from './anchors/slugger.ts'
 import type { ParsedPage } from './sources/page.ts'
 
@@ -59,7 +60,8 @@ export function toSections(page: ParsedPage, slugger: SluggerName, fallbackTitle
     }
     // Every heading takes part in id de-duplication, split or not, as on the site.
     // A built page's heading without an id links to the nearest enclosing heading that has one, else the page.
-    const own = page.ownIds ? node.id : slugs.slug(node.slugText ?? node.text, node.id)
+    const source = anchorSource(node, slugger)
+    const own = page.ownIds ? node.id : slugs.slug(source.text, source.id)
     if (own !== undefined) anchors.push(own)
     // An empty heading (an image-only banner) names nothing: it opens no section.
     if (i === titleAt || !node.text) return

@@ -13,7 +13,7 @@ import { markdownCopy } from '../page-copy.ts'
 import { htmlFragmentText } from './html-text.ts'
 import { mdxToMarkdown } from './mdx-source.ts'
 import { PageLexer } from './page-lexer.ts'
-import type { PageNode, ParsedPage } from './page.ts'
+import type { HeadingPart, PageNode, ParsedPage } from './page.ts'
 
 /**
  * MDX has no indented code (a line indented four spaces is text, often a
@@ -123,11 +123,13 @@ function walkBlocks(tokens: Token[], out: PageNode[]): void {
   for (const token of tokens) {
     switch (token.type) {
       case 'heading': {
-        const shown = headingText(token.tokens ?? [])
-        const { text, id } = parseExplicitId(cleanInline(spaced(shown.text)))
-        if (id) out.push({ type: 'heading', depth: token.depth, text, id })
-        else if (shown.slugText === shown.text) out.push({ type: 'heading', depth: token.depth, text })
-        else out.push({ type: 'heading', depth: token.depth, text, slugText: cleanInline(spaced(shown.slugText)) })
+        const parts: HeadingPart[] = []
+        const shown = headingText(token.tokens ?? [], parts)
+        const { text, id } = parseExplicitId(cleanInline(spaced(shown)))
+        const heading: PageNode = { type: 'heading', depth: token.depth, text }
+        if (id) heading.id = id
+        if (!plainText(parts, shown)) heading.parts = parts
+        out.push(heading)
         break
       }
       case 'code':
@@ -196,11 +198,10 @@ function tokenText(token: Token): string {
  * decoration's tags is skipped here. The generators do count that text in the
  * heading's id (VitePress, Starlight and Docusaurus alike make
  * `### Title <Badge>custom element</Badge>` `#title-custom-element`), so
- * `slugText` keeps it.
+ * `parts`, which the ids are made from, keeps it.
  */
-function headingText(tokens: Token[]): { text: string; slugText: string } {
+function headingText(tokens: Token[], parts: HeadingPart[]): string {
   let text = ''
-  let slugText = ''
   const open: string[] = []
   for (const token of tokens) {
     if (token.type === 'html') {
@@ -218,15 +219,27 @@ function headingText(tokens: Token[]): { text: string; slugText: string } {
         continue
       }
     }
-    const part = token.type !== 'text' && 'tokens' in token && token.tokens ? headingText(token.tokens) : both(tokenText(token))
-    if (!open.length) text += part.text
-    slugText += part.slugText
+    const shown = token.type !== 'text' && 'tokens' in token && token.tokens ? headingText(token.tokens, parts) : partOf(token, parts)
+    if (!open.length) text += shown
   }
-  return { text, slugText }
+  return text
 }
 
-/** A heading piece whose shown text and id text are the same. */
-const both = (text: string) => ({ text, slugText: text })
+/** Most headings are plain text, all of it shown: every generator slugs the text the heading shows, which says it all. */
+function plainText(parts: HeadingPart[], shown: string): boolean {
+  return parts.every((p) => p.kind === 'text' && p.written === undefined) && parts.map((p) => (p.kind === 'image' ? p.alt : p.text)).join('') === shown
+}
+
+/** The text a token shows, its piece added to `parts`. */
+function partOf(token: Token, parts: HeadingPart[]): string {
+  const text = tokenText(token)
+  if (token.type === 'codespan') parts.push({ kind: 'code', text })
+  else if (token.type === 'image') parts.push({ kind: 'image', alt: text })
+  else if (token.type === 'escape') parts.push({ kind: 'text', text, written: token.raw })
+  else if (token.type === 'text' && token.raw !== text) parts.push({ kind: 'text', text, written: token.raw })
+  else if (text) parts.push({ kind: 'text', text })
+  return text
+}
 
 const HTML_TAG = /^<(\/)?([A-Za-z][\w.:-]*)([^<>]*?)(\/)?>$/
 

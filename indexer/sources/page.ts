@@ -7,12 +7,25 @@ export type PageNode =
       type: 'heading'
       depth: number
       text: string
-      /** Explicit or real id. */
+      /** Explicit (`{#id}`) or real (built HTML) id. */
       id?: string
-      /** The text the generator slugs into the id, when it differs from `text` (a component's children, left out of `text`, are in it). */
-      slugText?: string
+      /**
+       * The heading's pieces, from which each generator makes its id (anchors/heading-source.ts), when it is more
+       * than the plain text shown: each generator counts some kinds and not others, and a component's children,
+       * left out of `text`, are among them. `{#id}` is then read from the pieces, not `id`.
+       */
+      parts?: HeadingPart[]
     }
   | { type: 'text'; text: string }
+
+/**
+ * A piece of a Markdown heading, of a kind the site generators tell apart when they make the heading's id. A text
+ * piece's `written` is its source, when character references or a backslash escape make it differ from `text`.
+ */
+export type HeadingPart =
+  | { kind: 'text'; text: string; written?: string }
+  | { kind: 'code'; text: string }
+  | { kind: 'image'; alt: string }
 
 export interface ParsedPage {
   /** Title from metadata (frontmatter `title`, HTML `<title>`), if any. */

@@ -1,0 +1,31 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { SluggerName } from '../../core/config/schema.ts'
+import { loadHtmlParser } from '../sources/html-text.ts'
+import { parseMarkdown } from '../sources/markdown.ts'
+import { toSections } from '../sections.ts'
+
+beforeAll(() => loadHtmlParser())
+
+/** The id docpilot gives the one heading of a page, from the heading as written in Markdown. */
+const idOf = (heading: string, generator: SluggerName, mdx = false) =>
+  toSections(parseMarkdown(`# Page\n\n${heading}\n\ntext\n`, { mdx }), generator, 'page').sections[1]!.anchor
+
+// Each expected id is the one the generator itself gave the same heading, rendered alone on a page:
+// VitePress 1.6.4 (createMarkdownRenderer), Astro 5.18 (@astrojs/markdown-remark createMarkdownProcessor, headingIdCompat
+// as Starlight sites set it and Astro 6 does), Docusaurus 3.10 (mdx-loader's processor with the default markdown config).
+
+describe('VitePress: what markdown-it-anchor slugs (getTokensText: text and code_inline tokens)', () => {
+  // VitePress's restoreEntities puts each character reference back as written, and an escaped & as &amp;,
+  // when it joins the text tokens; a reference with no text token beside it stays its own token, decoded.
+  it.each([
+    ['## A &amp; B &lt;c&gt;', 'a-amp-b-lt-c-gt'],
+    ['## A &#x26; B', 'a-x26-b'],
+    ['## A \\& B', 'a-amp-b'],
+    ['## &amp; alone', 'amp-alone'],
+    ['## `x`&amp;`y`', 'x-y'],
+  ])('character references: %s -> #%s', (heading, id) => expect(idOf(heading, 'vitepress')).toBe(id))
+
+  it('the github-slugger generators slug the decoded character', () => {
+    for (const generator of ['starlight', 'docusaurus'] as const) expect(idOf('## A &amp; B', generator)).toBe('a--b')
+  })
+})
