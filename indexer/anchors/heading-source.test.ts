@@ -29,3 +29,21 @@ describe('VitePress: what markdown-it-anchor slugs (getTokensText: text and code
     for (const generator of ['starlight', 'docusaurus'] as const) expect(idOf('## A &amp; B', generator)).toBe('a--b')
   })
 })
+
+describe('VitePress: an emoji shortcode is an emoji token, which markdown-it-anchor leaves out of the id', () => {
+  it.each([
+    ['## Party :tada:', 'party'],
+    ['## :rocket: Launch', 'launch'],
+    ['## :rocket::tada: Two', 'two'],
+    ['## :+1: yes', 'yes'],
+    ['## **:rocket:** Bold `code`', 'bold-code'],
+    // Not shortcodes standing as words: VitePress keeps these words in the id.
+    ['## astro:build:done hook', 'astro-build-done-hook'],
+    ['## 10:30:00', '_10-30-00'],
+    ['## `:tada:` in code', 'tada-in-code'],
+  ])('%s -> #%s', (heading, id) => expect(idOf(heading, 'vitepress')).toBe(id))
+
+  it('the github-slugger generators slug the shortcode as text (Docusaurus turns it into an emoji only after its ids)', () => {
+    for (const generator of ['starlight', 'docusaurus'] as const) expect(idOf('## Party :tada:', generator)).toBe('party-tada')
+  })
+})
