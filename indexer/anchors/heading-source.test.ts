@@ -47,3 +47,24 @@ describe('VitePress: an emoji shortcode is an emoji token, which markdown-it-anc
     for (const generator of ['starlight', 'docusaurus'] as const) expect(idOf('## Party :tada:', generator)).toBe('party-tada')
   })
 })
+
+describe('VitePress: an attribute block closing a heading (markdown-it-attrs) is no text, and its #name is the id', () => {
+  it.each([
+    ['## Styled {.cls}', 'styled'],
+    ['## Both {#my-id .cls}', 'my-id'],
+    ['## Both {.cls #my-id}', 'my-id'],
+    ['## Title {#foo.bar}', 'foo.bar'],
+    ['## Use {foo}', 'use'],
+    ['## `code` {.a}', 'code'],
+    ['## Title {#custom}', 'custom'],
+    // Only the last block is attributes; one not closing the heading is text.
+    ['## Title {#a}{.b}', 'title-a'],
+    ['## Title {#a} more', 'title-a-more'],
+    ['## Hi {{ 1 + 1 }}', 'hi-1-1'],
+  ])('%s -> #%s', (heading, id) => expect(idOf(heading, 'vitepress')).toBe(id))
+
+  it('Docusaurus takes all of a {#...} block as the id, and the other github-slugger generators slug a class block as text', () => {
+    expect(idOf('## Both {#my-id .cls}', 'docusaurus')).toBe('my-id .cls')
+    expect(idOf('## Styled {.cls}', 'docusaurus')).toBe('styled-cls')
+  })
+})

@@ -14,9 +14,38 @@ interface Heading {
 }
 
 export function anchorSource(heading: Heading, generator: SluggerName): { text: string; id?: string } {
-  if (!heading.parts) return { text: generator === 'vitepress' ? withoutEmoji(heading.text) : heading.text, id: heading.id }
-  const text = generator === 'vitepress' ? vitepressText(heading.parts) : heading.parts.map(plainText).join('')
-  return parseExplicitId(text.replace(/[ \t]+/g, ' ').trim())
+  if (generator === 'vitepress') return vitepressSource(heading)
+  if (!heading.parts) return { text: heading.text, id: heading.id }
+  return parseExplicitId(oneSpaced(heading.parts.map(plainText).join('')))
+}
+
+const oneSpaced = (text: string) => text.replace(/[ \t]+/g, ' ').trim()
+
+/** VitePress reads `{#id}`, like any attribute block closing a heading, with markdown-it-attrs. */
+function vitepressSource(heading: Heading): { text: string; id?: string } {
+  // A plain heading's `{#id}` was taken off its text already: the block held `#` and what `id` holds.
+  if (!heading.parts) return heading.id === undefined ? attributeBlock(withoutEmoji(heading.text)) : { text: withoutEmoji(heading.text), id: attributeBlock(`{#${heading.id}}`).id }
+  const text = oneSpaced(vitepressText(heading.parts))
+  const last = heading.parts.at(-1)
+  // The block must close the heading's last text token, not a code span.
+  return last?.kind === 'text' && text.lastIndexOf('{') >= text.length - last.text.length ? attributeBlock(text) : { text }
+}
+
+/**
+ * markdown-it-attrs' "end of block" rule: a `{...}` closing a heading is its
+ * attributes, taken off the text (`## Title {.tip}` is #title), and its first
+ * `#name` is the id (`{#install .tip}`). The block is the last `{` and the
+ * first `}` two or more characters after it, which must end the text, with
+ * something inside (two characters for `{.a}` and `{#a}`).
+ */
+function attributeBlock(text: string): { text: string; id?: string } {
+  const start = text.lastIndexOf('{')
+  if (start === -1 || text.indexOf('}', start + 2) !== text.length - 1) return { text }
+  const block = text.slice(start)
+  if (block.length < (/^\{[.#]/.test(block) ? 4 : 3)) return { text }
+  const id = /(?:^\{|\s)#([^\s}]+)/.exec(block)?.[1]
+  const rest = text.slice(0, start).replace(/ $/, '')
+  return id === undefined ? { text: rest } : { text: rest, id }
 }
 
 function plainText(part: HeadingPart): string {
