@@ -68,3 +68,24 @@ describe('VitePress: an attribute block closing a heading (markdown-it-attrs) is
     expect(idOf('## Styled {.cls}', 'docusaurus')).toBe('styled-cls')
   })
 })
+
+describe('Astro and Docusaurus: the text content is slugged as it is, every space a -', () => {
+  it.each([
+    ['## Title <img src="x.png" />', 'title-'],
+    ['## Title <br/>', 'title-'],
+    ['## Title <!-- note -->', 'title-'],
+    ['## <code>hydrate()</code> <span class="since">2.1</span>', 'hydrate-21'],
+    ['## A  B', 'a--b'],
+  ])('%s -> #%s', (heading, id) => {
+    for (const generator of ['starlight', 'docusaurus'] as const) expect(idOf(heading, generator)).toBe(id)
+  })
+
+  it('MDX: a self-closing component closing the heading leaves the space before it (Docusaurus: #hydrate-)', () => {
+    expect(idOf('## <code>hydrate()</code> <Since v="2.1" />', 'docusaurus', true)).toBe('hydrate-')
+  })
+
+  it('VitePress trims what its slugify makes of the ends, and one - stands for any run of spaces', () => {
+    expect(idOf('## Title <img src="x.png" />', 'vitepress')).toBe('title')
+    expect(idOf('## A  B', 'vitepress')).toBe('a-b')
+  })
+})

@@ -16,7 +16,10 @@ interface Heading {
 export function anchorSource(heading: Heading, generator: SluggerName): { text: string; id?: string } {
   if (generator === 'vitepress') return vitepressSource(heading)
   if (!heading.parts) return { text: heading.text, id: heading.id }
-  return parseExplicitId(oneSpaced(heading.parts.map(plainText).join('')))
+  const text = heading.parts.map(plainText).join('')
+  // Astro and Docusaurus slug the heading's text content as it is, where each space is a '-': the one beside a tag
+  // closing the heading too (`## Title <img src="x.png">` is #title-), and both of two spaces.
+  return parseExplicitId(generator === 'github' ? oneSpaced(text) : text)
 }
 
 const oneSpaced = (text: string) => text.replace(/[ \t]+/g, ' ').trim()

@@ -225,9 +225,13 @@ function headingText(tokens: Token[], parts: HeadingPart[]): string {
   return text
 }
 
-/** Most headings are plain text, all of it shown: every generator slugs the text the heading shows, which says it all. */
+/**
+ * Most headings are plain text, all of it shown, evenly spaced: every generator slugs the text the heading shows,
+ * which says it all. The spaces that cleanInline takes off (beside a tag at either end, two in a row) are in some ids.
+ */
 function plainText(parts: HeadingPart[], shown: string): boolean {
-  return parts.every((p) => p.kind === 'text' && p.written === undefined) && parts.map((p) => (p.kind === 'image' ? p.alt : p.text)).join('') === shown
+  if (!parts.every((p) => p.kind === 'text' && p.written === undefined)) return false
+  return parts.map((p) => (p.kind === 'image' ? p.alt : p.text)).join('') === shown && cleanInline(shown) === shown
 }
 
 /** The text a token shows, its piece added to `parts`. */
