@@ -89,3 +89,13 @@ describe('Astro and Docusaurus: the text content is slugged as it is, every spac
     expect(idOf('## A  B', 'vitepress')).toBe('a-b')
   })
 })
+
+describe('an image in a heading: its alt text is in the id on Docusaurus only', () => {
+  it.each([
+    ['## ![logo](https://x.io/y.png) Title', { vitepress: 'title', starlight: '-title', docusaurus: 'logo-title' }],
+    ['## Title ![alt](https://x.io/y.png)', { vitepress: 'title', starlight: 'title-', docusaurus: 'title-alt' }],
+    ['## [![badge](https://x.io/y.png)](https://z.io) Title', { vitepress: 'title', starlight: '-title', docusaurus: 'badge-title' }],
+  ])('%s', (heading, ids) => {
+    for (const [generator, id] of Object.entries(ids)) expect(idOf(heading, generator as SluggerName)).toBe(id)
+  })
+})

@@ -16,7 +16,8 @@ interface Heading {
 export function anchorSource(heading: Heading, generator: SluggerName): { text: string; id?: string } {
   if (generator === 'vitepress') return vitepressSource(heading)
   if (!heading.parts) return { text: heading.text, id: heading.id }
-  const text = heading.parts.map(plainText).join('')
+  // Astro slugs the built heading's text nodes, and an <img> holds none; Docusaurus's mdast toString counts the alt.
+  const text = heading.parts.map((part) => (part.kind === 'image' && generator === 'starlight' ? '' : plainText(part))).join('')
   // Astro and Docusaurus slug the heading's text content as it is, where each space is a '-': the one beside a tag
   // closing the heading too (`## Title <img src="x.png">` is #title-), and both of two spaces.
   return parseExplicitId(generator === 'github' ? oneSpaced(text) : text)
@@ -61,13 +62,13 @@ function plainText(part: HeadingPart): string {
  * character reference as written (`&amp;` stays `&amp;`, so
  * `## A &amp; B` is #a-amp-b) and an escaped `\&` as `&amp;`; a reference
  * with no text beside it is a token of its own, left decoded. An emoji
- * shortcode is an emoji token, not text.
+ * shortcode is an emoji token, not text, and an image an image token.
  */
 function vitepressText(parts: HeadingPart[]): string {
   let out = ''
   parts.forEach((part, i) => {
     if (part.kind === 'code') out += part.text
-    else if (part.kind === 'image') out += part.alt
+    else if (part.kind === 'image') return
     else if (part.written === undefined) out += withoutEmoji(part.text)
     else if (parts[i - 1]?.kind !== 'text' && parts[i + 1]?.kind !== 'text' && LONE_REFERENCE.test(part.written)) out += part.text
     else if (part.written.startsWith('\\')) out += part.text === '&' ? '&amp;' : part.text

@@ -219,7 +219,8 @@ function headingText(tokens: Token[], parts: HeadingPart[]): string {
         continue
       }
     }
-    const shown = token.type !== 'text' && 'tokens' in token && token.tokens ? headingText(token.tokens, parts) : partOf(token, parts)
+    const nested = token.type !== 'text' && token.type !== 'image' && 'tokens' in token && token.tokens
+    const shown = nested ? headingText(nested, parts) : partOf(token, parts)
     if (!open.length) text += shown
   }
   return text
