@@ -99,3 +99,23 @@ describe('an image in a heading: its alt text is in the id on Docusaurus only', 
     for (const [generator, id] of Object.entries(ids)) expect(idOf(heading, generator as SluggerName)).toBe(id)
   })
 })
+
+describe('Starlight: remark-smartypants makes two hyphens in text an em dash before Astro slugs it', () => {
+  it.each([
+    ['## a -- b', 'a--b'],
+    ['## a--b', 'ab'],
+    ['## --port', 'port'],
+    ['## a --- b', 'a-----b'],
+    ['## a -- `c -- d`', 'a--c----d'],
+    ['## a\\--b', 'ab'],
+    ['## **a**--b', 'ab'],
+    ['## `--port <number>`', '--port-number'],
+  ])('%s -> #%s', (heading, id) => {
+    expect(idOf(heading, 'starlight')).toBe(id)
+    expect(idOf(heading, 'starlight', true)).toBe(id)
+  })
+
+  it('Docusaurus has no smartypants: each hyphen stays', () => {
+    expect(idOf('## a -- b', 'docusaurus')).toBe('a----b')
+  })
+})

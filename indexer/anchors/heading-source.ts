@@ -15,13 +15,38 @@ interface Heading {
 
 export function anchorSource(heading: Heading, generator: SluggerName): { text: string; id?: string } {
   if (generator === 'vitepress') return vitepressSource(heading)
+  if (generator === 'starlight') return astroSource(heading)
   if (!heading.parts) return { text: heading.text, id: heading.id }
-  // Astro slugs the built heading's text nodes, and an <img> holds none; Docusaurus's mdast toString counts the alt.
-  const text = heading.parts.map((part) => (part.kind === 'image' && generator === 'starlight' ? '' : plainText(part))).join('')
-  // Astro and Docusaurus slug the heading's text content as it is, where each space is a '-': the one beside a tag
-  // closing the heading too (`## Title <img src="x.png">` is #title-), and both of two spaces.
+  // Docusaurus's mdast toString counts an image's alt. It slugs the heading's text content as it is, where each
+  // space is a '-': the one beside a tag closing the heading too (`## Title <img src="x.png">` is #title-), and both
+  // of two spaces.
+  const text = heading.parts.map(plainText).join('')
   return parseExplicitId(generator === 'github' ? oneSpaced(text) : text)
 }
+
+/**
+ * Astro (rehypeHeadingIds) slugs the built heading's text nodes as they are, each space a '-', and an <img> has
+ * none. remark-smartypants has made each `--` in them (text, not code) an em dash first, which github-slugger drops:
+ * `## a -- b` is #a--b and `## --port` #port, where `` ## `--port` `` is #--port.
+ */
+function astroSource(heading: Heading): { text: string; id?: string } {
+  if (!heading.parts) return { text: smartDashes(heading.text), id: heading.id }
+  let text = ''
+  let run = ''
+  for (const part of heading.parts) {
+    if (part.kind === 'text') {
+      // One text node in the tree can be several pieces here (`a\--b`): dashes are found in the whole run.
+      run += part.text
+      continue
+    }
+    text += smartDashes(run) + (part.kind === 'code' ? part.text : '')
+    run = ''
+  }
+  return parseExplicitId(text + smartDashes(run))
+}
+
+/** retext-smartypants' default dashes: a run of exactly two hyphens is an em dash. */
+const smartDashes = (text: string) => text.replace(/(?<!-)--(?!-)/g, '\u2014')
 
 const oneSpaced = (text: string) => text.replace(/[ \t]+/g, ' ').trim()
 
