@@ -119,3 +119,25 @@ describe('Starlight: remark-smartypants makes two hyphens in text an em dash bef
     expect(idOf('## a -- b', 'docusaurus')).toBe('a----b')
   })
 })
+
+describe('Docusaurus: a text directive (remark-directive) is parsed before the id is made, and its name is not in it', () => {
+  it.each([
+    ['## GET /users/:id', 'get-users'],
+    ['## Drupal JSON:API URL', 'drupal-json-url'],
+    ['## a :abbr[HTML]{title="x"} b', 'a-html-b'],
+    ['## x :foo_bar y', 'x--y'],
+    ['## 10:30 :a1 z', '1030--z'],
+    // Not directives: after a colon, before a colon, a name ending in -, or in code.
+    ['## std::vector', 'stdvector'],
+    ['## a :b:c', 'a-b'],
+    ['## x :foo- y', 'x-foo--y'],
+    ['## `GET /users/:id`', 'get-usersid'],
+  ])('%s -> #%s', (heading, id) => {
+    expect(idOf(heading, 'docusaurus')).toBe(id)
+    expect(idOf(heading, 'docusaurus', true)).toBe(id)
+  })
+
+  it('Starlight puts unused directives back before Astro makes the id (its directives restoration)', () => {
+    expect(idOf('## Drupal JSON:API URL', 'starlight')).toBe('drupal-jsonapi-url')
+  })
+})

@@ -16,13 +16,29 @@ interface Heading {
 export function anchorSource(heading: Heading, generator: SluggerName): { text: string; id?: string } {
   if (generator === 'vitepress') return vitepressSource(heading)
   if (generator === 'starlight') return astroSource(heading)
-  if (!heading.parts) return { text: heading.text, id: heading.id }
+  const read = generator === 'docusaurus' ? withoutTextDirectives : (text: string) => text
+  if (!heading.parts) return { text: read(heading.text), id: heading.id }
   // Docusaurus's mdast toString counts an image's alt. It slugs the heading's text content as it is, where each
   // space is a '-': the one beside a tag closing the heading too (`## Title <img src="x.png">` is #title-), and both
   // of two spaces.
-  const text = heading.parts.map(plainText).join('')
+  const text = heading.parts.map((part) => (part.kind === 'text' ? read(part.text) : plainText(part))).join('')
   return parseExplicitId(generator === 'github' ? oneSpaced(text) : text)
 }
+
+/**
+ * Docusaurus parses text directives (remark-directive) before it makes heading ids, and puts the ones no plugin
+ * used back as text only after: a directive's name is not in the id, its [label] is (`## GET /users/:id` is
+ * #get-users, `## Drupal JSON:API` #drupal-json). micromark-extension-directive's rule: a `:` after anything but
+ * `:`, a name (a letter, then letters, digits, - and _, not ending in - or _) not followed by `:`, then an optional
+ * [label] and {attributes}.
+ */
+function withoutTextDirectives(text: string): string {
+  return text.replace(TEXT_DIRECTIVE, (directive, name: string, label: string | undefined, at: number) => {
+    const next = text[at + 1 + name.length]
+    return /[-_]$/.test(name) || next === ':' ? directive : (label ?? '')
+  })
+}
+const TEXT_DIRECTIVE = /(?<!:):([A-Za-z][\w-]*)(?:\[([^\]]*)\])?(?:\{[^{}]*\})?/g
 
 /**
  * Astro (rehypeHeadingIds) slugs the built heading's text nodes as they are, each space a '-', and an <img> has
