@@ -141,3 +141,13 @@ describe('Docusaurus: a text directive (remark-directive) is parsed before the i
     expect(idOf('## Drupal JSON:API URL', 'starlight')).toBe('drupal-jsonapi-url')
   })
 })
+
+describe('a footnote reference in a heading, whatever its note holds', () => {
+  // Docusaurus's toString counts no footnoteReference; VitePress, with no footnote plugin, slugs `[^1]` as text.
+  it.each([
+    ['## Title[^1]\n\n[^1]: https://example.com/source', { vitepress: 'title-1', docusaurus: 'title' }],
+    ['## Title[^1]\n\n[^1]: A longer note.', { vitepress: 'title-1', docusaurus: 'title' }],
+  ])('%s', (heading, ids) => {
+    for (const [generator, id] of Object.entries(ids)) expect(idOf(heading, generator as SluggerName)).toBe(id)
+  })
+})

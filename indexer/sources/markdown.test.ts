@@ -185,6 +185,13 @@ describe('text as readers read it', () => {
     ])
   })
 
+  it("keeps a one-word footnote's text (a URL), which is no link definition, and reads no `^1` where it is cited", () => {
+    for (const mdx of [false, true]) {
+      const page = parseMarkdown('## Title[^1]\n\nA claim[^1].\n\n[^1]: https://example.com/source\n', { mdx })
+      expect(page.nodes.map((n) => n.text)).toEqual(['Title', 'A claim.', 'https://example.com/source'])
+    }
+  })
+
   it('decodes character references in text, not in code', () => {
     const page = parseMarkdown('a &lt;b&gt; &amp; &middot; `&lt;`\n', { mdx: false })
     expect(page.nodes).toEqual([{ type: 'text', text: 'a <b> & · &lt;' }])

@@ -16,11 +16,24 @@ import { PageLexer } from './page-lexer.ts'
 import type { HeadingPart, PageNode, ParsedPage } from './page.ts'
 
 /**
+ * A GFM footnote's definition (`[^1]: text`) is no link definition. Read as
+ * one when its text is one word (`[^1]: https://…`), the note's text was lost
+ * and each reference became a link reading `^1`, in the text and the heading.
+ */
+class FootnoteTokenizer extends Tokenizer {
+  override def(src: string): Tokens.Def | undefined {
+    return FOOTNOTE_DEFINITION.test(src) ? undefined : super.def(src)
+  }
+}
+
+const FOOTNOTE_DEFINITION = /^ {0,3}\[\^[^\]\s]+\]:/
+
+/**
  * MDX has no indented code (a line indented four spaces is text, often a
  * component's child) and no HTML blocks: a tag opening a line is JSX, whose
  * children are Markdown (`<summary>**Why?**</summary>`).
  */
-class MdxTokenizer extends Tokenizer {
+class MdxTokenizer extends FootnoteTokenizer {
   override code(): undefined {
     return undefined
   }
@@ -30,7 +43,7 @@ class MdxTokenizer extends Tokenizer {
   }
 }
 
-const MARKDOWN: MarkedOptions = { gfm: true }
+const MARKDOWN: MarkedOptions = { gfm: true, tokenizer: new FootnoteTokenizer() }
 const MDX: MarkedOptions = { gfm: true, tokenizer: new MdxTokenizer() }
 
 /** `copy`: also make the page's clean Markdown copy (page-copy.ts). */
