@@ -55,7 +55,12 @@ function astroSource(heading: Heading): { text: string; id?: string } {
       run += part.text
       continue
     }
-    text += smartDashes(run) + (part.kind === 'code' ? part.text : '')
+    if (part.kind === 'footnote' && part.number === undefined) {
+      run += literalNote(part.label)
+      continue
+    }
+    // A note's reference is its number, in a <sup> of its own.
+    text += smartDashes(run) + (part.kind === 'code' ? part.text : part.kind === 'footnote' ? String(part.number) : '')
     run = ''
   }
   return parseExplicitId(text + smartDashes(run))
@@ -93,9 +98,14 @@ function attributeBlock(text: string): { text: string; id?: string } {
   return id === undefined ? { text: rest } : { text: rest, id }
 }
 
+/** A piece as mdast toString reads it (Docusaurus): an image's alt, and no text for a footnote reference. */
 function plainText(part: HeadingPart): string {
+  if (part.kind === 'footnote') return part.number === undefined ? literalNote(part.label) : ''
   return part.kind === 'image' ? part.alt : part.text
 }
+
+/** A reference to a label no definition has is text, as written, on every generator. */
+const literalNote = (label: string) => `[^${label}]`
 
 /**
  * markdown-it-anchor slugs a heading's text and code_inline tokens (its
@@ -110,6 +120,8 @@ function vitepressText(parts: HeadingPart[]): string {
   parts.forEach((part, i) => {
     if (part.kind === 'code') out += part.text
     else if (part.kind === 'image') return
+    // VitePress has no footnotes unless a plugin is added: `[^1]` is text.
+    else if (part.kind === 'footnote') out += literalNote(part.label)
     else if (part.written === undefined) out += withoutEmoji(part.text)
     else if (parts[i - 1]?.kind !== 'text' && parts[i + 1]?.kind !== 'text' && LONE_REFERENCE.test(part.written)) out += part.text
     else if (part.written.startsWith('\\')) out += part.text === '&' ? '&amp;' : part.text

@@ -52,6 +52,7 @@ export function parseMarkdown(source: string, opts: { mdx: boolean; copy?: boole
   const markdown = opts.mdx ? mdxToMarkdown(body) : { index: body, copy: body }
   const page: PageDraft = { nodes: [] }
   if (frontmatter !== undefined) readFrontmatter(frontmatter, page)
+  notes = { defined: new Set(Array.from(markdown.index.matchAll(FOOTNOTE_DEFINITIONS), (m) => m[1]!.toLowerCase())), cited: [] }
   walkBlocks(new PageLexer(opts.mdx ? MDX : MARKDOWN).lex(markdown.index), page.nodes)
   if (!page.nodes.some((n) => n.type === 'text') && page.frontmatterText) {
     page.nodes.push({ type: 'text', text: page.frontmatterText })
@@ -186,7 +187,7 @@ function inlineText(tokens: Token[]): string {
 function tokenText(token: Token): string {
   switch (token.type) {
     case 'text':
-      return token.tokens ? inlineText(token.tokens) : decodeHTML(token.text).replace(FOOTNOTE_MARK, '')
+      return token.tokens ? inlineText(token.tokens) : decodeHTML(token.text).replace(FOOTNOTE_MARK, citeNote)
     case 'escape':
     case 'codespan':
       return token.text
@@ -244,8 +245,8 @@ function headingText(tokens: Token[], parts: HeadingPart[]): string {
  * which says it all. The spaces that cleanInline takes off (beside a tag at either end, two in a row) are in some ids.
  */
 function plainText(parts: HeadingPart[], shown: string): boolean {
-  if (!parts.every((p) => p.kind === 'text' && p.written === undefined)) return false
-  return parts.map((p) => (p.kind === 'image' ? p.alt : p.text)).join('') === shown && cleanInline(shown) === shown
+  const texts = parts.flatMap((p) => (p.kind === 'text' && p.written === undefined ? [p.text] : []))
+  return texts.length === parts.length && texts.join('') === shown && cleanInline(shown) === shown
 }
 
 /** The text a token shows, its piece added to `parts`. */
@@ -254,6 +255,7 @@ function partOf(token: Token, parts: HeadingPart[]): string {
   if (token.type === 'codespan') parts.push({ kind: 'code', text })
   else if (token.type === 'image') parts.push({ kind: 'image', alt: text })
   else if (token.type === 'escape') parts.push({ kind: 'text', text, written: token.raw })
+  else if (token.type === 'text' && token.raw.includes('[^')) parts.push(...notedParts(token.raw))
   else if (token.type === 'text' && token.raw !== text) parts.push({ kind: 'text', text, written: token.raw })
   else if (text) parts.push({ kind: 'text', text })
   return text
@@ -327,7 +329,47 @@ function dropContainerFences(text: string): string {
 }
 
 /** A GFM footnote reference (`[^1]`) or the label opening its definition (`[^1]: `): the note's text is what readers read. */
-const FOOTNOTE_MARK = /\[\^[^\]\s]+\](?::[ \t]*)?/g
+const FOOTNOTE_MARK = /\[\^([^\]\s]+)\](?::[ \t]*)?/g
+
+/** Where each definition's label is, so a reference is told from text that looks like one. */
+const FOOTNOTE_DEFINITIONS = /^[ \t>]*\[\^([^\]\s]+)\]:/gm
+
+/**
+ * The page's footnotes: the labels defined (lower-cased, as GFM matches them) and the ones cited so far, in order.
+ * A note's number is its place in that order, which is what a reference shows on Astro (and is in the heading's id).
+ */
+let notes: { defined: Set<string>; cited: string[] } = { defined: new Set(), cited: [] }
+
+/** Drops a footnote mark from the text, counting a reference to a defined note in the order the page cites them. */
+function citeNote(mark: string, label: string): string {
+  if (!mark.endsWith(':')) noteNumber(label)
+  return ''
+}
+
+/** A defined note's number (its first citation numbers it), or undefined for a label no definition has. */
+function noteNumber(label: string): number | undefined {
+  const key = label.toLowerCase()
+  if (!notes.defined.has(key)) return undefined
+  if (!notes.cited.includes(key)) notes.cited.push(key)
+  return notes.cited.indexOf(key) + 1
+}
+
+/** A heading's text token holding footnote references, in pieces: text, and each reference with its number. */
+function notedParts(raw: string): HeadingPart[] {
+  const parts: HeadingPart[] = []
+  let at = 0
+  const text = (written: string) => {
+    const decoded = decodeHTML(written)
+    if (written) parts.push(decoded === written ? { kind: 'text', text: written } : { kind: 'text', text: decoded, written })
+  }
+  for (const m of raw.matchAll(FOOTNOTE_MARK)) {
+    text(raw.slice(at, m.index))
+    parts.push({ kind: 'footnote', label: m[1]!, number: noteNumber(m[1]!) })
+    at = m.index + m[0].length
+  }
+  text(raw.slice(at))
+  return parts
+}
 
 /** GitHub-style alert marker opening a blockquote (`> [!NOTE]`), which sites render as a styled box. */
 const GFM_ALERT = /^\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/i

@@ -26,6 +26,8 @@ export type HeadingPart =
   | { kind: 'text'; text: string; written?: string }
   | { kind: 'code'; text: string }
   | { kind: 'image'; alt: string }
+  /** `[^label]`: `number` is the note's, in the order the page cites them; none when no definition has the label. */
+  | { kind: 'footnote'; label: string; number: number | undefined }
 
 export interface ParsedPage {
   /** Title from metadata (frontmatter `title`, HTML `<title>`), if any. */
