@@ -25,6 +25,15 @@ export function anchorSource(heading: Heading, generator: SluggerName): { text: 
   return parseExplicitId(generator === 'github' ? oneSpaced(text) : text)
 }
 
+/** A piece as mdast toString reads it (Docusaurus): an image's alt, and no text for a footnote reference. */
+function plainText(part: HeadingPart): string {
+  if (part.kind === 'footnote') return part.number === undefined ? literalNote(part.label) : ''
+  return part.kind === 'image' ? part.alt : part.text
+}
+
+/** A reference to a label no definition has is text, as written, on every generator. */
+const literalNote = (label: string) => `[^${label}]`
+
 /**
  * Docusaurus parses text directives (remark-directive) before it makes heading ids, and puts the ones no plugin
  * used back as text only after: a directive's name is not in the id, its [label] is (`## GET /users/:id` is
@@ -97,15 +106,6 @@ function attributeBlock(text: string): { text: string; id?: string } {
   const rest = text.slice(0, start).replace(/ $/, '')
   return id === undefined ? { text: rest } : { text: rest, id }
 }
-
-/** A piece as mdast toString reads it (Docusaurus): an image's alt, and no text for a footnote reference. */
-function plainText(part: HeadingPart): string {
-  if (part.kind === 'footnote') return part.number === undefined ? literalNote(part.label) : ''
-  return part.kind === 'image' ? part.alt : part.text
-}
-
-/** A reference to a label no definition has is text, as written, on every generator. */
-const literalNote = (label: string) => `[^${label}]`
 
 /**
  * markdown-it-anchor slugs a heading's text and code_inline tokens (its

@@ -142,7 +142,7 @@ function walkBlocks(tokens: Token[], out: PageNode[]): void {
         const { text, id } = parseExplicitId(cleanInline(spaced(shown)))
         const heading: PageNode = { type: 'heading', depth: token.depth, text }
         if (id) heading.id = id
-        if (!plainText(parts, shown)) heading.parts = parts
+        if (!isPlainHeading(parts, shown)) heading.parts = parts
         out.push(heading)
         break
       }
@@ -244,7 +244,7 @@ function headingText(tokens: Token[], parts: HeadingPart[]): string {
  * Most headings are plain text, all of it shown, evenly spaced: every generator slugs the text the heading shows,
  * which says it all. The spaces that cleanInline takes off (beside a tag at either end, two in a row) are in some ids.
  */
-function plainText(parts: HeadingPart[], shown: string): boolean {
+function isPlainHeading(parts: HeadingPart[], shown: string): boolean {
   const texts = parts.flatMap((p) => (p.kind === 'text' && p.written === undefined ? [p.text] : []))
   return texts.length === parts.length && texts.join('') === shown && cleanInline(shown) === shown
 }
