@@ -11,6 +11,7 @@ import { classifyResponse } from './classify.ts'
 import type { Clock } from './cooldown.ts'
 import type { Failure } from './failure.ts'
 import type { AttemptRecord } from './receipt.ts'
+import { thinkFilter } from './think.ts'
 
 export interface TransportRequest extends WireRequest {
   signal: AbortSignal
@@ -147,6 +148,13 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   reader = res.body.getReader()
   const decoder = adapter.decoder(() => input.clock.now())
   const utf8 = new TextDecoder()
+  const thinking = thinkFilter()
+  const show = (visible: string) => {
+    if (!visible) return
+    if (firstDeltaMs === null) firstDeltaMs = msSince(t0)
+    text += visible
+    input.onDelta(visible)
+  }
   let done = false
   try {
     while (!done) {
@@ -154,10 +162,9 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       const events = chunk.done ? [...decoder.push(utf8.decode()), ...decoder.end()] : decoder.push(utf8.decode(chunk.value, { stream: true }))
       for (const ev of events) {
         if (ev.type === 'delta') {
-          if (firstDeltaMs === null) firstDeltaMs = msSince(t0)
-          text += ev.text
-          input.onDelta(ev.text)
+          // Thinking is progress too: the service is alive while the reader waits for the answer's first word.
           arm(timeouts.idleMs)
+          show(thinking.push(ev.text))
         } else if (ev.type === 'meta') {
           if (ev.model) servedModel = ev.model
           if (ev.usage) usage = { ...usage, ...stripUndefined(ev.usage) }
@@ -173,6 +180,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   } catch {
     return interrupted()
   }
+  show(thinking.end())
   if (!done) {
     // The connection closed without the protocol's end marker.
     return finish('failed', { class: firstDeltaMs !== null ? 'stream_broken' : 'network', status })

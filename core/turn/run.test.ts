@@ -108,6 +108,20 @@ describe('runTurn: settling', () => {
     expect(MEANWHILE_NOTICE).toBe('Meanwhile, the closest passages:')
   })
 
+  it("a reasoning model's <think> block reaches neither the reader nor the answer; one that only thinks answered nothing", async () => {
+    const t = setup(['groq', 'openai'])
+    await faults({ member: 'groq', text: '<think>\nThe reader asks about c.set; [1] covers it.\n</think>\n\nUse c.set() [1].', deltas: 7 })
+    const r = await t.turn()
+    expect(r.state).toBe('answered')
+    expect(r.text).toBe('Use c.set() [1].')
+    expect(t.events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text).join('')).toBe(r.text)
+    await fake.reset()
+    await faults({ member: 'groq', text: '<think>\nThe reader asks about c.set; [1] covers', deltas: 5 }, { member: 'openai', text: 'Use c.set() [1].' })
+    const thoughtOnly = await t.turn()
+    expect(thoughtOnly.text).toBe('Use c.set() [1].')
+    expect(thoughtOnly.receipt.attempts.map((a) => [a.member, a.class])).toEqual([['groq', 'empty_answer'], ['openai', 'ok']])
+  })
+
   it('a model that finishes without a word of answer costs its member the turn: the next answers, and the last ends in the search answer', async () => {
     const t = setup(['openai', 'groq'])
     await faults({ member: 'openai', text: '' }, { member: 'groq', text: 'Use c.set() [1].' })

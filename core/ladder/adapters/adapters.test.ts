@@ -165,3 +165,22 @@ describe('adapters against the fake providers, over HTTP', () => {
     expect(broken.outcome.afterDelta).toBe(true)
   })
 })
+
+describe('thinking sent beside the answer is not answer text', () => {
+  const texts = (protocol: 'openai' | 'ollama', wire: string) =>
+    adapterFor(protocol)
+      .decoder(() => 0)
+      .push(wire)
+      .flatMap((e) => (e.type === 'delta' ? [e.text] : []))
+
+  it('OpenAI-compatible reasoning_content (DeepSeek, llama-server, Groq parsed) and reasoning (OpenRouter)', () => {
+    const chunk = (delta: object) => `data: ${JSON.stringify({ choices: [{ delta, finish_reason: null }] })}\n\n`
+    const wire = chunk({ role: 'assistant', content: null, reasoning_content: 'The reader asks' }) + chunk({ content: '', reasoning: 'about c.set' }) + chunk({ content: 'Use c.set() [1].' })
+    expect(texts('openai', wire)).toEqual(['Use c.set() [1].'])
+  })
+
+  it("Ollama's message.thinking", () => {
+    const wire = `${JSON.stringify({ model: 'qwen3', message: { role: 'assistant', content: '', thinking: 'The reader asks' } })}\n${JSON.stringify({ model: 'qwen3', message: { role: 'assistant', content: 'Use c.set() [1].' } })}\n`
+    expect(texts('ollama', wire)).toEqual(['Use c.set() [1].'])
+  })
+})
