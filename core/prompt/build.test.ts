@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { ProxySchema } from '../config/schema.ts'
+import { ADAPTERS } from '../ladder/adapters/index.ts'
 import { passage } from '../turn/test-helpers.ts'
-import { buildPrompt, estimateTokens, packPassages, SYSTEM_PROMPT } from './build.ts'
+import { buildPrompt, estimateTokens, MAX_QUESTION_CHARS, packPassages, SYSTEM_PROMPT } from './build.ts'
 
 describe('prompt', () => {
   it('numbers the passages, keeps their links for citations, and asks for [n] citations from them only', () => {
@@ -87,5 +89,20 @@ describe('prompt', () => {
     for (const m of messages.slice(1, -1)) expect(m.content.length).toBeLessThanOrEqual(601)
     // The whole request stays well under the proxy's default 64 KB body.
     expect(JSON.stringify(messages).length).toBeLessThan(16_000)
+  })
+
+  it('a question at the panel\'s limit fits the proxy\'s default body with a full passage budget and history, in a script of three bytes a character', () => {
+    // CJK: three UTF-8 bytes for each UTF-16 unit, the most a character costs outside JSON escapes.
+    const cjk = (n: number) => '文'.repeat(n)
+    // A first passage longer than the budget is cut to fill all of it.
+    const passages = [{ ...passage(0), text: cjk(20_000) }, passage(1)]
+    const history = [1, 2].map(() => ({ question: cjk(5000), answer: cjk(5000) }))
+    const { messages } = buildPrompt(cjk(MAX_QUESTION_CHARS), passages, history)
+    expect(messages.at(-1)!.content.endsWith(cjk(MAX_QUESTION_CHARS))).toBe(true)
+    const limit = ProxySchema.parse({}).maxBodyBytes
+    for (const adapter of Object.values(ADAPTERS)) {
+      const { body } = adapter.request('a-model-name', { messages, maxTokens: 1024, temperature: 0.2 })
+      expect(new TextEncoder().encode(body).length, adapter.protocol).toBeLessThanOrEqual(limit)
+    }
   })
 })

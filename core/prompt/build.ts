@@ -43,6 +43,16 @@ export interface PromptOptions {
 
 export const PROMPT_DEFAULTS = { passageTokens: 3000, historyTurns: 2, historyChars: 600 } as const
 
+/**
+ * The longest question the panel asks, in UTF-16 units. The prompt travels in
+ * one body under the proxy's maxBodyBytes (64 KB by default), and a body over
+ * it is refused (413) by the proxy as by every member: the reader would get
+ * the search answer, told the models are unreachable. At this length the
+ * question fits beside a full passage budget and history even in CJK, three
+ * bytes a character.
+ */
+export const MAX_QUESTION_CHARS = 4000
+
 export const SYSTEM_PROMPT = [
   'You answer questions about a documentation site using only the numbered passages provided with each question.',
   'Cite every claim with the number of the passage it comes from, in square brackets, like [1] or [2][3].',

@@ -8,6 +8,7 @@ import type { ConversationStore } from './conversation.ts'
 import { COPIED_MS, COPY } from './copy.ts'
 import { isSearchOnly, type Engine } from './engine.ts'
 import { answerWithSources } from './links.ts'
+import { questionLength } from './question-length.ts'
 import { settledStatus } from './status.ts'
 import { Turn, type TurnActions } from './Turn.tsx'
 import { givenPassages, promptHistory, searchContext, type TurnView } from './view.ts'
@@ -54,6 +55,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
   turnsRef.current = turns
 
   const searchOnly = manifest ? isSearchOnly(manifest) : false
+  const length = questionLength(draft)
   const lexical = manifest?.lexical as LexicalSettings | undefined
 
   const announce = useCallback((text: string) => {
@@ -80,6 +82,11 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
     async (question: string) => {
       const q = question.trim()
       if (!q || abortRef.current) return
+      // Too long for the prompt's body (a question a link opened the panel with): into the box, where the counter says so.
+      if (questionLength(q).over) {
+        setDraft(q)
+        return
+      }
       const id = nextId.current++
       const earlier = searchContext(turns, q)
       const history = promptHistory(turns, q)
@@ -339,20 +346,29 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
             rows={1}
             value={draft}
             placeholder={COPY.placeholder}
+            aria-describedby={length.text ? 'dp-length' : undefined}
+            aria-invalid={length.over || undefined}
             onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
             onKeyDown={(e) => {
               if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
                 e.preventDefault()
-                void ask(draft)
+                // Ask is disabled; a reader who cannot see it hears why nothing happened.
+                if (length.over) announce(length.text)
+                else void ask(draft)
               }
             }}
           />
+          {length.text ? (
+            <p id="dp-length" class={length.over ? 'dp-length dp-over' : 'dp-length'}>
+              {length.text}
+            </p>
+          ) : null}
           {busy ? (
             <button type="button" class="dp-stop" onClick={() => abortRef.current?.abort()}>
               {COPY.stop}
             </button>
           ) : (
-            <button type="submit" class="dp-ask" disabled={!draft.trim()}>
+            <button type="submit" class="dp-ask" disabled={!draft.trim() || length.over}>
               {COPY.ask}
             </button>
           )}

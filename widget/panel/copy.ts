@@ -18,6 +18,8 @@ export const COPIED_MS = 1500
 export const COPY = {
   title: 'Ask the docs',
   placeholder: 'Ask a question about the docs…',
+  length: (n: number, max: number) => `${n.toLocaleString('en')} / ${max.toLocaleString('en')} characters`,
+  tooLong: (n: number, max: number) => `${n.toLocaleString('en')} / ${max.toLocaleString('en')} characters: shorten the question to ask it.`,
   ask: 'Ask',
   stop: 'Stop',
   close: 'Close',
