@@ -30,7 +30,7 @@ export interface WalkInput {
 export type WalkOutcome =
   /** A member finished its answer. */
   | 'answered'
-  /** A stream broke after its first delta: the text so far stands, marked cut off. */
+  /** A stream broke after its first delta, or the answer ran into the output-token ceiling: the text so far stands, marked cut off. */
   | 'partial'
   /** Every member was asked and none answered (or the walk had to stop). */
   | 'unanswered'
@@ -50,6 +50,13 @@ export interface WalkResult {
   finishReason?: string
   usage?: Usage
 }
+
+/**
+ * The finish reasons that say the model stopped at the output-token ceiling,
+ * as each protocol spells them (OpenAI and Ollama, Anthropic, Gemini). The
+ * answer ends mid-sentence; settled as finished, it reads as complete.
+ */
+const TOKEN_CEILING: ReadonlySet<string> = new Set(['length', 'max_tokens', 'MAX_TOKENS'])
 
 function coolDown(store: CooldownStore, key: string, failure: Failure, now: number): void {
   store.set(key, { until: cooldownUntil(now, failure), since: now, class: failure.class })
@@ -97,7 +104,7 @@ export async function walkLadder(input: WalkInput): Promise<WalkResult> {
         // Healthy again: back in its configured place (it is not promoted above it).
         cooldowns.delete(cooldownKey(member.provider))
         if (models.length > 1) cooldowns.delete(cooldownKey(member.provider, model))
-        return { outcome: 'answered', ...base, ...extra }
+        return { outcome: TOKEN_CEILING.has(outcome.finishReason ?? '') ? 'partial' : 'answered', ...base, ...extra }
       }
 
       const failure = outcome.failure!

@@ -122,6 +122,27 @@ describe('runTurn: settling', () => {
     expect(thoughtOnly.receipt.attempts.map((a) => [a.member, a.class])).toEqual([['groq', 'empty_answer'], ['openai', 'ok']])
   })
 
+  it('an answer that ran into the output-token ceiling is marked cut off, in each protocol\'s spelling; one that finished is not', async () => {
+    const t = setup(['openai'])
+    const sse = (frames: string[]) => new Response(frames.map((f) => `data: ${f}\n\n`).join(''), { headers: { 'content-type': 'text/event-stream' } })
+    const stoppedBy = (finish: string) => async () => sse([JSON.stringify({ choices: [{ delta: { content: 'First, install the' }, finish_reason: finish }] }), '[DONE]'])
+    const cut = await t.turn({ transport: stoppedBy('length') })
+    expect([cut.state, cut.cutOff, cut.text]).toEqual(['partial', true, 'First, install the'])
+    expect(cut.receipt.attempts.map((a) => a.class)).toEqual(['ok'])
+    expect((await t.turn({ transport: stoppedBy('stop') })).state).toBe('answered')
+    const anthropic = setup(['anthropic'])
+    const maxTokens = async () =>
+      sse([
+        JSON.stringify({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'First, install the' } }),
+        JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'max_tokens' } }),
+        JSON.stringify({ type: 'message_stop' }),
+      ])
+    expect((await anthropic.turn({ transport: maxTokens })).state).toBe('partial')
+    const gemini = setup(['gemini'])
+    const geminiMax = async () => sse([JSON.stringify({ candidates: [{ content: { parts: [{ text: 'First, install the' }] }, finishReason: 'MAX_TOKENS' }] })])
+    expect((await gemini.turn({ transport: geminiMax })).state).toBe('partial')
+  })
+
   it('a model that finishes without a word of answer costs its member the turn: the next answers, and the last ends in the search answer', async () => {
     const t = setup(['openai', 'groq'])
     await faults({ member: 'openai', text: '' }, { member: 'groq', text: 'Use c.set() [1].' })
