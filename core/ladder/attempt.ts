@@ -1,7 +1,8 @@
 /**
  * One attempt: one request to one member for one model, streamed, with the
- * member's two time limits (to the first delta, then between deltas) and the
- * caller's AbortSignal, both of which cancel the upstream request.
+ * member's two time limits (to the first delta, then between deltas; a
+ * reasoning model's thinking counts, shown or not: the service is alive) and
+ * the caller's AbortSignal, both of which cancel the upstream request.
  */
 import { untilAborted } from '../abort.ts'
 import { msSince } from '../timing.ts'
@@ -165,6 +166,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
           // Thinking is progress too: the service is alive while the reader waits for the answer's first word.
           arm(timeouts.idleMs)
           show(thinking.push(ev.text))
+        } else if (ev.type === 'thinking') {
+          arm(timeouts.idleMs)
         } else if (ev.type === 'meta') {
           if (ev.model) servedModel = ev.model
           if (ev.usage) usage = { ...usage, ...stripUndefined(ev.usage) }

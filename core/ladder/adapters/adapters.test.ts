@@ -179,6 +179,36 @@ describe('thinking sent beside the answer is not answer text', () => {
     expect(texts('openai', wire)).toEqual(['Use c.set() [1].'])
   })
 
+  it('a model thinking in a field of its own keeps the stream alive past the time limits, as thinking in the content does', async () => {
+    const { chain } = fakeChain(fake.env(), ['deepseek'])
+    const chunk = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ delta, finish_reason: finish }] })}\n\n`
+    const utf8 = new TextEncoder()
+    // Ten thoughts 80 ms apart: 800 ms of thinking against limits of 400 ms.
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (let i = 0; i < 10; i++) {
+          controller.enqueue(utf8.encode(chunk({ content: null, reasoning_content: `thought ${i} ` })))
+          await new Promise((r) => setTimeout(r, 80))
+        }
+        controller.enqueue(utf8.encode(chunk({ content: 'Use c.set() [1].' }) + chunk({}, 'stop') + 'data: [DONE]\n\n'))
+        controller.close()
+      },
+    })
+    const outcome = await runAttempt({
+      member: chain[0]!,
+      index: 0,
+      model: chain[0]!.models[0]!,
+      adapter: adapterFor('openai'),
+      request,
+      transport: async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
+      timeouts: { firstByteMs: 400, idleMs: 400 },
+      clock: new ManualClock(),
+      onDelta: () => {},
+    })
+    expect(outcome.failure).toBeUndefined()
+    expect(outcome.text).toBe('Use c.set() [1].')
+  })
+
   it("Ollama's message.thinking", () => {
     const wire = `${JSON.stringify({ model: 'qwen3', message: { role: 'assistant', content: '', thinking: 'The reader asks' } })}\n${JSON.stringify({ model: 'qwen3', message: { role: 'assistant', content: 'Use c.set() [1].' } })}\n`
     expect(texts('ollama', wire)).toEqual(['Use c.set() [1].'])

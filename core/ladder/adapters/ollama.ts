@@ -7,7 +7,7 @@ import type { StreamEvent, WireAdapter } from './types.ts'
 
 interface OllamaLine {
   model?: string
-  message?: { content?: string }
+  message?: { content?: string; thinking?: string }
   done?: boolean
   done_reason?: string
   prompt_eval_count?: number
@@ -35,6 +35,7 @@ export const ollamaAdapter: WireAdapter = {
         }
         const text = line.message?.content
         if (typeof text === 'string' && text.length > 0) out.push({ type: 'delta', text })
+        if (typeof line.message?.thinking === 'string' && line.message.thinking.length > 0) out.push({ type: 'thinking' })
         if (line.done) {
           out.push({ type: 'meta', usage: { inputTokens: line.prompt_eval_count, outputTokens: line.eval_count } })
           out.push({ type: 'done', finishReason: line.done_reason ?? 'stop' })

@@ -13,7 +13,7 @@ import type { StreamEvent, WireAdapter } from './types.ts'
 interface Chunk {
   model?: string
   error?: unknown
-  choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[]
+  choices?: { delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null }; finish_reason?: string | null }[]
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null
 }
 
@@ -38,6 +38,9 @@ export const openaiAdapter: WireAdapter = {
       for (const choice of chunk.choices ?? []) {
         const text = choice.delta?.content
         if (typeof text === 'string' && text.length > 0) out.push({ type: 'delta', text })
+        // DeepSeek, llama-server and Groq's parsed format say reasoning_content; OpenRouter says reasoning.
+        const thought = choice.delta?.reasoning_content ?? choice.delta?.reasoning
+        if (typeof thought === 'string' && thought.length > 0) out.push({ type: 'thinking' })
         if (choice.finish_reason === 'error') out.push({ type: 'error', failure: classifyStreamError(chunk, now()) })
         else if (choice.finish_reason) out.push({ type: 'done', finishReason: choice.finish_reason })
       }

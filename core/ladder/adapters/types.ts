@@ -34,6 +34,8 @@ export interface Usage {
 
 export type StreamEvent =
   | { type: 'delta'; text: string }
+  /** The model is thinking, in a field of its own (nothing to show): the stream is alive. */
+  | { type: 'thinking' }
   /** The service said the answer is complete. */
   | { type: 'done'; finishReason?: string }
   /** Side facts: the model that actually served, token usage. */
