@@ -173,7 +173,7 @@ describe('thinking sent beside the answer is not answer text', () => {
       .push(wire)
       .flatMap((e) => (e.type === 'delta' ? [e.text] : []))
 
-  it('OpenAI-compatible reasoning_content (DeepSeek, llama-server, Groq parsed) and reasoning (OpenRouter)', () => {
+  it('OpenAI-compatible reasoning_content (DeepSeek, llama-server) and reasoning (OpenRouter, Groq parsed)', () => {
     const chunk = (delta: object) => `data: ${JSON.stringify({ choices: [{ delta, finish_reason: null }] })}\n\n`
     const wire = chunk({ role: 'assistant', content: null, reasoning_content: 'The reader asks' }) + chunk({ content: '', reasoning: 'about c.set' }) + chunk({ content: 'Use c.set() [1].' })
     expect(texts('openai', wire)).toEqual(['Use c.set() [1].'])

@@ -38,7 +38,7 @@ export const openaiAdapter: WireAdapter = {
       for (const choice of chunk.choices ?? []) {
         const text = choice.delta?.content
         if (typeof text === 'string' && text.length > 0) out.push({ type: 'delta', text })
-        // DeepSeek, llama-server and Groq's parsed format say reasoning_content; OpenRouter says reasoning.
+        // DeepSeek and llama-server say reasoning_content; OpenRouter and Groq's parsed format say reasoning.
         const thought = choice.delta?.reasoning_content ?? choice.delta?.reasoning
         if (typeof thought === 'string' && thought.length > 0) out.push({ type: 'thinking' })
         if (choice.finish_reason === 'error') out.push({ type: 'error', failure: classifyStreamError(chunk, now()) })
