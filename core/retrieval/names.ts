@@ -24,13 +24,17 @@ const SENTENCE_END = /[.?!:]\s*["'“‘(\[]*\s*$/u
 /** The written words (as `tokenize` splits them) that the question writes as names. */
 export function namesIn(question: string): Set<string> {
   // Words inside sentences, of two letters or more ("I" is always a capital).
-  const inside = [...question.matchAll(WORD)].filter((m) => m[0].length > 1 && !startsSentence(question, m.index))
-  const capitalised = inside.filter((m) => CAPITAL.test(m[0]))
+  const inside: string[] = []
+  let end = 0
+  for (const m of question.matchAll(WORD)) {
+    // A word holds no punctuation, so what ends a sentence before a word lies between it and the word before:
+    // read there, not in all the text before (which made a long pasted question cost the square of its length).
+    const gap = question.slice(end, m.index)
+    const startsSentence = (end === 0 && gap.trim() === '') || SENTENCE_END.test(gap)
+    end = m.index + m[0].length
+    if (m[0].length > 1 && !startsSentence) inside.push(m[0])
+  }
+  const capitalised = inside.filter((w) => CAPITAL.test(w))
   if (capitalised.length > TITLE_CASE_SHARE * inside.length) return new Set()
-  return new Set(capitalised.map((m) => m[0]).filter((w) => !DIGIT_FIRST.test(w)))
-}
-
-function startsSentence(text: string, at: number): boolean {
-  const before = text.slice(0, at)
-  return before.trim() === '' || SENTENCE_END.test(before)
+  return new Set(capitalised.filter((w) => !DIGIT_FIRST.test(w)))
 }
