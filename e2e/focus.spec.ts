@@ -168,3 +168,48 @@ test('a citation to a section of the page the reader is on closes the panel, so 
   const after = await pageScroll(page)
   expect({ style: after.style, overflow: after.overflow }).toEqual({ style: before.style, overflow: before.overflow })
 })
+
+/**
+ * Two common ways a theme scrolls the page: the body gives the viewport its overflow (the root's is visible), or the
+ * body scrolls itself inside a root that does not. Set through a constructed sheet: the demo's CSP has no inline styles.
+ */
+const BODY_SCROLLING_THEMES = {
+  'html, body { height: 100% } body { overflow-x: hidden }': 'the viewport',
+  'html { height: 100%; overflow: hidden } body { height: 100%; margin: 0; overflow: auto }': 'the body',
+} as const
+
+/** How far the page is scrolled, by the viewport or the body, the page's scrollers' style attributes, and where its main column sits. */
+function themedPage(page: Page): Promise<{ y: number; styles: (string | null)[]; main: number }> {
+  return page.evaluate(() => ({
+    y: Math.round(scrollY + document.body.scrollTop),
+    styles: [document.documentElement.getAttribute('style'), document.body.getAttribute('style')],
+    main: document.querySelector('main')!.getBoundingClientRect().x,
+  }))
+}
+
+for (const [css, scroller] of Object.entries(BODY_SCROLLING_THEMES)) {
+  test(`on a page scrolled by ${scroller} (${css}), the open panel keeps the reader's place and nothing behind it scrolls or shifts`, async ({ playwright }) => {
+    const browser = await playwright.chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, ignoreDefaultArgs: ['--hide-scrollbars'] })
+    const page = await browser.newPage({ viewport: { width: 1200, height: 420 } })
+    await page.goto(`${site.url}/reference/cli`)
+    await page.evaluate((rules) => {
+      const sheet = new CSSStyleSheet()
+      sheet.replaceSync(rules)
+      document.adoptedStyleSheets = [sheet]
+      document.scrollingElement!.scrollTop = 400
+      document.body.scrollTop = 400
+    }, css)
+    const before = await themedPage(page)
+    expect(before).toMatchObject({ y: 400, styles: [null, null] })
+    // The launcher, fixed in its corner: a click on the page's own opener would scroll it into view first.
+    await page.locator('[data-docpilot-launcher] button').click()
+    await expect(dialog(page)).toBeVisible()
+    expect(await themedPage(page)).toMatchObject({ y: 400, main: before.main })
+    await wheelOverBackdrop(page)
+    expect((await themedPage(page)).y).toBe(400)
+    await page.keyboard.press('Escape')
+    await expect(dialog(page)).toBeHidden()
+    expect(await themedPage(page)).toEqual(before)
+    await browser.close()
+  })
+}
