@@ -83,6 +83,25 @@ test.describe('kept for the tab (the default)', () => {
     await expect(dialog(page).locator('article.dp-turn')).toHaveCount(0)
   })
 
+  test('reopened by the keyboard on the next page, the kept answers are drawn rendered from the first frame, never as raw Markdown', async ({ page }) => {
+    await page.goto(site.url)
+    await openPanel(page)
+    const body = await settled(await ask(page, COVERED), 'answered')
+    const rendered = await body.locator('.dp-answer').innerHTML()
+    expect(rendered).toContain('class="dp-cite"')
+    await page.reload()
+    // A renderer that takes its time, as on a phone's network: the panel's own code is already in.
+    await page.route(/docpilot-rich-[^/]*\.js$/, async (route) => {
+      await new Promise((done) => setTimeout(done, 700))
+      await route.continue()
+    })
+    await page.keyboard.press('Control+k')
+    const d = dialog(page)
+    await expect(d).toBeVisible()
+    // Read once, not polled: what the reader sees as the panel appears.
+    expect(await d.locator('article.dp-turn .dp-answer').innerHTML()).toBe(rendered)
+  })
+
   test('nothing is kept beyond the tab: another tab starts empty', async ({ context, page }) => {
     const { other, panel } = await openInAnotherTab(site, context, page)
     await expect(panel.locator('.dp-empty')).toBeVisible()

@@ -38,6 +38,9 @@ function focusedElement(): Element | null {
   return el
 }
 
+/** How long the first draw of a kept conversation waits for the Markdown renderer. */
+const RESTORE_WAIT_MS = 1500
+
 export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void } = {}): PanelController {
   const host = document.createElement('div')
   host.setAttribute('data-docpilot-panel', '')
@@ -55,6 +58,14 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
   const engine = new Engine(options)
   // A conversation from an earlier page of this tab is drawn when the reader opens the panel, not before.
   const store = conversationStore(options.conversation, options.indexUrl)
+  /**
+   * Its answers are Markdown: drawn before the renderer is here, they showed
+   * raw (fences, [1]) and then jumped. The panel is mounted once the reader
+   * shows intent, so the renderer starts loading now and the first draw waits
+   * for it, or for RESTORE_WAIT_MS on a slow network, then plain text it is.
+   */
+  let restored: Promise<unknown> | undefined =
+    store.load().length > 0 ? Promise.race([loadRenderer(), new Promise((done) => setTimeout(done, RESTORE_WAIT_MS))]) : undefined
   let isOpen = false
   let initialQuestion: string | undefined
   let returnFocus: Element | null = null
@@ -97,7 +108,11 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
       initialQuestion = question
       engine.prefetch()
       void loadRenderer()
-      draw()
+      if (!restored) return draw()
+      void restored.then(() => {
+        restored = undefined
+        draw()
+      })
     },
     close,
     prefetch: () => {
