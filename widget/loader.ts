@@ -13,20 +13,21 @@ import { isSingleKey, opensPanel, readOptions, type WidgetOptions } from './opti
 import type { PanelController } from './panel/mount.tsx'
 
 // The host takes !important for the panel's reason (widget/panel/styles.css): the site's rules reach the host element.
+// The safe-area insets keep the button off a phone's home indicator and out of its notch in landscape.
 const LAUNCHER_CSS = `
 :host { all: initial !important; }
 button {
-  position: fixed; bottom: 20px; z-index: 2147483000;
+  position: fixed; bottom: calc(20px + env(safe-area-inset-bottom, 0px)); z-index: 2147483000;
   display: inline-flex; align-items: center; gap: 8px;
   padding: 10px 16px; border-radius: 999px; border: 1px solid rgba(0,0,0,.15);
   font: 600 14px/1.2 system-ui, -apple-system, "Segoe UI", sans-serif;
   background: #1d4ed8; color: #fff; cursor: pointer;
   box-shadow: 0 4px 16px rgba(0,0,0,.2);
 }
-button.left { left: 20px; } button.right { right: 20px; }
+button.left { left: calc(20px + env(safe-area-inset-left, 0px)); } button.right { right: calc(20px + env(safe-area-inset-right, 0px)); }
 button:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
 kbd { font: inherit; font-size: 12px; opacity: .85; border: 1px solid rgba(255,255,255,.5); border-radius: 4px; padding: 0 4px; }
-@media (max-width: 640px) { kbd { display: none; } button { bottom: 12px; } }
+@media (max-width: 640px) { kbd { display: none; } button { bottom: calc(12px + env(safe-area-inset-bottom, 0px)); } }
 `
 
 function isMac(): boolean {
