@@ -249,6 +249,16 @@ describe('docpilot query and eval', () => {
     expect(code).toBe(0)
   }, 120_000)
 
+  it('writes the whole index when the reader of its report closes the pipe early (2>&1 | head)', async () => {
+    const out = join(dir, 'piped-index')
+    const child = spawnChild(process.execPath, [BIN, 'index', 'docs', '--out', out], { cwd: dir })
+    // Both streams closed at their first line, as `2>&1 | head -1` does.
+    for (const stream of [child.stdout, child.stderr]) stream.once('data', () => stream.destroy())
+    const code = await new Promise<number | null>((done) => child.on('close', done))
+    expect(code).toBe(0)
+    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'))).toMatchObject({ corpus: { chunks: expect.any(Number) } })
+  }, 120_000)
+
   it('prints a readable answer for one question', async () => {
     const r = await run(['query', '--index', 'qidx', 'change', 'the', 'bun', 'port'])
     expect(r.code).toBe(0)

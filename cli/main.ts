@@ -98,23 +98,35 @@ Run \`docpilot <command> --help\` for each command's options.`,
 
 let pipeGuarded = false
 
+/** Commands whose work is the files they write: a reader that stops reading their report does not stop the work. */
+const WRITES_FILES = new Set(['index', 'widget'])
+
+/** What writing to a pipe the reader closed raises: the first write's EPIPE, then every later write's. */
+const CLOSED_PIPE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED'])
+
 /**
  * A reader that stops early (`docpilot query --questions q.jsonl | head`)
- * closes the pipe; the next write fails with EPIPE. Stop quietly, as Unix
- * tools do, instead of dying with a stack trace.
+ * closes the pipe; the next write fails with EPIPE. A command whose output
+ * is what it does stops quietly, as Unix tools do, instead of dying with a
+ * stack trace. One that writes files (`docpilot index … 2>&1 | head`) goes
+ * on writing them, its report going nowhere: stopping there left no index,
+ * and the exit code said all was well.
  */
-function quietOnClosedPipe(): void {
+function quietOnClosedPipe(command: string | undefined): void {
   if (pipeGuarded) return
   pipeGuarded = true
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err
-    process.exit(0)
-  })
+  const keepWorking = command !== undefined && WRITES_FILES.has(command)
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (!CLOSED_PIPE.has(err.code ?? '')) throw err
+      if (!keepWorking) process.exit(0)
+    })
+  }
 }
 
 export async function main(argv: string[], overrides: Partial<CliContext> = {}): Promise<number> {
   if (!overrides.stdout) {
-    quietOnClosedPipe()
+    quietOnClosedPipe(argv[0])
     tuneTieringForShortRuns()
     cacheCompiledModules()
   }
