@@ -343,7 +343,8 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     withCors(c.res, c.var.cors)
   })
 
-  app.all('/ai/health', ...admit(['GET']), async (c) => {
+  // HEAD too: uptime monitors check with it (the runtimes send the head without the body).
+  app.all('/ai/health', ...admit(['GET', 'HEAD']), async (c) => {
     const rt = c.var.rt
     const probing = c.req.query('probe') === '1'
     const routes = await Promise.all(rt.settings.routes.map(async (route) => {

@@ -442,6 +442,9 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
       expect(fake.requests().filter((r) => r.endpoint === 'chat' || r.endpoint === 'embed').length).toBe(before)
       const wrong = await call(base, '/ai/health', { method: 'POST' })
       expect(wrong.res.status).toBe(405)
+      // An uptime monitor's HEAD: the status and headers, no body.
+      const head = await call(base, '/ai/health', { method: 'HEAD' })
+      expect([head.res.status, head.res.headers.get('content-type'), head.text]).toEqual([200, 'application/json; charset=utf-8', ''])
     })
 
     it('stores a rating with its receipt and ladder but without text, and refuses oversize or malformed feedback', async () => {

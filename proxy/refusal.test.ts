@@ -88,7 +88,7 @@ interface Case {
 
 const cases: Case[] = [
   { name: 'a method the route does not serve', path: '/ai/openai/chat/completions', init: { method: 'GET', headers: { origin: PARTNER } }, status: 405, code: 'method_not_allowed', message: /^Method GET is not allowed here; use POST\.$/, headers: { ...CORS, allow: 'POST, OPTIONS' } },
-  { name: 'POST on the health route', path: '/ai/health', init: post('{}'), status: 405, code: 'method_not_allowed', message: /use GET\.$/, headers: { ...CORS, allow: 'GET, OPTIONS' } },
+  { name: 'POST on the health route', path: '/ai/health', init: post('{}'), status: 405, code: 'method_not_allowed', message: /use GET or HEAD\.$/, headers: { ...CORS, allow: 'GET, HEAD, OPTIONS' } },
   { name: 'a foreign origin', path: '/ai/openai/chat/completions', init: post(chat(), 'https://evil.example'), status: 403, code: 'origin_not_allowed', message: /^Requests from origin https:\/\/evil\.example are not allowed: this proxy serves https:\/\/docs\.example\.com\. Add another site to proxy\.allowedOrigins/, headers: {} },
   {
     name: 'a client over its bucket',
@@ -208,7 +208,7 @@ describe('proxy refusals', () => {
     expect(Object.fromEntries(listed.headers)).toEqual({
       ...API_HEADERS,
       ...CORS,
-      'access-control-allow-methods': 'GET',
+      'access-control-allow-methods': 'GET, HEAD',
       'access-control-allow-headers': 'content-type, accept, anthropic-version',
       'access-control-max-age': '600',
     })
