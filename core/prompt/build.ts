@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from '../ladder/adapters/types.ts'
 import { withoutMarkers } from './cited.ts'
+import { cutText } from '../text/cut.ts'
 
 /** The fields of a retrieved passage the prompt needs (a SearchResult passage has them all). */
 export interface PromptPassage {
@@ -71,17 +72,6 @@ export function estimateTokens(text: string): number {
 
 export function citationHref(p: Pick<PromptPassage, 'url' | 'anchor'>): string {
   return p.anchor ? `${p.url}#${p.anchor}` : p.url
-}
-
-/**
- * The first `n` UTF-16 units of a text, one fewer where the cut would split
- * a surrogate pair (an emoji, a rare CJK character): a lone half is JSON that
- * Anthropic and OpenAI refuse with a 400, on every member, for as long as the
- * cut text stays in the conversation's history.
- */
-function cutText(text: string, n: number): string {
-  const last = text.charCodeAt(n - 1)
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? n - 1 : n)
 }
 
 function passageBlock(n: number, p: PromptPassage, text: string): string {

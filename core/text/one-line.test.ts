@@ -16,4 +16,7 @@ describe('oneLineClipped', () => {
     expect(clipped).toBe('abc…')
     expect(clipped).toHaveLength(4)
   })
+  it('never cuts inside an emoji: the ellipsis follows whole characters', () => {
+    expect(oneLineClipped('abc🎉def', 5)).toBe('abc…')
+  })
 })
