@@ -35,6 +35,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { ChunkRecord } from '../core/index/format.ts'
+import { hasLoneSurrogate } from '../core/text/lone-surrogate.ts'
 import type { CollectedPage, CollectOptions } from './collect.ts'
 import type { FolderListing } from './folder-listing.ts'
 import type { SourceFingerprint } from './read-source.ts'
@@ -216,16 +217,13 @@ const settled = (read: ReadFile): string | undefined => (read.fingerprint?.settl
 
 const NEWLINE = 0x0a
 
-/** A UTF-16 surrogate without its other half: UTF-8 cannot hold it, JSON can. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
 /** A record's bytes: a file's JSON line; a page's JSON line, its bodies, its key and a newline (the whole page in its line when a body holds a lone surrogate). */
 function serialize(line: Line): Buffer {
   if (line[0] !== 'page') return Buffer.from(`${JSON.stringify(line)}\n`)
   const [, key, page] = line
   const bodies: Array<[object: object, field: string]> = [...page.chunks.map((chunk): [object, string] => [chunk, 'text']), ...(page.entry ? [[page.entry, 'markdown'] as [object, string]] : [])]
   // A body still held as the bytes it was read from is UTF-8, which holds no lone surrogate: looking would decode it.
-  if (bodies.some(([object, field]) => !heldBytes(object, field) && LONE_SURROGATE.test((object as Record<string, string>)[field]!))) return Buffer.from(`${JSON.stringify(line)}\n`)
+  if (bodies.some(([object, field]) => !heldBytes(object, field) && hasLoneSurrogate((object as Record<string, string>)[field]!))) return Buffer.from(`${JSON.stringify(line)}\n`)
   const shared = sharedOf(page.chunks)
   // Otherwise each body's place holds its number (keeping the fields' order, which the written parts follow).
   const chunks = shared ? page.chunks.map(packed) : page.chunks.map((chunk, i) => ({ ...chunk, text: i }))

@@ -10,11 +10,11 @@
  */
 import * as z from 'zod'
 import { FAILURE_CLASSES } from '../core/ladder/failure.ts'
+import { hasLoneSurrogate } from '../core/text/lone-surrogate.ts'
 import { MEMBER_IDS, type MemberId } from '../core/providers/table.ts'
 import type { EventRating, EventRow } from './events.ts'
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-export const text = (max: number) => z.string().max(max).refine((s) => !LONE_SURROGATE.test(s), 'holds a lone surrogate (not valid Unicode)')
+export const text = (max: number) => z.string().max(max).refine((s) => !hasLoneSurrogate(s), 'holds a lone surrogate (not valid Unicode)')
 const member = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
 const count = z.number().int().min(0).max(1_000_000)
 const ms = z.number().min(0).max(86_400_000)
