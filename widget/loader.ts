@@ -10,6 +10,7 @@
  * kilobytes.
  */
 import { isSingleKey, opensPanel, readOptions, type WidgetOptions } from './options.ts'
+import { shadowHost } from './shadow-host.ts'
 import type { PanelController } from './panel/mount.tsx'
 
 // The host takes !important for the panel's reason (widget/panel/styles.css): the site's rules reach the host element.
@@ -68,12 +69,7 @@ function start(options: WidgetOptions): void {
   }
 
   if (options.placement !== 'none') {
-    const host = document.createElement('div')
-    host.setAttribute('data-docpilot-launcher', '')
-    const root = host.attachShadow({ mode: 'open' })
-    const sheet = new CSSStyleSheet()
-    sheet.replaceSync(LAUNCHER_CSS)
-    root.adoptedStyleSheets = [sheet]
+    const { host, root } = shadowHost('data-docpilot-launcher', LAUNCHER_CSS)
     launcher = document.createElement('button')
     launcher.type = 'button'
     launcher.className = options.placement === 'bottom-left' ? 'left' : 'right'

@@ -10,6 +10,7 @@ import { conversationStore } from './conversation.ts'
 import { Engine } from './engine.ts'
 import { loadRenderer } from './renderer.ts'
 import { lockPageScroll } from './scroll-lock.ts'
+import { shadowHost } from '../shadow-host.ts'
 import css from './styles.css?inline'
 
 export interface PanelController {
@@ -42,12 +43,7 @@ function focusedElement(): Element | null {
 const RESTORE_WAIT_MS = 1500
 
 export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void } = {}): PanelController {
-  const host = document.createElement('div')
-  host.setAttribute('data-docpilot-panel', '')
-  const root = host.attachShadow({ mode: 'open' })
-  const sheet = new CSSStyleSheet()
-  sheet.replaceSync(css)
-  root.adoptedStyleSheets = [sheet]
+  const { host, root } = shadowHost('data-docpilot-panel', css)
   document.body.append(host)
 
   const applyTheme = () => host.setAttribute('data-theme', resolveTheme(options.theme))
