@@ -5,11 +5,12 @@
  * member when asked, and its state in SQLite when better-sqlite3 is installed
  * (in memory otherwise).
  */
-import { publicChat } from '../core/chain/resolve.ts'
+import { neededVariable, publicChat } from '../core/chain/resolve.ts'
 import type { DocpilotConfig } from '../core/config/schema.ts'
 import type { Manifest } from '../core/index/format.ts'
-import { CHAIN } from '../core/providers/table.ts'
+import { CHAIN, providerSpec, type MemberId } from '../core/providers/table.ts'
 import type { FakeProviders } from '../fixtures/providers/index.ts'
+import { keyRequired, upstreamBase } from '../proxy/app.ts'
 import { proxySettingsFromConfig } from '../proxy/from-config.ts'
 import { createNodeProxy, IN_MEMORY, resolveDbPath, sqliteInstalled, type NodeProxy } from '../proxy/node.ts'
 import type { ProxySettings } from '../proxy/settings.ts'
@@ -83,9 +84,39 @@ export function localProxy(config: DocpilotConfig, env: Env, embedder: Manifest[
 }
 
 /** One line on who answers the panel's questions. */
-export function describeChain(chain: Manifest['chat']['chain']): string {
+function describeChain(chain: Manifest['chat']['chain']): string {
   if (chain.length === 0) {
     return 'No chat provider: every question gets a search answer (set a provider key such as OPENAI_API_KEY, or pass --fake-providers).'
   }
   return `Answering with: ${chain.map((m) => `${m.provider} (${m.models.join(', ')})`).join(' → ')}`
+}
+
+/** The variable this environment lacks for the proxy to serve a member, if any. */
+function unservedVariable(member: MemberId, settings: ProxySettings, env: Env): string | undefined {
+  const spec = providerSpec(member)
+  const route = settings.routes.find((r) => r.member === member)
+  if (!route || !upstreamBase(spec, route, env)) return neededVariable(spec)
+  return keyRequired(spec) && !env[spec.keyEnv!]?.trim() ? spec.keyEnv : undefined
+}
+
+/**
+ * Who answers questions on a local server, in words: the members of the chain
+ * (named by `source`, 'index' or 'config') this environment can serve, not
+ * every member named. Each member it cannot serve gets a line in `log`, saying
+ * which variable is missing; a chain of which none can answer says readers get
+ * search answers, rather than naming a provider that will never reply.
+ */
+export function whoAnswers(chain: Manifest['chat']['chain'], settings: ProxySettings, env: Env, source: 'index' | 'config', log: (line: string) => void): string {
+  const answering: Manifest['chat']['chain'] = []
+  const unserved: string[] = []
+  for (const member of chain) {
+    const missing = unservedVariable(member.provider, settings, env)
+    if (!missing) answering.push(member)
+    else {
+      log(`The ${source} names ${member.provider}, but ${missing} is not set here: its turns fall through to the next member, or to a search answer.`)
+      unserved.push(missing)
+    }
+  }
+  if (answering.length || !chain.length) return describeChain(answering)
+  return `No member of the ${source}'s chain can answer here (${[...new Set(unserved)].join(', ')} not set): every question gets a search answer. Set the variable in this environment, or pass --fake-providers.`
 }

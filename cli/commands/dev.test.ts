@@ -113,6 +113,33 @@ describe('without keys or fakes', () => {
   })
 })
 
+describe('a provider named in the config, its key not set here', () => {
+  let server: DevServer
+  const said: string[] = []
+  beforeAll(async () => {
+    server = await startDevServer({
+      docsDir: SITE,
+      indexDir: join(work, 'index-named'),
+      widgetDir,
+      buildWidget: false,
+      config: validateConfig({ embed: false, chat: { provider: 'openai' } }, '(test)'),
+      env: {},
+      dbPath: ':memory:',
+      log: (line) => said.push(line),
+    })
+  })
+  afterAll(() => server?.close())
+
+  it('says readers get search answers and which variable is missing, rather than "Answering with: openai"', () => {
+    // The manifest still names openai: that is what the config asks for, and what a deployment with the key serves.
+    expect(server.manifest.chat.chain.map((m) => m.provider)).toEqual(['openai'])
+    expect(said.join('\n')).toContain('The config names openai, but OPENAI_API_KEY is not set here')
+    expect(server.answers).toBe(
+      "No member of the config's chain can answer here (OPENAI_API_KEY not set): every question gets a search answer. Set the variable in this environment, or pass --fake-providers.",
+    )
+  })
+})
+
 describe('a custom member configured by baseURL in the config', () => {
   let server: DevServer
   let fakes: FakeProviders

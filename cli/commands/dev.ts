@@ -21,7 +21,7 @@ import { CONFIG_OPTION_HELP, loadConfig } from '../config-file.ts'
 import { PACKAGE_ROOT } from '../package-root.ts'
 import { readIndexManifest } from '../index-dir.ts'
 import { loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
-import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, withoutProviderVars } from '../local-proxy.ts'
+import { fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, whoAnswers, withoutProviderVars } from '../local-proxy.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../demo-pages.ts'
 import { isHtml, siteFile, startSiteServer, type Mount, type PageAnswer } from '../site-server.ts'
 import { onnxNoteFor, requireWidget, shippedWidgetMounts, SHIPPED_WIDGET_DIR, widgetBuilder } from '../widget-files.ts'
@@ -65,6 +65,8 @@ export interface DevServer {
   url: string
   port: number
   manifest: Manifest
+  /** Who answers questions here, in words: the chain's members this environment can serve, or search answers only. */
+  answers: string
   proxy: NodeProxy
   fakes?: FakeProviders
   docsDir: string
@@ -165,8 +167,10 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     // The page's own origin is known once the server listens (the port may be 0: any free one).
     let listening: { host: string; port: number } | undefined
     const origins = () => (listening ? localOrigins(listening.host, listening.port) : [])
-    const { proxy, chat } = localProxy(config, env, stored.embedder, localStatePath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite', log), origins, { indexDir, siteDir: agentDir })
+    const { proxy, chat, settings } = localProxy(config, env, stored.embedder, localStatePath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite', log), origins, { indexDir, siteDir: agentDir })
     const manifest: Manifest = { ...stored, chat }
+    // A provider the config names stays in the chain without its key; here it would only ever fail.
+    const answers = whoAnswers(chat.chain, settings, env, 'config', log)
 
     const shell: PageShell = {
       assetBase: ASSET_PATH,
@@ -212,6 +216,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       url: site.url,
       port: site.port,
       manifest,
+      answers,
       proxy,
       ...(fakes ? { fakes } : {}),
       docsDir,
@@ -276,7 +281,7 @@ Keys stay in this process (the proxy); the page only ever calls same-origin /ai/
         log: (line) => ctx.stderr(`${line}\n`),
       })
       if (server.fakes) await server.fakes.control({ echo: true, deltas: 12, paceMs: 40 })
-      ctx.stderr(`${describeChain(server.manifest.chat.chain)}\n`)
+      ctx.stderr(`${server.answers}\n`)
       ctx.stdout(`docpilot dev: ${server.url}/  (docs: ${relative(ctx.cwd, server.docsDir) || '.'}; Ctrl+C to stop)\n`)
       await serveUntilStopped(server.close)
     })

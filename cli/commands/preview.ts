@@ -11,19 +11,15 @@ import { readdirSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { neededVariable } from '../../core/chain/resolve.ts'
 import type { DocpilotConfig } from '../../core/config/schema.ts'
 import { MANIFEST_FILE, type Manifest } from '../../core/index/format.ts'
-import { providerSpec, type MemberId } from '../../core/providers/table.ts'
 import type { FakeProviders } from '../../fixtures/providers/index.ts'
-import { keyRequired, upstreamBase } from '../../proxy/app.ts'
 import type { NodeProxy } from '../../proxy/node.ts'
-import type { ProxySettings } from '../../proxy/settings.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { indexDirFor, loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { injectLoader } from '../demo-pages.ts'
 import { readIndexManifest } from '../index-dir.ts'
-import { describeChain, fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv } from '../local-proxy.ts'
+import { fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, whoAnswers } from '../local-proxy.ts'
 import { isHtml, siteFile, startSiteServer, type Mount } from '../site-server.ts'
 import { onnxNoteFor, shippedWidgetMounts } from '../widget-files.ts'
 import { ASSET_PATH, DEMO_NOTICE, INDEX_PATH } from './dev.ts'
@@ -81,14 +77,6 @@ export function siteBase(siteDir: string, tag: LoaderTag | undefined): string {
     if (tag.index.startsWith(base) && (siteFile(siteDir, below(tag.src)) || siteFile(siteDir, `${below(tag.index)}${MANIFEST_FILE}`))) return base
   }
   return '/'
-}
-
-/** The variable this environment lacks for the proxy to serve a member, if any. */
-function unservedVariable(member: MemberId, settings: ProxySettings, env: Record<string, string | undefined>): string | undefined {
-  const spec = providerSpec(member)
-  const route = settings.routes.find((r) => r.member === member)
-  if (!route || !upstreamBase(spec, route, env)) return neededVariable(spec)
-  return keyRequired(spec) && !env[spec.keyEnv!]?.trim() ? spec.keyEnv : undefined
 }
 
 export interface PreviewOptions {
@@ -186,20 +174,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     // The real manifest, as deployed; with the fakes, the chain they stand in for, as `dev` does.
     const manifest: Manifest = fakes ? { ...stored, chat } : stored
     // Who answers here: the members this environment can serve, not every member the index names.
-    const answering: Manifest['chat']['chain'] = []
-    const unserved: string[] = []
-    for (const member of manifest.chat.chain) {
-      const missing = unservedVariable(member.provider, settings, env)
-      if (!missing) answering.push(member)
-      else {
-        log(`The index names ${member.provider}, but ${missing} is not set here: its turns fall through to the next member, or to a search answer.`)
-        unserved.push(missing)
-      }
-    }
-    const answers =
-      answering.length || !manifest.chat.chain.length
-        ? describeChain(answering)
-        : `No member of the index's chain can answer here (${[...new Set(unserved)].join(', ')} not set): every question gets a search answer. Set the variable in this environment, or pass --fake-providers.`
+    const answers = whoAnswers(manifest.chat.chain, settings, env, 'index', log)
 
     const shell = { assetBase: assetUrl, indexUrl, ...(fakes ? { demoNotice: DEMO_NOTICE } : {}) }
     const site = await startSiteServer({
