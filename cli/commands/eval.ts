@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { toContractLine } from '../../core/eval/contract.ts'
-import { RECALL_AT, scoreRun, type EvalReport, type QueryOutput } from '../../core/eval/score.ts'
+import { RECALL_AT, scoreRun, type EvalQuestion, type EvalReport, type GoldSection, type QueryOutput } from '../../core/eval/score.ts'
 import { DEFAULT_K } from '../../core/retrieval/search.ts'
 import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
 import { envEmbedTransport } from '../../indexer/embed.ts'
@@ -49,6 +49,7 @@ Examples:
     .action(async (flags: EvalFlags) => {
       const questions = await readQuestions(ctx, flags.questions)
       if (!questions.length) throw new UsageError(`${flags.questions} holds no questions`)
+      checkGold(questions, flags.questions === '-' ? '(stdin)' : flags.questions)
       let outputs: QueryOutput[]
       if (flags.results) {
         if (flags.index) throw new UsageError('give either --results (score saved output) or --index (search now), not both')
@@ -63,6 +64,23 @@ Examples:
       const mode = outputs[0]?.mode ?? 'lexical'
       ctx.stdout(flags.json ? JSON.stringify({ mode, ...report }, null, 2) + '\n' : table(report, mode, flags.misses ? questions : undefined))
     })
+}
+
+/**
+ * Every gold entry is a section the scoring can match: a path and a heading trail. Without this, an entry
+ * missing its trail stopped the run with "Cannot read properties of undefined (reading 'map')", and one
+ * missing its path was never matched, a miss nobody could explain.
+ */
+function checkGold(questions: readonly EvalQuestion[], file: string): void {
+  for (const q of questions) {
+    q.gold.forEach((g: Partial<GoldSection> | null, i) => {
+      if (typeof g?.path === 'string' && Array.isArray(g.trail) && g.trail.every((t) => typeof t === 'string')) return
+      throw new Error(
+        `${file}: question ${JSON.stringify(q.id)}: gold[${i}] must be {"path","trail"}: the page's path relative to the indexed folder, ` +
+          'and its heading trail from the page title down, e.g. {"path":"helpers/cookie.md","trail":["Cookie Helper","Usage","Signed cookies"]}',
+      )
+    })
+  }
 }
 
 async function readResults(file: string): Promise<QueryOutput[]> {

@@ -1,0 +1,50 @@
+/** `docpilot eval` run through the CLI's main with saved `docpilot query` output (--results), so no index is needed. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { main } from '../main.ts'
+
+let dir: string
+
+async function run(argv: string[]) {
+  let stdout = ''
+  let stderr = ''
+  const code = await main(argv, { cwd: dir, env: {}, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stderrIsTTY: false })
+  return { code, stdout, stderr }
+}
+
+const RESULTS = JSON.stringify({
+  id: 'a',
+  mode: 'lexical',
+  gate: { pass: true, score: 1 },
+  results: [{ path: 'helpers/cookie.md', trail: ['Cookie Helper', 'Usage', 'Signed cookies'] }],
+})
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'docpilot-eval-'))
+  await writeFile(join(dir, 'out.jsonl'), RESULTS + '\n')
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+describe('docpilot eval', () => {
+  it('scores a well-formed gold entry', async () => {
+    await writeFile(join(dir, 'good.jsonl'), JSON.stringify({ id: 'a', q: 'signed cookies', kind: 'keyword', gold: [{ path: 'helpers/cookie.md', trail: ['Cookie Helper', 'Usage', 'Signed cookies'] }] }) + '\n')
+    const r = await run(['eval', '--questions', 'good.jsonl', '--results', 'out.jsonl'])
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toMatch(/keyword\s+1\s+1\.00/)
+  })
+
+  it.each([
+    ['without its trail', { path: 'helpers/cookie.md' }],
+    ['without its path', { trail: ['Cookie Helper'] }],
+    ['with the trail as one string', { path: 'helpers/cookie.md', trail: 'Cookie Helper › Usage' }],
+    ['as a bare path', 'helpers/cookie.md'],
+  ])('names the question and the field of a gold entry %s, and the shape it needs, instead of a TypeError', async (_, gold) => {
+    await writeFile(join(dir, 'bad.jsonl'), JSON.stringify({ id: 'a', q: 'signed cookies', kind: 'keyword', gold: [gold] }) + '\n')
+    const r = await run(['eval', '--questions', 'bad.jsonl', '--results', 'out.jsonl'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('bad.jsonl: question "a": gold[0] must be {"path","trail"}')
+    expect(r.stderr).not.toContain('Cannot read properties')
+  })
+})
