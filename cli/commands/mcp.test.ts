@@ -96,6 +96,19 @@ describe('docpilot mcp over stdio, stdin closed after the requests', () => {
   }, 120_000)
 })
 
+describe('docpilot mcp with a --site-out that holds no page copies', () => {
+  it('says so on stderr, naming the folder and the flag, and still searches', async () => {
+    const wrong = join(work, 'not-the-site')
+    const search = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_docs', arguments: { query: 'signed cookies' } } }
+    const r = await mcpWith([initialize, initialized, search], { indexDir, siteDir: wrong })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain(`docpilot mcp: no llms.txt in ${wrong}, so get_page and the llms.txt resource find nothing (search_docs works). Pass --site-out`)
+    expect(r.replies.find((m) => m.id === 2)!.result!.isError).not.toBe(true)
+    // The right folder: not a word of it.
+    expect((await mcpWith([initialize, initialized])).stderr).not.toContain('no llms.txt')
+  }, 120_000)
+})
+
 describe('get_page over stdio', () => {
   /** The text of each get_page call's result, in the order asked, with whether it was an error. */
   async function pages(asked: string[], dirs?: { indexDir: string; siteDir: string }): Promise<Array<{ isError: boolean; text: string }>> {

@@ -5,11 +5,14 @@
  * reading the index and the site output folder from disk. Standard output
  * is the protocol channel: everything for people goes to standard error.
  */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import type { Transport } from '@modelcontextprotocol/server'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Command } from 'commander'
 import { createDocsMcpServer } from '../../core/mcp/docs-server.ts'
+import { LLMS_TXT } from '../../core/site-files.ts'
 import { envEmbedTransport } from '../../indexer/embed.ts'
 import { diskSite } from '../../proxy/mcp-disk.ts'
 import { mcpSettingsFor } from '../../proxy/mcp-settings.ts'
@@ -43,7 +46,7 @@ Examples:
   $ docpilot mcp --index /abs/site/dist/docpilot --site-out /abs/site/dist
 
 An editor starts it from its MCP server entry, e.g.
-  {"command": "npx", "args": ["docpilot", "mcp", "--index", "/abs/site/.docpilot/index"]}
+  {"command": "npx", "args": ["docpilot", "mcp", "--index", "/abs/site/.docpilot/index", "--site-out", "/abs/site/.docpilot/site"]}
 Editors start servers in a folder of their choosing: give absolute folders (or --config).`,
     )
     .action(async (flags: McpFlags) => {
@@ -75,6 +78,14 @@ Editors start servers in a folder of their choosing: give absolute folders (or -
         process.stdin.once('close', () => done('end'))
       })
       ctx.stderr(`docpilot mcp: serving ${indexDir} (pages from ${siteDir}) over stdio\n`)
+      // Search works without the page copies, so this is a warning; without it every get_page says "There is no
+      // page at ...", which reads as a wrong URL rather than a wrong folder (an editor starts us in a folder of its own).
+      if (!existsSync(join(siteDir, LLMS_TXT))) {
+        ctx.stderr(
+          `docpilot mcp: no ${LLMS_TXT} in ${siteDir}, so get_page and the ${LLMS_TXT} resource find nothing (search_docs works). ` +
+            'Pass --site-out with the folder `docpilot index` wrote the page copies to (the "Agents:" line of its summary), as an absolute path.\n',
+        )
+      }
       let unanswered = 0
       let why = await Promise.race([ended, signalled])
       if (why === 'end') {
