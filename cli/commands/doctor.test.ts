@@ -177,6 +177,19 @@ describe('doctor --proxy --wrangler', () => {
     expect(parseProxySettings(/^DOCPILOT_PROXY = '(.*)'$/m.exec(updated)![1]!).routes[0]!.chatModels).toEqual(['gpt-4.1-mini'])
   })
 
+  it('a --url that is not a URL is a usage error before anything is printed or written', async () => {
+    const dir = tmp()
+    const r = await run(dir, ['--wrangler', '--url', 'docs.example.com'])
+    expect(r.code).toBe(2)
+    expect(r.err).toContain('--url must be an absolute URL such as https://docs.example.com (got "docs.example.com")')
+    expect(r.out).toBe('')
+    expect(existsSync(join(dir, 'docpilot-proxy'))).toBe(false)
+    // Parsed as the scheme "localhost:", it would be fetched and reported unreachable.
+    const schemeless = await run(dir, ['--url', 'localhost:8787'])
+    expect(schemeless.code).toBe(2)
+    expect(schemeless.err).toContain('(got "localhost:8787")')
+  })
+
   it('refuses to touch a file that is not a docpilot Worker config', async () => {
     const dir = tmp()
     writeFileSync(join(dir, 'wrangler.toml'), 'name = "my-site"\n')

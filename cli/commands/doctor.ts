@@ -402,6 +402,8 @@ export interface DoctorProxyOptions {
 
 /** Prints the plan (and, with a URL, the check); returns the exit code. */
 export async function runDoctorProxy(opts: DoctorProxyOptions): Promise<number> {
+  // A usage error comes before the report and before --wrangler writes anything.
+  const url = opts.url === undefined ? undefined : absoluteUrl(opts.url)
   const plan = proxyPlan(opts.config, opts.env, opts.embedder)
   if (plan.lines.length === 0) {
     opts.stdout(NO_ROUTES)
@@ -412,17 +414,18 @@ export async function runDoctorProxy(opts: DoctorProxyOptions): Promise<number> 
   } else {
     opts.stdout(renderProxyPlan(plan))
   }
-  if (!opts.url) return 0
-  let url: URL
-  try {
-    url = new URL(opts.url)
-  } catch {
-    throw new UsageError(`--url must be an absolute URL such as https://docs.example.com (got "${opts.url}")`)
-  }
+  if (!url) return 0
   opts.stdout('\n')
   const result = await checkRunningProxy(url.toString(), plan, opts.fetch)
   opts.stdout(result.text)
   return result.ok ? 0 : 1
+}
+
+/** --url as a URL to fetch: `localhost:8787` parses too (as the scheme "localhost:"), and is refused with the rest. */
+function absoluteUrl(text: string): URL {
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return url
+  throw new UsageError(`--url must be an absolute URL such as https://docs.example.com (got "${text}")`)
 }
 
 /** An empty chain is a working setup (search answers), not a failure: say what readers get and what turns models on. */
