@@ -58,6 +58,8 @@ Examples:
     .action(async (flags: InsightsFlags) => {
       if (flags.d1 && flags.db) throw new UsageError('give either --db (a SQLite file) or --d1 (a D1 database), not both')
       if (!flags.d1 && (flags.remote || flags.wranglerConfig || flags.persistTo)) throw new UsageError('--remote, --wrangler-config and --persist-to go with --d1 <database>')
+      // Validated first, as every command does: a typo in insights.enabled is the likeliest reason for an empty report.
+      const loaded = await loadConfigFor(ctx, flags.config)
       const rows = flags.d1
         ? await readD1Events(
             { database: flags.d1, ...(flags.remote ? { remote: true } : {}), ...(flags.wranglerConfig ? { config: flags.wranglerConfig } : {}), ...(flags.persistTo ? { persistTo: flags.persistTo } : {}) },
@@ -69,7 +71,7 @@ Examples:
       const { events, skipped } = parseEvents(rows.filter((r) => r.createdAt >= since))
       if (skipped.length) ctx.stderr(`Skipped ${skipped.length} event(s) whose record is not JSON (ids: ${skipped.slice(0, 5).join(', ')}).\n`)
 
-      const pages = await indexPages(ctx, flags)
+      const pages = await indexPages(ctx, indexDirFor(ctx, loaded, flags.index), flags.index)
       const report = buildReport(events, pages ? { pages } : {})
       const out = resolve(ctx.cwd, flags.out)
       await mkdir(out, { recursive: true })
@@ -80,6 +82,12 @@ Examples:
         `${report.turns} turns: ${report.outcomes.answered} answered, ${report.outcomes.refused} refused, ${report.ratings.down} thumbs down; ${report.gaps.length} gap group(s).\n` +
           `Wrote ${shown(join(out, 'insights.md'))} and ${shown(join(out, 'insights.html'))}\n`,
       )
+      if (report.turns === 0 && !loaded.config.insights.enabled) {
+        ctx.stdout(
+          `insights.enabled is off in ${loaded.file ? shown(loaded.file) : 'the config (there is no config file)'}, so the panel sends no records and the proxy stores none. ` +
+            'Set insights: { enabled: true }, run docpilot index again and restart the proxy (docs/insights.md).\n',
+        )
+      }
       if (flags.export) {
         const questions = gapQuestions(report)
         await writeFile(resolve(ctx.cwd, flags.export), questions.map((q) => JSON.stringify(q)).join('\n') + (questions.length ? '\n' : ''))
@@ -92,16 +100,9 @@ Examples:
 }
 
 /** Every page of the index with its title, or undefined when there is no index to read. */
-async function indexPages(ctx: CliContext, flags: InsightsFlags): Promise<{ path: string; title: string }[] | undefined> {
-  let dir: string
-  try {
-    dir = indexDirFor(ctx, await loadConfigFor(ctx, flags.config), flags.index)
-  } catch (err) {
-    if (flags.index || flags.config) throw err
-    dir = resolve(ctx.cwd, '.docpilot/index')
-  }
+async function indexPages(ctx: CliContext, dir: string, flag: string | undefined): Promise<{ path: string; title: string }[] | undefined> {
   if (!existsSync(join(dir, MANIFEST_FILE))) {
-    if (flags.index) throw new UsageError(`No index at ${flags.index} (manifest.json is missing).`)
+    if (flag) throw new UsageError(`No index at ${flag} (manifest.json is missing).`)
     ctx.stderr(`No index at ${relative(ctx.cwd, dir) || dir}: the report leaves out pages never cited (pass --index).\n`)
     return undefined
   }
