@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -61,6 +61,16 @@ describe('docpilot widget', () => {
       await rm(outside, { recursive: true, force: true })
     }
   }, 120_000)
+
+  it('refuses to write into the index folder, whose next `docpilot index` would delete the widget', async () => {
+    await mkdir(join(dir, 'public/docpilot'), { recursive: true })
+    await writeFile(join(dir, 'public/docpilot/manifest.json'), '{}')
+    const r = await run(['widget', '--out', 'public/docpilot'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('public/docpilot holds an index (manifest.json); the next `docpilot index` replaces that folder whole and would delete the widget.')
+    expect(r.stderr).toContain('--out public/docpilot-assets')
+    expect(await readdir(join(dir, 'public/docpilot'))).toEqual(['manifest.json'])
+  })
 
   it('refuses an index that is not a URL path, as a usage error', async () => {
     const r = await run(['widget', '--out', 'x', '--index', 'docpilot'])

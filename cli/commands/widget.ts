@@ -6,10 +6,12 @@
  * `prepack`); a source checkout, which has Vite, builds them fresh so they
  * always match the code.
  */
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { Command } from 'commander'
+import { MANIFEST_FILE } from '../../core/index/format.ts'
 import { UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
 import { writeWidget } from '../widget-files.ts'
@@ -52,6 +54,13 @@ Examples:
         throw new UsageError(`--index must be a URL path like /docpilot/ (got "${flags.index}")`)
       }
       const out = resolve(ctx.cwd, flags.out)
+      // `docpilot index` replaces its folder whole, so widget files written there vanish at the next index run.
+      if (existsSync(join(out, MANIFEST_FILE))) {
+        throw new UsageError(
+          `${flags.out} holds an index (${MANIFEST_FILE}); the next \`docpilot index\` replaces that folder whole and would delete the widget. ` +
+            `Write the widget into a folder of its own, e.g. --out ${DEFAULT_OUT}`,
+        )
+      }
       const { files, note: onnx } = await writeWidget(out, { ...(flags.minify === false ? { minify: false } : {}), cacheDir: defaultCacheDir(ctx.cwd, ctx.env) })
       const loaderGzip = gzipSync(await readFile(join(out, 'docpilot.js'))).length
       const rel = relative(ctx.cwd, out).split('\\').join('/')
