@@ -195,15 +195,17 @@ const origin = z
   }, 'expected an origin such as https://docs.example.com (scheme and host, no path)')
   .transform((v) => URL.parse(v)!.origin)
 
+const ORIGINS = "a list of origins such as ['https://docs.example.com']"
+
 export const ProxySchema = z.strictObject({
   /**
    * The site's own origin(s), with scheme: the pages allowed to call /ai/...
    * without CORS. The proxy refuses to start without one (`dev` and `preview`
    * fill in their own loopback address).
    */
-  siteOrigins: z.array(origin).default([]),
+  siteOrigins: z.array(origin).describe(ORIGINS).default([]),
   /** Other sites' origins allowed to call /ai/... (answered with CORS headers). */
-  allowedOrigins: z.array(origin).default([]),
+  allowedOrigins: z.array(origin).describe(ORIGINS).default([]),
   maxBodyBytes: z.number().int().min(1024).max(1_048_576).default(65_536),
   maxTokens: z.number().int().min(1).max(32_000).default(2048),
   rateLimit: z

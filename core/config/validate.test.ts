@@ -29,6 +29,18 @@ describe('validateConfig', () => {
     ])
   })
 
+  it('says what a number field takes, whole or not and its bounds, for a value of the wrong type', () => {
+    expect(problems({ budget: { dailyLimit: '100' } })).toEqual(['Invalid config docpilot.config.ts: budget.dailyLimit must be a whole number of at least 1 (got "100")'])
+    expect(problems({ insights: { retentionDays: '90' } })).toEqual(['Invalid config docpilot.config.ts: insights.retentionDays must be a whole number from 1 to 3650 (got "90")'])
+  })
+
+  it("describes a transformed field by what the owner writes, not by zod's word for it", () => {
+    expect(problems({ proxy: { siteOrigins: 'https://docs.example.com' } })).toEqual([
+      `Invalid config docpilot.config.ts: proxy.siteOrigins must be a list of origins such as ['https://docs.example.com'] (got "https://docs.example.com")`,
+    ])
+    expect(problems({ proxy: { allowedOrigins: [5] } })).toEqual(['Invalid config docpilot.config.ts: proxy.allowedOrigins[0] must be a string (got 5)'])
+  })
+
   it('turns an unknown key into "did you mean" when a known key is close', () => {
     expect(problems({ chat: { chian: 'auto' } })).toEqual(['Invalid config docpilot.config.ts: chat.chian is not a known setting; did you mean chat.chain?'])
     expect(problems({ docz: {} })).toEqual(['Invalid config docpilot.config.ts: docz is not a known setting; did you mean docs?'])

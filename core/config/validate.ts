@@ -83,7 +83,7 @@ export function describeSchema(s: AnySchema): string {
     case 'string':
       return 'a string'
     case 'number':
-      return (def.checks as unknown[] | undefined)?.length ? 'a number in range' : 'a number'
+      return describeNumber(def)
     case 'boolean':
       return 'true or false'
     case 'array':
@@ -92,9 +92,27 @@ export function describeSchema(s: AnySchema): string {
       return 'an object'
     case 'union':
       return orList((def.options as AnySchema[]).map(describeSchema))
+    case 'pipe':
+      // A value that is checked, then transformed: what the owner writes is the input side.
+      return describeSchema(def.in as AnySchema)
     default:
       return `a valid ${def.type}`
   }
+}
+
+/** A number field in words, from its checks: "a whole number from 1 to 3650", "a number of at least 0". */
+function describeNumber(def: Def): string {
+  const checks = ((def.checks as AnySchema[] | undefined) ?? []).map((c) => defOf(c) as Def & { check?: string; format?: string; value?: number; inclusive?: boolean })
+  const whole = checks.some((c) => c.check === 'number_format' && /int/.test(String(c.format)))
+  const min = checks.find((c) => c.check === 'greater_than')
+  const max = checks.find((c) => c.check === 'less_than')
+  const kind = whole ? 'a whole number' : 'a number'
+  if (min?.inclusive && max?.inclusive) return `${kind} from ${min.value} to ${max.value}`
+  const bounds = [
+    min && `${min.inclusive ? 'at least' : 'greater than'} ${min.value}`,
+    max && `${max.inclusive ? 'at most' : 'less than'} ${max.value}`,
+  ].filter(Boolean)
+  return bounds.length ? `${kind} of ${bounds.join(' and ')}` : kind
 }
 
 function valueAt(input: unknown, path: readonly Key[]): unknown {
