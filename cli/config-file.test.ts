@@ -102,4 +102,17 @@ describe('a config that fails when it runs', () => {
     await writeFile(join(dir, 'docpilot.config.ts'), `import theme from 'no-such-theme'\nexport default { theme }\n`)
     await expect(loadConfig({ cwd: dir })).rejects.toThrow('Invalid config docpilot.config.ts: it imports "no-such-theme", which is not installed here')
   })
+
+  it('names the file when its exported function throws or rejects', async () => {
+    await writeFile(join(dir, 'docpilot.config.mjs'), `export default async () => { throw new Error('no docs today') }
+`)
+    await expect(loadConfig({ cwd: dir })).rejects.toThrow('Invalid config docpilot.config.mjs: running it failed: no docs today')
+  })
+
+  it('says a relative import is a missing file, not a package to install', async () => {
+    await writeFile(join(dir, 'docpilot.config.ts'), `import shared from './shared-config'
+export default { ...shared }
+`)
+    await expect(loadConfig({ cwd: dir })).rejects.toThrow('Invalid config docpilot.config.ts: it imports "./shared-config", which does not exist; check the path (relative to the file that imports it)')
+  })
 })

@@ -53,6 +53,9 @@ function loadError(err: Error, shown: string): ConfigError {
   if (parse) return new ConfigError(`${shown}:${parse[2]}:${Number(parse[3]) + 1}`, [`syntax error: ${parse[1] || 'unexpected token'}`])
   const code = (err as NodeJS.ErrnoException).code
   const missing = code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND' ? /Cannot find (?:module|package) '([^']+)'/.exec(err.message) : null
+  if (missing && /^\.{0,2}\//.test(missing[1]!)) {
+    return new ConfigError(shown, [`it imports "${missing[1]}", which does not exist; check the path (relative to the file that imports it)`])
+  }
   if (missing) return new ConfigError(shown, [`it imports "${missing[1]}", which is not installed here; install it or remove the import`])
   return new ConfigError(shown, [`running it failed: ${err.message.split('\n')[0]}`])
 }
@@ -89,7 +92,12 @@ async function readExport(file: string, shown: string): Promise<unknown> {
   if (value === undefined) {
     throw new ConfigError(shown, ['the file has no default export; write `export default { ... }` (or `module.exports = { ... }` in CommonJS)'])
   }
-  return typeof value === 'function' ? await (value as () => unknown)() : await value
+  try {
+    return typeof value === 'function' ? await (value as () => unknown)() : await value
+  } catch (err) {
+    // The exported function (or promise) failed: as much the config's failure as a throw at its top level.
+    throw loadError(err instanceof Error ? err : new Error(String(err)), shown)
+  }
 }
 
 /** `memo`: keep the validated config between runs (config-memo.ts), for a command that writes a cache folder anyway. */
