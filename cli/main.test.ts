@@ -188,6 +188,15 @@ describe('docpilot index', { timeout: 120_000 }, () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/name the docs folder/)
   })
+
+  it('asks --site for the built site folder and docs.site, even where docs.dir is set', async () => {
+    const cfgDir = join(dir, 'site-flag')
+    await mkdir(cfgDir)
+    await writeFile(join(cfgDir, 'docpilot.config.json'), JSON.stringify({ docs: { dir: 'docs' } }))
+    const r = await run(['index', '--site'], cfgDir)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('name the built site folder, e.g. `docpilot index --site dist`, or set docs.site in docpilot.config.ts')
+  })
 })
 
 describe('docpilot query and eval', () => {

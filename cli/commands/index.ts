@@ -63,7 +63,11 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       const fromFlags = siteDir ?? dir
       const fromConfig = mode === 'site' ? config.docs.site : config.docs.dir
       if (!fromFlags && !fromConfig) {
-        throw new UsageError('name the docs folder, e.g. `docpilot index ./docs`, or set docs.dir in docpilot.config.ts')
+        throw new UsageError(
+          mode === 'site'
+            ? 'name the built site folder, e.g. `docpilot index --site dist`, or set docs.site in docpilot.config.ts'
+            : 'name the docs folder, e.g. `docpilot index ./docs`, or set docs.dir in docpilot.config.ts',
+        )
       }
       const root = fromFlags ? resolve(ctx.cwd, fromFlags) : resolve(loaded.dir, fromConfig!)
       const out = flags.out ? resolve(ctx.cwd, flags.out) : resolve(loaded.dir, config.out)
