@@ -36,6 +36,18 @@ describe('docpilot eval', () => {
   })
 
   it.each([
+    ['without its results', { id: 'a', mode: 'hybrid', gate: { pass: true, score: 1 } }],
+    ['with a result lacking its trail', { id: 'a', mode: 'hybrid', gate: { pass: true, score: 1 }, results: [{ path: 'helpers/cookie.md' }] }],
+    ['that is null', null],
+  ])('names the line of a --results line %s, instead of a TypeError', async (_, line) => {
+    await writeFile(join(dir, 'good.jsonl'), JSON.stringify({ id: 'a', q: 'signed cookies', kind: 'keyword', gold: [{ path: 'helpers/cookie.md', trail: ['Cookie Helper'] }] }) + '\n')
+    await writeFile(join(dir, 'bad-out.jsonl'), RESULTS + '\n' + JSON.stringify(line) + '\n')
+    const r = await run(['eval', '--questions', 'good.jsonl', '--results', 'bad-out.jsonl'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('bad-out.jsonl:2: not a `docpilot query --questions` output line; each holds {"id","mode","gate":{"pass","score"},"results":[{"path","trail",...}]}')
+  })
+
+  it.each([
     ['without its trail', { path: 'helpers/cookie.md' }],
     ['without its path', { trail: ['Cookie Helper'] }],
     ['with the trail as one string', { path: 'helpers/cookie.md', trail: 'Cookie Helper › Usage' }],

@@ -91,12 +91,28 @@ async function readResults(file: string): Promise<QueryOutput[]> {
     .split('\n')
     .filter((l) => l.trim())
     .map((line, i) => {
+      let parsed: unknown
       try {
-        return JSON.parse(line) as QueryOutput
+        parsed = JSON.parse(line)
       } catch {
         throw new Error(`${file}:${i + 1}: not valid JSON; expected one \`docpilot query\` output line`)
       }
+      if (!isQueryOutput(parsed)) {
+        throw new Error(`${file}:${i + 1}: not a \`docpilot query --questions\` output line; each holds {"id","mode","gate":{"pass","score"},"results":[{"path","trail",...}]}`)
+      }
+      return parsed
     })
+}
+
+/** The fields scoring reads; a line missing one stopped eval with a TypeError naming no line. */
+function isQueryOutput(v: unknown): v is QueryOutput {
+  const o = v as Partial<QueryOutput> | null
+  return (
+    typeof o?.id === 'string' &&
+    typeof o.gate?.pass === 'boolean' &&
+    Array.isArray(o.results) &&
+    o.results.every((r) => typeof r?.path === 'string' && Array.isArray(r.trail))
+  )
 }
 
 const pct = (x: number) => x.toFixed(2)
