@@ -27,3 +27,16 @@ describe('an index folder whose manifest lost a field', () => {
     await expect(openIndexDir(dir)).rejects.toThrow(named)
   })
 })
+
+describe('an --index that names the manifest file instead of its folder', () => {
+  it('says to pass the folder, naming it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'docpilot-index-dir-'))
+    try {
+      const chunk = { id: 'a.md#', path: 'a.md', url: '/a', anchor: '', title: 'A', trail: ['A'], text: 'cookies' }
+      await writeIndex({ chunks: [chunk], files: 1, out: dir, docpilotVersion: 'test', createdAt: new Date(0).toISOString() })
+      await expect(openIndexDir(join(dir, MANIFEST_FILE))).rejects.toThrow(`${join(dir, MANIFEST_FILE)} is the index's manifest; pass the folder that holds it: --index ${dir}`)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,6 +1,6 @@
 /** Opens an index folder for the CLI with messages that say what to do. */
 import { stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
 import { MANIFEST_FILE, type Manifest } from '../core/index/format.ts'
 import { IndexFormatError, readManifest } from '../core/index/read-manifest.ts'
@@ -14,6 +14,10 @@ export async function openIndexDir(dir: string, opts: DenseOptions = {}): Promis
     () => false,
   )
   if (!hasManifest) {
+    // `--index public/docpilot/manifest.json` names the file the folder holds: say so, rather than that it is missing.
+    if (basename(dir) === MANIFEST_FILE && (await stat(dir).then((s) => s.isFile(), () => false))) {
+      throw new IndexFormatError(`${dir} is the index's manifest; pass the folder that holds it: --index ${dirname(dir)}`)
+    }
     throw new IndexFormatError(`No index at ${dir} (manifest.json is missing). Build one with \`docpilot index <docs-dir> --out ${dir}\`, or pass --index.`)
   }
   return inFolder(dir, () => openIndex(fsPartLoader(dir), opts))
