@@ -174,6 +174,15 @@ describe('a custom member configured by baseURL in the config', () => {
   })
 })
 
+describe('a docs folder that is a file', () => {
+  it('is named as a file, not met with ENOTDIR', async () => {
+    const page = join(SITE, 'index.md')
+    await expect(startDevServer({ docsDir: page, indexDir: join(work, 'index-file'), widgetDir, buildWidget: false, config: validateConfig({ embed: false }, '(test)'), env: {}, dbPath: ':memory:' })).rejects.toThrow(
+      `${page} is a file, not a folder; pass the docs folder that holds it`,
+    )
+  })
+})
+
 describe('the dev index', () => {
   it('is rebuilt for whatever folder is named, even a much smaller one (it is dev’s own scratch copy)', async () => {
     const indexDir = join(work, 'index-scratch')

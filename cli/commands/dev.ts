@@ -6,7 +6,7 @@
  * search answer); `--fake-providers` starts the fake LLM servers and points
  * every member at them, and the page says it is a demo.
  */
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
@@ -130,6 +130,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   if (!named) throw new UsageError(`no docs to serve: ${join(cwd, 'docs')} has no Markdown or HTML pages; name the folder, e.g. \`docpilot dev ./content\``)
   const docsDir = resolve(cwd, named)
   if (!existsSync(docsDir)) throw new Error(`docs folder ${docsDir} does not exist; pass the folder of your Markdown or built HTML docs`)
+  if (!statSync(docsDir).isDirectory()) throw new Error(`${docsDir} is a file, not a folder; pass the docs folder that holds it`)
   const siteMode = isHtmlSite(docsDir) && !hasMarkdown(docsDir)
   const indexDir = resolve(cwd, opts.indexDir ?? '.docpilot/dev-index')
   const agentDir = resolve(cwd, '.docpilot/dev-site')
