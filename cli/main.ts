@@ -6,6 +6,7 @@
 import { Command, CommanderError, Help } from 'commander'
 import { cacheCompiledModules } from './compile-cache.ts'
 import { UsageError, type CliContext } from './context.ts'
+import { fsErrorMessage } from './fs-error.ts'
 import { PACKAGE_VERSION } from './package-root.ts'
 import { tuneTieringForShortRuns } from './tiering.ts'
 
@@ -148,7 +149,7 @@ export async function main(argv: string[], overrides: Partial<CliContext> = {}):
       ctx.stderr(`error: ${err.message}\n(add --help for usage and examples)\n`)
       return 2
     }
-    ctx.stderr(`${err instanceof Error ? err.message : String(err)}\n`)
+    ctx.stderr(`${fsErrorMessage(err) ?? (err instanceof Error ? err.message : String(err))}\n`)
     if (ctx.env.DOCPILOT_DEBUG && err instanceof Error && err.stack) ctx.stderr(`${err.stack}\n`)
     return 1
   }

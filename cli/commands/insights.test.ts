@@ -44,4 +44,13 @@ describe('docpilot insights', () => {
     expect(on.code).toBe(0)
     expect(on.stdout).not.toContain('insights.enabled is off')
   })
+
+  it('says an --out that is a file is a file, not "EEXIST: file already exists, mkdir"', async () => {
+    await writeFile(join(dir, 'docpilot.config.json'), '{}')
+    await writeFile(join(dir, 'notes.md'), '')
+    const r = await run(['insights', '--db', 'proxy.sqlite', '--out', 'notes.md'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`${join(dir, 'notes.md')} is a file, and a folder is needed there; choose another path (EEXIST)\n`)
+    expect(r.stderr).not.toContain('mkdir')
+  })
 })
