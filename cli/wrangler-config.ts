@@ -7,11 +7,12 @@
  * again, only `main` and DOCPILOT_PROXY change: the owner's own edits (routes,
  * the D1 database id, a name) stay.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import type { ProxySettings } from '../proxy/settings.ts'
 import { FROM_SOURCES, PACKAGE_ROOT } from './package-root.ts'
+import { UsageError } from './context.ts'
 
 export const DEFAULT_WRANGLER_FILE = 'docpilot-proxy/wrangler.toml'
 
@@ -55,6 +56,9 @@ function fill(text: string, file: string, settings: ProxySettings): string {
 /** Writes (or updates) the Worker's config at `path` (`file` is how the owner named it); returns whether it was new. */
 export async function writeWranglerConfig(path: string, file: string, settings: ProxySettings): Promise<{ created: boolean }> {
   if (existsSync(path)) {
+    if (statSync(path).isDirectory()) {
+      throw new UsageError(`--wrangler ${file} is a folder; name the file to write, e.g. --wrangler ${join(file, 'wrangler.toml')}`)
+    }
     const text = await readFile(path, 'utf8')
     if (!SETTINGS_LINE.test(text) || !MAIN_LINE.test(text)) {
       throw new Error(`${file} has no \`main =\` and \`DOCPILOT_PROXY =\` lines to update; is it a docpilot Worker config? Name another file, or remove it to start over.`)

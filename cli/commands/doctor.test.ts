@@ -190,6 +190,14 @@ describe('doctor --proxy --wrangler', () => {
     expect(schemeless.err).toContain('(got "localhost:8787")')
   })
 
+  it('asks for a file inside a folder given to --wrangler, instead of "EISDIR: illegal operation on a directory, read"', async () => {
+    const dir = tmp()
+    mkdirSync(join(dir, 'worker'))
+    const r = await run(dir, ['--wrangler', 'worker'])
+    expect(r.code).toBe(2)
+    expect(r.err).toContain(`--wrangler worker is a folder; name the file to write, e.g. --wrangler ${join('worker', 'wrangler.toml')}`)
+  })
+
   it('refuses to touch a file that is not a docpilot Worker config', async () => {
     const dir = tmp()
     writeFileSync(join(dir, 'wrangler.toml'), 'name = "my-site"\n')
