@@ -57,7 +57,11 @@ export const AnchorsSchema = z.strictObject({
 
 export const UrlsSchema = z.strictObject({
   /** Prefix every URL gets, e.g. '/docs/'. */
-  base: z.string().default('/'),
+  base: z
+    .string()
+    // 'docs' linked pages as /docs/... but left the agent files nowhere to go: the index failed at its last step.
+    .refine((v) => v.startsWith('/') || /^https?:\/\//i.test(v), "expected a path from the site's root such as '/docs/', or a full URL such as 'https://docs.example.com/docs/'")
+    .default('/'),
   /** Source path prefix removed before mapping, e.g. 'src/content/docs/en/'. */
   stripPrefix: z.string().default(''),
   /** Drop `.md`/`.mdx`/`.html` from URLs. */

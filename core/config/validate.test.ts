@@ -41,6 +41,14 @@ describe('validateConfig', () => {
     expect(problems({ proxy: { allowedOrigins: [5] } })).toEqual(['Invalid config docpilot.config.ts: proxy.allowedOrigins[0] must be a string (got 5)'])
   })
 
+  it('asks urls.base for a path from the root or a full URL, and takes both', () => {
+    expect(problems({ urls: { base: 'docs' } })).toEqual([
+      `Invalid config docpilot.config.ts: urls.base: expected a path from the site's root such as '/docs/', or a full URL such as 'https://docs.example.com/docs/' (got "docs")`,
+    ])
+    expect(validateConfig({ urls: { base: '/docs/' } }, 'x').urls.base).toBe('/docs/')
+    expect(validateConfig({ urls: { base: 'https://docs.example.com/docs/' } }, 'x').urls.base).toBe('https://docs.example.com/docs/')
+  })
+
   it('turns an unknown key into "did you mean" when a known key is close', () => {
     expect(problems({ chat: { chian: 'auto' } })).toEqual(['Invalid config docpilot.config.ts: chat.chian is not a known setting; did you mean chat.chain?'])
     expect(problems({ docz: {} })).toEqual(['Invalid config docpilot.config.ts: docz is not a known setting; did you mean docs?'])
