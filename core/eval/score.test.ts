@@ -68,6 +68,12 @@ describe('parseQuestions', () => {
     expect(() => parseQuestions('{"id":"1","q":"x"}\n{oops', 'set.jsonl')).toThrow('set.jsonl:2: not valid JSON')
     expect(() => parseQuestions('{"id":1}', 'set.jsonl')).toThrow('set.jsonl:1:')
   })
+
+  it('names the line of valid JSON that is not an object, rather than failing inside', () => {
+    for (const line of ['null', '[]', '"How do I deploy?"', '42']) {
+      expect(() => parseQuestions(`{"id":"1","q":"x"}\n${line}`, 'set.jsonl'), line).toThrow('set.jsonl:2: not an object')
+    }
+  })
 })
 
 describe('parseQuestions: the optional context of a follow-up', () => {

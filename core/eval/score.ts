@@ -139,12 +139,17 @@ export function parseQuestions(text: string, file: string): EvalQuestion[] {
   const out: EvalQuestion[] = []
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return
-    let q: Partial<EvalQuestion>
+    let parsed: unknown
     try {
-      q = JSON.parse(line) as Partial<EvalQuestion>
+      parsed = JSON.parse(line)
     } catch {
       throw new Error(`${file}:${i + 1}: not valid JSON. Each line must be one object {"id","q","kind","gold"}.`)
     }
+    // Valid JSON that is no object (null, a list, a bare string) is no question either.
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new Error(`${file}:${i + 1}: not an object. Each line must be one object {"id","q","kind","gold"}.`)
+    }
+    const q = parsed as Partial<EvalQuestion>
     if (typeof q.id !== 'string' || typeof q.q !== 'string') {
       throw new Error(`${file}:${i + 1}: each line needs a string "id" and a string "q".`)
     }
