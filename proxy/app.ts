@@ -27,6 +27,7 @@
 import { Hono, type Context, type Handler, type MiddlewareHandler } from 'hono'
 import { Redactor } from '../core/key-scan.ts'
 import { badBaseUrl } from '../core/chain/resolve.ts'
+import { CLIENT_LIMIT } from '../core/ladder/client-limit.ts'
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
 import { CHAIN, isMemberId, providerSpec, type MemberId, type ProviderSpec } from '../core/providers/table.ts'
 import { CLAMPED_HEADER, checkOrigin, originOf, preflight, withCors } from './cors.ts'
@@ -314,7 +315,13 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const rt = c.var.rt
     const client = clientBlock(rt.clientIp)
     const take = await rt.limits.take(await clientKey(bucket ? `${client}#${bucket}` : client), rt.settings.proxy.rateLimit, now())
-    if (!take.ok) throw new Refusal('rate_limited', `Too many requests from this client; try again in ${take.retryAfterSec} s.`, { 'retry-after': String(take.retryAfterSec) })
+    if (!take.ok) {
+      throw new Refusal(CLIENT_LIMIT.code, `Too many requests from this client; try again in ${take.retryAfterSec} s.`, {
+        'retry-after': String(take.retryAfterSec),
+        // What tells the panel this 429 is the proxy's own, not a provider's relayed one (core/ladder/client-limit.ts).
+        [CLIENT_LIMIT.header]: CLIENT_LIMIT.value,
+      })
+    }
     await next()
   }
 

@@ -887,6 +887,8 @@ describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
     expect(over.res.headers.get('content-type')).toMatch(/application\/json/)
     expect(over.json.error.code).toBe('rate_limited')
     expect(over.json.error.message).toMatch(/Too many requests from this client/)
+    // The mark that tells the panel this 429 is the proxy's own, not a provider's (core/ladder/client-limit.ts).
+    expect(over.res.headers.get('x-docpilot-quota')).toBe('client')
     // One token per minute: the next one is most of a minute away.
     expect(Number(over.res.headers.get('retry-after'))).toBeGreaterThanOrEqual(30)
     expect(Number(over.res.headers.get('retry-after'))).toBeLessThanOrEqual(60)

@@ -99,7 +99,7 @@ const cases: Case[] = [
     status: 429,
     code: 'rate_limited',
     message: /^Too many requests from this client; try again in 60 s\.$/,
-    headers: { ...CORS, 'retry-after': '60' },
+    headers: { ...CORS, 'retry-after': '60', 'x-docpilot-quota': 'client' },
   },
   { name: 'an unknown member', path: '/ai/nobody/chat/completions', init: post(chat()), status: 404, code: 'unknown_member', message: /^No provider route "nobody" on this proxy; the configured members are: openai, custom\.$/, headers: CORS },
   { name: 'no member at all', path: '/ai', init: post(chat()), status: 404, code: 'unknown_member', message: /^Name a provider route: \/ai\/<member>\/<path>\.$/, headers: {} },

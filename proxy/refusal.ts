@@ -7,6 +7,7 @@
  * docs/proxy.md lists the same codes; refusal.test.ts compares the two.
  */
 import { HTTPException } from 'hono/http-exception'
+import { CLIENT_LIMIT } from '../core/ladder/client-limit.ts'
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
 
 export const REFUSAL_STATUS = {
@@ -14,8 +15,8 @@ export const REFUSAL_STATUS = {
   method_not_allowed: 405,
   /** A browser Origin that is neither one of proxy.siteOrigins nor in proxy.allowedOrigins. */
   origin_not_allowed: 403,
-  /** This client's token bucket is empty (Retry-After). */
-  rate_limited: 429,
+  /** This client's token bucket is empty (Retry-After, X-Docpilot-Quota: client): the signal core/ladder/client-limit.ts defines. */
+  [CLIENT_LIMIT.code]: CLIENT_LIMIT.status,
   /** /ai/<member>/ names no member of the resolved chain. */
   unknown_member: 404,
   /** A path the member's wire protocol does not need (chat, embeddings only). */

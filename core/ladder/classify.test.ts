@@ -68,12 +68,12 @@ describe('classification', () => {
     expect(classifyStreamError({ error: 'something odd' }, NOW).class).toBe('unknown')
   })
 
-  it('every class has a one-line fix hint, and only the refused body and the unknown stop the walk', () => {
+  it("every class has a one-line fix hint, and only the refused body, the unknown and the proxy's per-reader limit stop the walk", () => {
     for (const c of FAILURE_CLASSES) {
       expect(FIX_HINTS[c].length, c).toBeGreaterThan(20)
       expect(FIX_HINTS[c]).not.toContain('\n')
     }
-    expect(FAILURE_CLASSES.filter((c) => !stepsAside(c))).toEqual(['request_rejected', 'unknown'])
+    expect(FAILURE_CLASSES.filter((c) => !stepsAside(c))).toEqual(['client_rate_limited', 'request_rejected', 'unknown'])
   })
 })
 

@@ -6,6 +6,7 @@
  * *-ratelimit-*-reset dates and OpenRouter's quota headers echoed in the body.
  */
 import { sanitizeCode, type Failure, type FailureClass } from './failure.ts'
+import { isClientLimit } from './client-limit.ts'
 import { isSiteCeiling } from './site-ceiling.ts'
 
 /**
@@ -97,6 +98,8 @@ interface ErrorSignals {
   metaHeaders?: Record<string, string>
   /** The docpilot proxy refused at the site's own daily ceiling. */
   siteCeiling?: boolean
+  /** The docpilot proxy refused at this reader's own rate limit (no member was asked). */
+  clientLimit?: boolean
 }
 
 function asRecord(v: unknown): Record<string, unknown> | undefined {
@@ -153,6 +156,7 @@ function bagFrom(record: Record<string, string>): HeaderBag {
 }
 
 function classOf(status: number | null, s: ErrorSignals, timing: Timing, now: number): FailureClass {
+  if (s.clientLimit) return 'client_rate_limited'
   const kind = `${s.type ?? ''} ${s.code ?? ''} ${s.status ?? ''}`.toLowerCase()
   if (kind.includes('overloaded') || status === 529) return 'overloaded'
   if (kind.includes('insufficient_quota') || kind.includes('billing') || status === 402) return 'payment'
@@ -189,7 +193,8 @@ function build(status: number | null, s: ErrorSignals, headerTiming: Timing, now
   const code = sanitizeCode(s.code ?? s.type ?? s.status)
   if (code) f.code = code
   if (timing.retryAfterMs !== undefined) f.retryAfterMs = timing.retryAfterMs
-  if (cls === 'daily_quota') {
+  // Both settle the turn as rate-limited, with the moment the wait ends.
+  if (cls === 'daily_quota' || cls === 'client_rate_limited') {
     const at = timing.resetAt ?? (timing.retryAfterMs !== undefined ? now + timing.retryAfterMs : undefined)
     if (at !== undefined) f.resetAt = at
   } else if (timing.retryAfterMs === undefined && timing.resetAt !== undefined && (cls === 'rate_limited' || cls === 'overloaded')) {
@@ -204,6 +209,7 @@ export function classifyResponse(status: number, headers: HeaderBag, bodyText: s
   const signals = errorSignals(payload)
   if (!signals.message && payload === undefined) signals.message = bodyText.slice(0, 300)
   signals.siteCeiling = isSiteCeiling(status, headers, signals.code)
+  signals.clientLimit = isClientLimit(status, headers)
   return build(status, signals, readTimingHeaders(headers, now), now)
 }
 

@@ -6,6 +6,7 @@
 
 export const FAILURE_CLASSES = [
   'rate_limited',
+  'client_rate_limited',
   'daily_quota',
   'overloaded',
   'server_error',
@@ -37,6 +38,8 @@ export interface Failure {
 
 export const FIX_HINTS: Record<FailureClass, string> = {
   rate_limited: 'Too many requests for this key or model right now; the member cools down and the next one answers.',
+  client_rate_limited:
+    "This reader asked faster than the proxy's proxy.rateLimit allows; the turn waits out its Retry-After and no member is cooled. Behind a reverse proxy, check --trust-proxy.",
   daily_quota: "The service's daily allowance is spent; add credits or a billed member, or set budget.dailyLimit.",
   overloaded: 'The service shed the request under load (e.g. Anthropic 529); nothing to fix on your side.',
   server_error: 'The service failed (5xx); if it persists, check its status page before changing the config.',
@@ -52,12 +55,14 @@ export const FIX_HINTS: Record<FailureClass, string> = {
 }
 
 /**
- * Every class but these two costs a member its turn and the walk moves on
+ * Every class but these three costs a member its turn and the walk moves on
  * (429 · 5xx · 401/403 · network · timeout, plus the account-level 402/404).
- * These two end the walk: a refused body would be refused again by the next
- * member, and an unknown error is never retried blind.
+ * These end the walk: a refused body would be refused again by the next
+ * member, an unknown error is never retried blind, and the proxy's per-client
+ * limit stands in front of every member alike (the turn settles as
+ * rate-limited with the proxy's wait: core/ladder/walk.ts).
  */
-const ENDS_WALK: ReadonlySet<FailureClass> = new Set<FailureClass>(['request_rejected', 'unknown'])
+const ENDS_WALK: ReadonlySet<FailureClass> = new Set<FailureClass>(['request_rejected', 'unknown', 'client_rate_limited'])
 
 export function stepsAside(c: FailureClass): boolean {
   return !ENDS_WALK.has(c)

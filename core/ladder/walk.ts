@@ -3,7 +3,8 @@
  * the back), each at most once. A member that fails with a class that costs
  * it its turn cools down and the next one is asked; a refused body or an
  * unknown error ends the walk (it would be refused again / is never retried
- * blind). Once a delta has reached the reader nothing rotates: a broken
+ * blind); the proxy's limit on this reader's pace settles the turn as
+ * rate-limited and cools nobody. Once a delta has reached the reader nothing rotates: a broken
  * stream settles as a partial answer. Inside a member with several models
  * (the free pool, a models list) one model's 429 moves to the next model.
  */
@@ -34,7 +35,7 @@ export type WalkOutcome =
   | 'partial'
   /** Every member was asked and none answered (or the walk had to stop). */
   | 'unanswered'
-  /** The last member's daily allowance is spent; the service named when it comes back. */
+  /** The last member's daily allowance is spent, or the proxy asked this reader to slow down (stoppedBy client_rate_limited); resetAt says until when. */
   | 'rate-limited'
   | 'aborted'
 
@@ -43,7 +44,7 @@ export interface WalkResult {
   text: string
   attempts: AttemptRecord[]
   ladder: TurnLadder | null
-  /** rate-limited: when the allowance comes back (epoch ms), when the service said. */
+  /** rate-limited: when the allowance comes back, or the reader may ask again (epoch ms), when the service said. */
   resetAt?: number
   /** The class that ended the walk early (request_rejected, unknown), or cut the stream. */
   stoppedBy?: FailureClass
@@ -113,6 +114,10 @@ export async function walkLadder(input: WalkInput): Promise<WalkResult> {
         // Nothing rotates once a delta is on screen.
         if (stepsAside(failure.class)) coolDown(cooldowns, cooldownKey(member.provider), failure, clock.now())
         return { outcome: 'partial', ...base, ...extra, stoppedBy: failure.class }
+      }
+      if (failure.class === 'client_rate_limited') {
+        // The proxy's limit on this reader: every member is behind it, and none of them failed.
+        return { outcome: 'rate-limited', ...base, text: '', stoppedBy: failure.class, ...(failure.resetAt !== undefined ? { resetAt: failure.resetAt } : {}) }
       }
       if (!stepsAside(failure.class)) {
         // A refused body would be refused again by every model; an unknown error is not retried blind.

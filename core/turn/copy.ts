@@ -25,3 +25,15 @@ export function rateLimitedNotice(resetAt?: number, formatTime?: (epochMs: numbe
   const when = formatTime ? formatTime(resetAt) : new Date(resetAt).toISOString()
   return `Today's AI allowance is spent. It comes back at ${when}.`
 }
+
+/**
+ * The rate-limited state when the docpilot proxy asked this reader to slow
+ * down (its per-client limit, receipt.stoppedBy client_rate_limited): nothing
+ * is wrong with any service, and the wait is seconds, not a day.
+ */
+export function slowDownNotice(resetAt?: number, now: number = Date.now()): string {
+  const lead = "You're asking faster than this site allows."
+  if (resetAt === undefined) return `${lead} Wait a moment, then ask again.`
+  const seconds = Math.max(1, Math.ceil((resetAt - now) / 1000))
+  return `${lead} Ask again in ${seconds === 1 ? '1 second' : `${seconds} seconds`}.`
+}

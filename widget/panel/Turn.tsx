@@ -196,7 +196,7 @@ function Body({ turn, actions, source }: BodyProps) {
     case 'rate-limited':
       return (
         <div data-state="rate-limited">
-          <p class="dp-lead">{COPY.rateLimited(turn.resetAt)}</p>
+          <p class="dp-lead">{COPY.rateLimited(turn.resetAt, turn.receipt?.stoppedBy)}</p>
           {turn.passages.length > 0 ? (
             <>
               <p>{COPY.meanwhile}</p>

@@ -10,6 +10,7 @@ import {
   RETRY_LABEL,
   SEARCH_DOCS_LABEL,
   rateLimitedNotice,
+  slowDownNotice,
 } from '../../core/turn/copy.ts'
 
 /** How long a copy button says it copied. */
@@ -51,8 +52,11 @@ export const COPY = {
   hybrid: HYBRID_NOTICE,
   error: ERROR_NOTICE,
   meanwhile: MEANWHILE_NOTICE,
-  rateLimited: (resetAt: number | undefined) =>
-    rateLimitedNotice(resetAt, (t) => new Date(t).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' })),
+  /** `stoppedBy` is the receipt's: the proxy's per-client limit gets its own words (a wait of seconds, no service at fault). */
+  rateLimited: (resetAt: number | undefined, stoppedBy?: string) =>
+    stoppedBy === 'client_rate_limited'
+      ? slowDownNotice(resetAt)
+      : rateLimitedNotice(resetAt, (t) => new Date(t).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' })),
   refused: "The docs don't seem to cover this. The closest passages:",
   degraded:
     'Search is degraded right now (the embedding model could not be reached, so only keyword search ran): the docs may cover this under other words.',

@@ -20,3 +20,17 @@ describe('settledStatus of the search view', () => {
     expect(settledStatus({ phase: 'settled', state: 'search', passages: [], closeMatch: false })).toBe(COPY.noResults)
   })
 })
+
+describe('settledStatus of a rate-limited turn', () => {
+  const receipt = (stoppedBy?: 'client_rate_limited') => ({ version: 1 as const, outcome: 'rate-limited' as const, retrieval: null, stages: { retrieveMs: 1, answerMs: 1, totalMs: 2 }, attempts: [], ladder: null, ...(stoppedBy ? { stoppedBy } : {}) })
+
+  it("tells a reader the proxy slowed down to wait seconds, not that the day's allowance is spent", () => {
+    const said = settledStatus({ phase: 'settled', state: 'rate-limited', passages, resetAt: Date.now() + 20_500, receipt: receipt('client_rate_limited') })
+    expect(said).toMatch(/^You're asking faster than this site allows\. Ask again in 2[01] seconds\.$/)
+    expect(said).not.toMatch(/allowance|reachable/)
+  })
+
+  it("keeps the daily allowance's words for a spent day", () => {
+    expect(settledStatus({ phase: 'settled', state: 'rate-limited', passages, receipt: receipt() })).toBe("Today's AI allowance is spent.")
+  })
+})

@@ -27,7 +27,7 @@ export function settledStatus(change: Partial<TurnView>): string {
     case 'refused':
       return COPY.refused
     case 'rate-limited':
-      return COPY.rateLimited(change.resetAt)
+      return COPY.rateLimited(change.resetAt, change.receipt?.stoppedBy)
     case 'aborted':
       return COPY.aborted
     default:
