@@ -17,7 +17,9 @@
  *
  * `GET /ai/health` lists each route and whether its key variable is set (never
  * the value); `?probe=1` also GETs each upstream's model list (OpenRouter's is public: its key record) with the key,
- * which checks reachability and auth without spending tokens or the ceiling.
+ * which checks reachability and auth without spending tokens or the ceiling. It answers 503 whenever a
+ * reader would get no answer (no route, a route that cannot serve, the day's ceiling spent), so a
+ * monitor reading only the status (or sending HEAD) is told the truth.
  *
  * An output-token ceiling over proxy.maxTokens is clamped, not refused (and
  * written when absent): an honest panel never sends more, a misconfigured one
@@ -34,7 +36,7 @@ import { CLAMPED_HEADER, checkOrigin, originOf, preflight, withCors } from './co
 import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
 import { readInput, readJsonBody } from './json-body.ts'
-import { clientBlock, clientKey, type LimitStore } from './limits.ts'
+import { clientBlock, clientKey, nextUtcMidnight, type LimitStore } from './limits.ts'
 import { attachCredential, filterQuery, matchPath, probePath, protocolPaths, requestModels, shapeBody, type RouteKind } from './protocol.ts'
 import { ERROR_ID_HEADER, Refusal } from './refusal.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
@@ -244,6 +246,15 @@ function sseHeartbeat(signal: AbortSignal): TransformStream<Uint8Array, Uint8Arr
   })
 }
 
+/** Why a route of /ai/health cannot serve, naming the variable to set (never its value). */
+function routeProblem(r: { member: string; keyEnv: string | null; keyRequired: boolean; keySet: boolean | null; upstreamConfigured: boolean; probe?: { status: number | null; result: string } }): string {
+  if (r.keyRequired && !r.keySet) return `${r.member}: ${r.keyEnv} is not set.`
+  if (!r.upstreamConfigured) return `${r.member}: no upstream URL is set.`
+  if (r.probe?.result === 'auth') return `${r.member}: the upstream refused the key (${r.probe.status}).`
+  if (r.probe?.result === 'unreachable') return `${r.member}: the upstream could not be reached.`
+  return `${r.member}: the upstream's model list answered ${r.probe?.status ?? 'nothing'}.`
+}
+
 /** A request that ended before the upstream answered, and why: the client left, or a time limit passed. */
 class Cut extends Error {
   constructor(readonly why: 'client_left' | 'first_byte' | 'idle') {
@@ -373,13 +384,28 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
         ...probed,
       }
     }))
+    const limit = rt.settings.budget.dailyLimit
+    const at = now()
+    const daily = limit === undefined ? null : { limit, used: Math.min(limit, await rt.limits.usedDaily(at)), resetAt: nextUtcMidnight(at) }
+    const dailySpent = daily !== null && daily.used >= daily.limit
+    // What keeps a reader from an answer, in words (names of variables, never values).
+    const problems = [
+      ...(routes.length === 0 ? ['No provider route: no provider key (or own-server URL) is set where the proxy runs, so no question can be answered.'] : []),
+      ...routes.flatMap((r) => (r.ok ? [] : [routeProblem(r)])),
+      ...(dailySpent ? [`The daily limit of ${daily.limit} AI requests (budget.dailyLimit) is spent until ${new Date(daily.resetAt).toISOString()}.`] : []),
+    ]
     const body = {
-      ok: routes.every((r) => r.ok),
+      ok: problems.length === 0,
+      problems,
       routes,
-      dailyLimit: rt.settings.budget.dailyLimit ?? null,
+      dailyLimit: limit ?? null,
+      daily: daily && { ...daily, resetAt: new Date(daily.resetAt).toISOString() },
       feedback: true,
     }
-    return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } })
+    // An uptime monitor reads the status (HEAD has nothing else): 503 whenever readers would not get answers.
+    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+    if (dailySpent) headers['retry-after'] = String(Math.max(1, Math.ceil((daily.resetAt - at) / 1000)))
+    return new Response(JSON.stringify(body), { status: body.ok ? 200 : 503, headers })
   })
 
   app.all('/ai/feedback', ...admit(['POST']), async (c) => {

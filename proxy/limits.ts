@@ -61,6 +61,8 @@ export interface LimitStore {
   spendDaily(limit: number, now: number): Promise<DailyResult>
   /** Give back a unit reserved on the day of `reservedAt` (never below zero; a unit of a past day is not returned). */
   refundDaily(reservedAt: number): Promise<void>
+  /** Today's count, read without reserving anything (what /ai/health reports). */
+  usedDaily(now: number): Promise<number>
 }
 
 /**

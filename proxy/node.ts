@@ -107,6 +107,10 @@ export class MemoryState implements ProxyState {
     if (used) this.daily.set(day, used - 1)
   }
 
+  async usedDaily(now: number): Promise<number> {
+    return this.daily.get(dayKey(now)) ?? 0
+  }
+
   async save(row: FeedbackRow, deleteBefore: string): Promise<void> {
     this.feedback = [...this.feedback.filter((f) => f.createdAt >= deleteBefore), row]
   }
@@ -194,6 +198,10 @@ export class SqliteState implements ProxyState {
 
   async refundDaily(reservedAt: number): Promise<void> {
     this.refund.run(dayKey(reservedAt))
+  }
+
+  async usedDaily(now: number): Promise<number> {
+    return this.usedToday.get(dayKey(now))?.used ?? 0
   }
 
   async save(row: FeedbackRow, deleteBefore: string): Promise<void> {

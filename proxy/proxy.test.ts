@@ -937,6 +937,14 @@ describe.each(RUNTIMES)('abuse limits on %s', (runtime) => {
       expect(retryAfter).toBeGreaterThan(0)
       expect(Math.abs(Date.now() + retryAfter * 1000 - reset)).toBeLessThan(120_000)
     }
+    // An uptime monitor is told: health reads the shared count (without spending it) and answers 503 until the reset.
+    for (const p of [a, b]) {
+      const health = await answered('GET /ai/health', p, call(p.url, '/ai/health'))
+      expect(health.res.status).toBe(503)
+      expect(health.json).toMatchObject({ ok: false, daily: { limit: 50, used: 50 } })
+      expect(Number(health.res.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect((await call(p.url, '/ai/health', { method: 'HEAD' })).res.status).toBe(503)
+    }
     // Embeddings are not chat requests: the daily ceiling does not block them.
     const embed = await answered('an embeddings request', a, call(a.url, '/ai/openai/embeddings', post({ model: 'text-embedding-3-small', input: 'x' })))
     expect(embed.res.status).toBe(200)

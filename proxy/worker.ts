@@ -48,7 +48,11 @@ interface WorkerEnv {
   [name: string]: unknown
 }
 
-type LimitsOp = { op: 'take'; limit: RateLimit; now: number } | { op: 'spend'; limit: number; now: number } | { op: 'refund'; now: number }
+type LimitsOp =
+  | { op: 'take'; limit: RateLimit; now: number }
+  | { op: 'spend'; limit: number; now: number }
+  | { op: 'refund'; now: number }
+  | { op: 'used'; now: number }
 
 const json = (value: unknown) => new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json' } })
 
@@ -75,6 +79,7 @@ export class ProxyLimits {
       return json({ ok: true })
     }
     const used = counter.day === day ? counter.used : 0
+    if (op.op === 'used') return json(used)
     if (used >= op.limit) return json({ ok: false, used, resetAt } satisfies DailyResult)
     await this.state.storage.put('daily', { day, used: used + 1 })
     return json({ ok: true, used: used + 1, resetAt } satisfies DailyResult)
@@ -100,6 +105,10 @@ class DurableLimits implements LimitStore {
 
   async refundDaily(reservedAt: number): Promise<void> {
     await this.call('daily', { op: 'refund', now: reservedAt })
+  }
+
+  usedDaily(now: number): Promise<number> {
+    return this.call('daily', { op: 'used', now })
   }
 }
 

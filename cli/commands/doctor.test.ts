@@ -265,6 +265,17 @@ describe('doctor --proxy --url (checking a running proxy)', () => {
     expect(b.out).not.toContain('sk-wrong-doctor-key')
   })
 
+  it("says when the site's daily limit is spent (the proxy's health answers 503 then), and still checks every route", async () => {
+    const capped = validateConfig({ chat: { chain: 'auto' }, embed: 'auto', proxy: { siteOrigins: ['https://docs.example.com'] }, budget: { dailyLimit: 1 } }, 'test')
+    const p = await serve(env, capped)
+    const chat = await fetch(`${p.url}/ai/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', stream: false, messages: [{ role: 'user', content: 'hi' }] }) })
+    expect(chat.status).toBe(200)
+    const { code, out } = await run(p.url)
+    expect(out).toMatch(/note the site's daily limit of 1 AI requests \(budget\.dailyLimit\) is spent; readers get the rate-limited answer until \d{4}-\d\d-\d\dT00:00:00\.000Z/)
+    expect(out).toContain('All routes ok.')
+    expect(code).toBe(0)
+  })
+
   it('fails when the running proxy does not serve a route the config needs', async () => {
     const onlyOpenai = validateConfig({ chat: { provider: 'openai' }, proxy: { siteOrigins: ['https://docs.example.com'] } }, 'test')
     const p = await serve(env, onlyOpenai)

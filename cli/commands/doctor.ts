@@ -250,6 +250,13 @@ interface HealthRoute {
   probe?: { status: number | null; result: string }
 }
 
+/** The site's daily ceiling as /ai/health reports it (null without budget.dailyLimit). */
+interface HealthDaily {
+  limit: number
+  used: number
+  resetAt: string
+}
+
 /** The longest the check waits out the proxy's own rate limit, in all. */
 const RATE_LIMIT_WAIT_MS = 60_000
 
@@ -269,7 +276,7 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
   const ask = async (path: string, init: RequestInit, timeoutMs: number) => {
     for (;;) {
       const res = await doFetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) })
-      const body = (await res.json().catch(() => undefined)) as { routes?: HealthRoute[]; error?: { code: string; message: string } } | undefined
+      const body = (await res.json().catch(() => undefined)) as { routes?: HealthRoute[]; daily?: HealthDaily | null; error?: { code: string; message: string } } | undefined
       const wait = Number(res.headers.get('retry-after')) * 1000
       if (res.status !== 429 || body?.error?.code !== 'rate_limited' || !(wait > 0) || waited + wait > RATE_LIMIT_WAIT_MS) return { res, body }
       waited += wait
@@ -279,9 +286,14 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
   let health: { routes: HealthRoute[] } | undefined
   try {
     const { res, body } = await ask('/ai/health?probe=1', {}, 20_000)
-    if (res.status === 200 && Array.isArray(body?.routes)) {
+    // 503 with the routes is the proxy saying readers would get no answer (a route that cannot serve, a spent day): the lines below say which.
+    if ((res.status === 200 || res.status === 503) && Array.isArray(body?.routes)) {
       health = { routes: body.routes }
       out.push(`  ok   ${base}/ai/health answers`)
+      const daily = body.daily
+      if (daily && daily.used >= daily.limit) {
+        out.push(`  note the site's daily limit of ${daily.limit} AI requests (budget.dailyLimit) is spent; readers get the rate-limited answer until ${daily.resetAt}`)
+      } else if (daily) out.push(`  ok   daily limit: ${daily.used} of ${daily.limit} AI requests used today`)
     } else {
       // A refusal in the proxy's own words already says what to fix; anything else may not be the proxy at all.
       fail(`${base}/ai/health answered ${res.status}${body?.error ? ` ${body.error.code}: ${body.error.message}` : '; is this a docpilot proxy (and is /ai/ routed to it)?'}`)

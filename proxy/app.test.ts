@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest'
+import { createProxyApp, type ProxyEnv } from './app.ts'
+import { MemoryState } from './node.ts'
+import { parseProxySettings, type ProxySettingsInput } from './settings.ts'
+
+const NOW = Date.UTC(2026, 0, 1, 12)
+
+/** The app as a runtime serves it, with its state in memory and the clock fixed. */
+function appWith(settings: Omit<ProxySettingsInput, 'proxy'>, env: ProxyEnv, state = new MemoryState()) {
+  const app = createProxyApp({
+    env: () => env,
+    runtime: (_c, e) => ({
+      settings: parseProxySettings({ ...settings, proxy: { siteOrigins: ['https://docs.example.com'] } }),
+      env: e,
+      limits: state,
+      feedback: state,
+      clientIp: '192.0.2.1',
+    }),
+    now: () => NOW,
+  })
+  return { app, state }
+}
+
+const OPENAI = { member: 'openai' as const, chatModels: ['gpt-4o-mini'] }
+const KEYS = { OPENAI_API_KEY: 'sk-health-secret-0001', GROQ_API_KEY: 'gsk-health-secret-0002' }
+
+async function health(app: ReturnType<typeof appWith>['app']) {
+  const res = await app.request('/ai/health')
+  const text = await res.text()
+  const head = await app.request('/ai/health', { method: 'HEAD' })
+  return { status: res.status, head: head.status, json: JSON.parse(text), text, retryAfter: res.headers.get('retry-after') }
+}
+
+describe('/ai/health tells an uptime monitor whether readers can get answers', () => {
+  it('answers 200 when every route can serve and the day is not spent, with the day’s count', async () => {
+    const { app, state } = appWith({ routes: [OPENAI], budget: { dailyLimit: 3 } }, KEYS)
+    await state.spendDaily(3, NOW)
+    const h = await health(app)
+    expect([h.status, h.head, h.json.ok, h.json.problems]).toEqual([200, 200, true, []])
+    expect(h.json.daily).toEqual({ limit: 3, used: 1, resetAt: '2026-01-02T00:00:00.000Z' })
+    expect(h.json.dailyLimit).toBe(3)
+  })
+
+  it('answers 503 with no provider route at all (the proxy was started with no key)', async () => {
+    const h = await health(appWith({ routes: [] }, {}).app)
+    expect([h.status, h.head, h.json.ok]).toEqual([503, 503, false])
+    expect(h.json.problems).toEqual([expect.stringMatching(/^No provider route: no provider key/)])
+  })
+
+  it('answers 503 when a route has no key, naming the variable and never a value', async () => {
+    const h = await health(appWith({ routes: [OPENAI, { member: 'groq', chatModels: ['llama-3.3-70b-versatile'] }] }, { GROQ_API_KEY: KEYS.GROQ_API_KEY }).app)
+    expect([h.status, h.head, h.json.ok]).toEqual([503, 503, false])
+    expect(h.json.problems).toEqual(['openai: OPENAI_API_KEY is not set.'])
+    expect(h.text).not.toContain(KEYS.GROQ_API_KEY)
+  })
+
+  it("answers 503 with Retry-After once the site's daily limit is spent, and says until when", async () => {
+    const { app, state } = appWith({ routes: [OPENAI], budget: { dailyLimit: 2 } }, KEYS)
+    for (let i = 0; i < 3; i++) await state.spendDaily(2, NOW)
+    const h = await health(app)
+    expect([h.status, h.head, h.json.ok]).toEqual([503, 503, false])
+    expect(h.json.daily).toEqual({ limit: 2, used: 2, resetAt: '2026-01-02T00:00:00.000Z' })
+    expect(h.json.problems).toEqual(['The daily limit of 2 AI requests (budget.dailyLimit) is spent until 2026-01-02T00:00:00.000Z.'])
+    expect(h.retryAfter).toBe(String(12 * 3600))
+    // Reading the count spends nothing: the next day starts from zero as before.
+    expect((await state.spendDaily(2, NOW + 12 * 3600_000)).used).toBe(1)
+  })
+})
