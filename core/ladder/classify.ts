@@ -7,6 +7,7 @@
  */
 import { sanitizeCode, type Failure, type FailureClass } from './failure.ts'
 import { isClientLimit } from './client-limit.ts'
+import { proxyRefusalClass } from './proxy-refusals.ts'
 import { isSiteCeiling } from './site-ceiling.ts'
 
 /**
@@ -157,6 +158,8 @@ function bagFrom(record: Record<string, string>): HeaderBag {
 
 function classOf(status: number | null, s: ErrorSignals, timing: Timing, now: number): FailureClass {
   if (s.clientLimit) return 'client_rate_limited'
+  const proxied = proxyRefusalClass(status, s.code)
+  if (proxied) return proxied
   const kind = `${s.type ?? ''} ${s.code ?? ''} ${s.status ?? ''}`.toLowerCase()
   if (kind.includes('overloaded') || status === 529) return 'overloaded'
   if (kind.includes('insufficient_quota') || kind.includes('billing') || status === 402) return 'payment'
