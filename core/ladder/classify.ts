@@ -193,6 +193,7 @@ function build(status: number | null, s: ErrorSignals, headerTiming: Timing, now
   }
   const cls = classOf(status, s, timing, now)
   const f: Failure = { class: cls, status }
+  if (cls === 'daily_quota' && s.siteCeiling) f.siteCeiling = true
   const code = sanitizeCode(s.code ?? s.type ?? s.status)
   if (code) f.code = code
   if (timing.retryAfterMs !== undefined) f.retryAfterMs = timing.retryAfterMs

@@ -34,6 +34,8 @@ export interface Failure {
   resetAt?: number
   /** The service's machine-readable error code (e.g. 'overloaded_error'), sanitized. */
   code?: string
+  /** daily_quota from the docpilot proxy's own ceiling (budget.dailyLimit), which every member is behind. */
+  siteCeiling?: true
 }
 
 export const FIX_HINTS: Record<FailureClass, string> = {

@@ -3,8 +3,8 @@
  * the back), each at most once. A member that fails with a class that costs
  * it its turn cools down and the next one is asked; a refused body or an
  * unknown error ends the walk (it would be refused again / is never retried
- * blind); the proxy's limit on this reader's pace settles the turn as
- * rate-limited and cools nobody. Once a delta has reached the reader nothing rotates: a broken
+ * blind); the proxy's own limits (this reader's pace, the site's daily
+ * ceiling) settle the turn as rate-limited and cool nobody. Once a delta has reached the reader nothing rotates: a broken
  * stream settles as a partial answer. Inside a member with several models
  * (the free pool, a models list) one model's 429 moves to the next model.
  */
@@ -115,9 +115,15 @@ export async function walkLadder(input: WalkInput): Promise<WalkResult> {
         if (stepsAside(failure.class)) coolDown(cooldowns, cooldownKey(member.provider), failure, clock.now())
         return { outcome: 'partial', ...base, ...extra, stoppedBy: failure.class }
       }
-      if (failure.class === 'client_rate_limited') {
-        // The proxy's limit on this reader: every member is behind it, and none of them failed.
-        return { outcome: 'rate-limited', ...base, text: '', stoppedBy: failure.class, ...(failure.resetAt !== undefined ? { resetAt: failure.resetAt } : {}) }
+      if (failure.class === 'client_rate_limited' || failure.siteCeiling) {
+        // The proxy's own limit (this reader's pace, the site's day): every member is behind it, and none of them failed.
+        return {
+          outcome: 'rate-limited',
+          ...base,
+          text: '',
+          ...(failure.class === 'client_rate_limited' ? { stoppedBy: failure.class } : {}),
+          ...(failure.resetAt !== undefined ? { resetAt: failure.resetAt } : {}),
+        }
       }
       if (!stepsAside(failure.class)) {
         // A refused body would be refused again by every model; an unknown error is not retried blind.
