@@ -66,3 +66,60 @@ describe('/ai/health tells an uptime monitor whether readers can get answers', (
     expect((await state.spendDaily(2, NOW + 12 * 3600_000)).used).toBe(1)
   })
 })
+
+describe('an upstream error whose body stalls', () => {
+  /** An upstream that sends a 503 head and the start of its error body, then nothing; records when its request is cut. */
+  function stallingUpstream() {
+    const seen: { cut: boolean } = { cut: false }
+    const fetch: typeof globalThis.fetch = async (_input, init) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"error":{"message":"overloaded",'))
+          init?.signal?.addEventListener('abort', () => {
+            seen.cut = true
+            controller.error(init.signal!.reason)
+          })
+        },
+      })
+      return new Response(body, { status: 503, headers: { 'content-type': 'application/json' } })
+    }
+    return { fetch, seen }
+  }
+
+  function appOn(fetch: typeof globalThis.fetch) {
+    const state = new MemoryState()
+    return createProxyApp({
+      env: () => KEYS,
+      runtime: (_c, e) => ({
+        settings: parseProxySettings({ routes: [OPENAI], proxy: { siteOrigins: ['https://docs.example.com'] }, timeouts: { firstByteMs: 5000, idleMs: 200 } }),
+        env: e,
+        limits: state,
+        feedback: state,
+        clientIp: '192.0.2.1',
+      }),
+      fetch,
+    })
+  }
+  const chat = (signal?: AbortSignal) =>
+    new Request('http://proxy.test/ai/openai/chat/completions', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', messages: [] }), ...(signal ? { signal } : {}) })
+
+  it("answers with the upstream's status and what arrived once the body has been idle for idleMs, and cuts the upstream", async () => {
+    const upstream = stallingUpstream()
+    const t0 = Date.now()
+    const res = await appOn(upstream.fetch).request(chat())
+    expect(res.status).toBe(503)
+    expect(await res.text()).toBe('{"error":{"message":"overloaded",')
+    expect(Date.now() - t0).toBeLessThan(2000)
+    expect(upstream.seen.cut).toBe(true)
+  })
+
+  it('cuts the upstream as soon as the reader leaves', async () => {
+    const upstream = stallingUpstream()
+    const reader = new AbortController()
+    const answered = appOn(upstream.fetch).request(chat(reader.signal))
+    await new Promise((r) => setTimeout(r, 50))
+    reader.abort()
+    await answered.catch(() => undefined)
+    expect(upstream.seen.cut).toBe(true)
+  })
+})

@@ -172,13 +172,14 @@ function passHeaders(from: Headers, redactor: Redactor): Headers {
   return out
 }
 
+/** The body's text up to about `cap`; what arrived so far when the upstream cuts it or it is cut (a stall, a reader who left). */
 async function readTextCapped(res: Response, cap: number): Promise<string> {
   if (!res.body) return ''
   const reader = res.body.getReader()
   const decoder = new TextDecoder()
   let text = ''
   for (;;) {
-    const { done, value } = await reader.read()
+    const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }))
     if (done) break
     text += decoder.decode(value, { stream: true })
     if (text.length > cap) {
@@ -543,9 +544,13 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       throw new Refusal('upstream_redirected', `The ${accepted.member} upstream answered with a redirect (${upstream.status}), which the proxy does not follow with the key attached; check its base URL (${accepted.spec.baseUrlEnv}).`)
     }
     if (!upstream.ok) {
-      client.removeEventListener('abort', onClientLeft)
-      // Error bodies are small and some services quote the credential back; read, redact, return.
+      // Error bodies are small and some services quote the credential back; read, redact, return. The read is
+      // watched like a stream: a body that stalls is cut after idleMs (the status is the answer), a reader who left cuts it.
+      const stalled = setTimeout(() => cut('idle'), idleMs)
       const text = redactor.redact(await readTextCapped(upstream, ERROR_BODY_CAP))
+      clearTimeout(stalled)
+      client.removeEventListener('abort', onClientLeft)
+      if (client.aborted) return new Response(null, { status: 499 })
       return new Response(text, { status: upstream.status, headers: outHeaders })
     }
     // Streamed through as it arrives, never buffered: an idle watch that cuts a stalled upstream,
