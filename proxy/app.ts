@@ -391,7 +391,8 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const dailySpent = daily !== null && daily.used >= daily.limit
     // What keeps a reader from an answer, in words (names of variables, never values).
     const problems = [
-      ...(routes.length === 0 ? ['No provider route: no provider key (or own-server URL) is set where the proxy runs, so no question can be answered.'] : []),
+      // The proxy cannot tell a key that went missing from a search-only site (docs/proxy.md says which to monitor there).
+      ...(routes.length === 0 ? ['No provider route: no provider key (or own-server URL) was set where the proxy was configured, so no question gets a model\'s answer.'] : []),
       ...routes.flatMap((r) => (r.ok ? [] : [routeProblem(r)])),
       ...(dailySpent ? [`The daily limit of ${daily.limit} AI requests (budget.dailyLimit) is spent until ${new Date(daily.resetAt).toISOString()}.`] : []),
     ]
