@@ -299,8 +299,10 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
             expect((await fetch(`${server.url}/docpilot-assets/docpilot-worker.js`)).status).toBe(200)
             const manifest = (await (await fetch(`${server.url}/docpilot/manifest.json`)).json()) as { corpus: { chunks: number } }
             expect(manifest.corpus.chunks).toBeGreaterThan(0)
-            // No key: the proxy is there, serving no route, and says so.
-            expect((await fetch(`${server.url}/ai/health`)).status).toBe(200)
+            // No key: the proxy is there, serving no route, and says so (503: no reader gets a model's answer).
+            const health = await fetch(`${server.url}/ai/health`)
+            expect(health.status).toBe(503)
+            expect(((await health.json()) as { routes: unknown[]; problems: string[] }).problems).toEqual([expect.stringMatching(/^No provider route/)])
             // The index uses the offline model, which needs no ONNX runtime: nothing to warn about.
             expect(server.output()).not.toContain('ONNX runtime files not served')
           } finally {
