@@ -123,3 +123,20 @@ describe('an upstream error whose body stalls', () => {
     expect(upstream.seen.cut).toBe(true)
   })
 })
+
+describe('feedback on a long turn, under the default limits', () => {
+  it('stores a thumbs-down on an answer to a pasted question (the panel sends both texts whatever storeText says)', async () => {
+    const { app, state } = appWith({ routes: [OPENAI] }, KEYS)
+    const { MAX_QUESTION_CHARS } = await import('../core/prompt/build.ts')
+    // A pasted stack trace as long as the panel lets a question be, and an answer of the default 1024 tokens with code.
+    const question = 'Why does this fail?\n' + '    at handler (src/routes/users.ts:42:13)\n'.repeat(200)
+    const answer = 'The handler reads `c.req.param("id")` before the route defines it [1].\n\n```ts\napp.get("/users/:id", (c) => c.json({ id: c.req.param("id") }))\n```\n'.repeat(30)
+    const attempt = { member: 'openai', index: 0, model: 'gpt-4o-mini', class: 'ok', status: 200, ttfbMs: 420, firstDeltaMs: 610, durationMs: 5400 }
+    const receipt = { version: 1, outcome: 'answered', retrieval: { mode: 'hybrid', degraded: false, gate: { pass: true, score: 0.71 }, passages: 8 }, stages: { retrieveMs: 80, answerMs: 5400, totalMs: 5500 }, attempts: [attempt], ladder: { provider: 'openai', index: 0, freePool: null } }
+    const body = JSON.stringify({ rating: 'down', ladder: receipt.ladder, receipt, page: 'https://docs.example.com/guides/routing/?utm_source=x', question: question.slice(0, MAX_QUESTION_CHARS), answer })
+    expect(body.length).toBeGreaterThan(8192)
+    const res = await app.request('/ai/feedback', { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    expect(res.status).toBe(201)
+    expect(state.feedbackRows()).toHaveLength(1)
+  })
+})

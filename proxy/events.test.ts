@@ -140,7 +140,7 @@ describe('/ai/events on the Node entry', () => {
     expect((await send(turn('turn-00000004'), 'https://evil.example')).status).toBe(403)
     expect((await send(turn('short'))).status).toBe(400)
     expect((await send(turn('turn-00000005', { outcome: 'great' }))).status).toBe(400)
-    expect((await send(turn('turn-00000006', { question: 'x'.repeat(9000) }))).status).toBe(413)
+    expect((await send(turn('turn-00000006', { question: 'x'.repeat(70_000) }))).status).toBe(413)
     expect((await send('{"kind":"turn","question":"half \\ud800 pair"}')).status).toBe(400)
     expect((await send(turn('turn-00000007', { sections: Array(6).fill({ path: 'a', anchor: 'b', trail: [], cited: false }) }))).status).toBe(400)
     expect((await proxy.app.request('/ai/events', { method: 'GET', headers: { origin: SITE } })).status).toBe(405)

@@ -227,7 +227,12 @@ export const FeedbackSchema = z.strictObject({
    * insights event. Off, only measurements and section ids are stored.
    */
   storeText: z.boolean().default(false),
-  maxBytes: z.number().int().min(256).max(65_536).default(8192),
+  /**
+   * The panel sends a rating with the question and answer text whatever
+   * storeText says (the proxy drops them unstored), so the default fits a
+   * pasted question the panel accepts and a long answer, in any script.
+   */
+  maxBytes: z.number().int().min(256).max(65_536).default(65_536),
 })
 
 export const DEFAULT_INSIGHTS = { enabled: false, retentionDays: 90 } as const
