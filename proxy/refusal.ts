@@ -11,7 +11,7 @@ import { CLIENT_LIMIT } from '../core/ladder/client-limit.ts'
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
 
 export const REFUSAL_STATUS = {
-  /** Anything but POST (and OPTIONS preflight); anything but GET on /ai/health. */
+  /** Anything but POST (and OPTIONS preflight); anything but GET or HEAD on /ai/health. */
   method_not_allowed: 405,
   /** A browser Origin that is neither one of proxy.siteOrigins nor in proxy.allowedOrigins. */
   origin_not_allowed: 403,

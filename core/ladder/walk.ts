@@ -4,9 +4,10 @@
  * it its turn cools down and the next one is asked; a refused body or an
  * unknown error ends the walk (it would be refused again / is never retried
  * blind); the proxy's own limits (this reader's pace, the site's daily
- * ceiling) settle the turn as rate-limited and cool nobody. Once a delta has reached the reader nothing rotates: a broken
- * stream settles as a partial answer. Inside a member with several models
- * (the free pool, a models list) one model's 429 moves to the next model.
+ * ceiling) settle the turn as rate-limited and cool nobody. Once a delta has
+ * reached the reader nothing rotates: a broken stream settles as a partial
+ * answer. Inside a member with several models (the free pool, a models list)
+ * one model's 429 moves to the next model.
  */
 import type { PublicChainMember } from '../index/format.ts'
 import { providerSpec } from '../providers/table.ts'
@@ -35,7 +36,10 @@ export type WalkOutcome =
   | 'partial'
   /** Every member was asked and none answered (or the walk had to stop). */
   | 'unanswered'
-  /** The last member's daily allowance is spent, or the proxy asked this reader to slow down (stoppedBy client_rate_limited); resetAt says until when. */
+  /**
+   * The last member's daily allowance is spent, the site's own daily ceiling is, or the proxy
+   * asked this reader to slow down (stoppedBy client_rate_limited); resetAt says until when.
+   */
   | 'rate-limited'
   | 'aborted'
 
@@ -46,7 +50,7 @@ export interface WalkResult {
   ladder: TurnLadder | null
   /** rate-limited: when the allowance comes back, or the reader may ask again (epoch ms), when the service said. */
   resetAt?: number
-  /** The class that ended the walk early (request_rejected, unknown), or cut the stream. */
+  /** The class that ended the walk early (request_rejected, unknown, client_rate_limited), or cut the stream. */
   stoppedBy?: FailureClass
   finishReason?: string
   usage?: Usage
