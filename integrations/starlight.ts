@@ -32,15 +32,17 @@ function frameworkSite(config: AstroConfig): FrameworkSite {
 }
 
 /**
- * What Astro decides about its URLs (the base, and whether pages are folders
- * with a trailing slash), and the panel's hotkey: Starlight's search owns
- * Ctrl/Cmd+K, and both would open on it.
+ * What Astro decides about its URLs (the base, whether pages are folders with
+ * a trailing slash, and with `build.format: 'file'` the `.html` that
+ * Starlight's own links then end in, for hosts that serve no extensionless
+ * path), and the panel's hotkey: Starlight's search owns Ctrl/Cmd+K, and both
+ * would open on it.
  */
 function astroDefaults(config: AstroConfig): DocpilotOptions {
   const folders = config.build.format === 'directory'
   return {
     anchors: { slugger: 'starlight' },
-    urls: { base: normalizeBase(config.base), trailingSlash: folders && config.trailingSlash !== 'never' },
+    urls: { base: normalizeBase(config.base), trailingSlash: folders && config.trailingSlash !== 'never', stripExtension: config.build.format !== 'file' },
     widget: { hotkeys: '/' },
   }
 }
