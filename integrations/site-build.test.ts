@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, vi } from 'vitest'
 import { ConfigError } from '../core/config/validate.ts'
-import { loaderAttributes, loaderTag, mergeOptions, normalizeBase, resolveOptions } from './site-build.ts'
+import { indexBuiltSite, loaderAttributes, loaderTag, mergeOptions, normalizeBase, resolveOptions } from './site-build.ts'
 
 const site = { framework: 'VitePress', configFile: `${process.cwd()}/docs/.vitepress/config.mts`, root: `${process.cwd()}/docs` }
 
@@ -62,5 +65,25 @@ describe('the loader tag', () => {
     expect(loaderTag('/', { label: 'Ask "AI" & co' })).toBe(
       '<script src="/docpilot-assets/docpilot.js" data-index="/docpilot/" data-label="Ask &quot;AI&quot; &amp; co" defer></script>',
     )
+  })
+})
+
+describe('indexBuiltSite', () => {
+  it('names the index folder from where the build was run, not from the framework root below it', async () => {
+    // `npx vitepress build docs` run in the project: VitePress's root is docs/, the owner is one folder up.
+    const project = await mkdtemp(join(tmpdir(), 'docpilot-site-build-'))
+    const outDir = join(project, 'docs/.vitepress/dist')
+    await mkdir(join(outDir, 'guide'), { recursive: true })
+    await writeFile(join(outDir, 'guide/routing.html'), '<html><body><main><h1>Routing</h1><p>Routes map paths to handlers.</p></main></body></html>')
+    vi.spyOn(process, 'cwd').mockReturnValue(project)
+    const lines: string[] = []
+    try {
+      const { config } = resolveOptions(site, { embed: false })
+      await indexBuiltSite({ ...site, root: join(project, 'docs'), config, outDir, log: (line) => lines.push(line) })
+    } finally {
+      vi.restoreAllMocks()
+      await rm(project, { recursive: true, force: true })
+    }
+    expect(lines[0]).toMatch(/^indexed 1 pages into \d+ chunks \(docs\/\.vitepress\/dist\/docpilot\) and wrote the widget in/)
   })
 })

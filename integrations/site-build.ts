@@ -110,11 +110,14 @@ export function mergeOptions<T>(under: T, over: unknown): T {
   return out as T
 }
 
-/** The file as the owner would name it: relative to the working directory when inside it. */
+/** A path as the owner would name it: relative to the working directory when inside it. */
+function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path)
+  return rel && !rel.startsWith('..') ? rel : path
+}
+
 function shown(site: FrameworkSite): string {
-  if (!site.configFile) return `the ${site.framework} config`
-  const rel = relative(process.cwd(), site.configFile)
-  return rel && !rel.startsWith('..') ? rel : site.configFile
+  return site.configFile ? shownPath(site.configFile) : `the ${site.framework} config`
 }
 
 const optionsFile = (site: FrameworkSite) => `${shown(site)} (docpilot options)`
@@ -186,9 +189,8 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
     embed: { env: process.env, configDir: opts.root, cacheDir: defaultCacheDir(opts.root, process.env) },
   })
   const onnxNote = onnxNoteFor(result.manifest.embedder, (await writeWidget(join(opts.outDir, ASSET_FOLDER))).note)
-  const where = relative(opts.root, indexDir) || indexDir
   opts.log(
-    `indexed ${result.files.length} pages into ${result.chunks} chunks (${where}) and wrote the widget in ${((performance.now() - started) / 1000).toFixed(1)} s` +
+    `indexed ${result.files.length} pages into ${result.chunks} chunks (${shownPath(indexDir)}) and wrote the widget in ${((performance.now() - started) / 1000).toFixed(1)} s` +
       (result.chat.chain.length ? `; answers: ${result.chat.chain.map((m) => m.provider).join(' → ')}` : '; no provider configured: readers get search answers'),
   )
   if (onnxNote) opts.log(onnxNote)
