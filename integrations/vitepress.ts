@@ -24,11 +24,22 @@ function frameworkSite(site: SiteConfig): FrameworkSite {
   return { framework: 'VitePress', configFile: site.configPath, root: site.root }
 }
 
-/** What VitePress decides about its URLs: the base, and whether links end in .html. */
+/** The default theme's search (local or Algolia) opens on Ctrl/Cmd+K and on `/`: both of the panel's default keys. */
+function themeSearchOn(site: SiteConfig): boolean {
+  const theme = site.site.themeConfig as { search?: { provider?: string }; algolia?: unknown } | undefined
+  return theme?.search?.provider === 'local' || theme?.search?.provider === 'algolia' || Boolean(theme?.algolia)
+}
+
+/**
+ * What VitePress decides about its URLs (the base, and whether links end in
+ * .html), and the panel's keys: beside VitePress's search, which would open on
+ * the same keys, the panel opens from its button until the owner names keys.
+ */
 function vitepressDefaults(site: SiteConfig): DocpilotOptions {
   return {
     anchors: { slugger: 'vitepress' },
     urls: { base: site.site.base, stripExtension: Boolean(site.cleanUrls) },
+    ...(themeSearchOn(site) ? { widget: { hotkeys: 'none' } } : {}),
   }
 }
 
