@@ -1,9 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { ConfigError } from '../core/config/validate.ts'
-import { indexBuiltSite, loaderAttributes, loaderTag, mergeOptions, normalizeBase, resolveOptions } from './site-build.ts'
+import { openIndex } from '../core/retrieval/search.ts'
+import { fsPartLoader } from '../indexer/fs-parts.ts'
+import { addLoaderTags, indexBuiltSite, loaderAttributes, loaderTag, mergeOptions, normalizeBase, resolveOptions } from './site-build.ts'
 
 const site = { framework: 'VitePress', configFile: `${process.cwd()}/docs/.vitepress/config.mts`, root: `${process.cwd()}/docs` }
 
@@ -85,5 +87,51 @@ describe('indexBuiltSite', () => {
       await rm(project, { recursive: true, force: true })
     }
     expect(lines[0]).toMatch(/^indexed 1 pages into \d+ chunks \(docs\/\.vitepress\/dist\/docpilot\) and wrote the widget in/)
+  })
+})
+
+describe('a site with locale folders', () => {
+  const page = (lang: string, title: string) =>
+    `<html lang="${lang}"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>Routes map a path to a handler.</p><h2 id="params">Path parameters</h2><p>Capture a segment with :name.</p></main></body></html>`
+  const urls = async (indexDir: string) => {
+    const index = await openIndex(fsPartLoader(indexDir))
+    return [...new Set((await index.chunks([...Array(index.size).keys()])).map((c) => c.url))].sort()
+  }
+
+  async function built(pages: Record<string, string>, locales: string[]) {
+    const outDir = await mkdtemp(join(tmpdir(), 'docpilot-locales-'))
+    for (const [file, html] of Object.entries(pages)) {
+      await mkdir(join(outDir, file, '..'), { recursive: true })
+      await writeFile(join(outDir, file), html)
+    }
+    const { config } = resolveOptions(site, { embed: false, urls: { base: '/docs/' } })
+    await indexBuiltSite({ ...site, root: outDir, config, outDir, locales, log: () => {} })
+    await addLoaderTags(outDir, '/docs/', {}, locales)
+    return { outDir, html: (file: string) => readFile(join(outDir, file), 'utf8'), remove: () => rm(outDir, { recursive: true, force: true }) }
+  }
+
+  it("indexes each locale's pages apart, below its own path, and points its pages at that index", async () => {
+    const site = await built(
+      { 'index.html': page('en', 'Home'), 'guide/routing.html': page('en', 'Routing'), 'fr/index.html': page('fr', 'Accueil'), 'fr/guide/routing.html': page('fr', 'Routage') },
+      ['fr', 'de'],
+    )
+    try {
+      expect(await urls(join(site.outDir, 'docpilot'))).toEqual(['/docs/', '/docs/guide/routing'])
+      expect(await urls(join(site.outDir, 'fr/docpilot'))).toEqual(['/docs/fr/', '/docs/fr/guide/routing'])
+      expect(await site.html('guide/routing.html')).toContain('data-index="/docs/docpilot/"')
+      expect(await site.html('fr/guide/routing.html')).toContain('data-index="/docs/fr/docpilot/"')
+    } finally {
+      await site.remove()
+    }
+  })
+
+  it("builds no root index when every page is in a locale folder, and points the pages outside them at the first locale's", async () => {
+    const site = await built({ '404.html': page('en', 'Not found'), 'en/index.html': page('en', 'Home'), 'fr/index.html': page('fr', 'Accueil') }, ['en', 'fr'])
+    try {
+      expect(await urls(join(site.outDir, 'en/docpilot'))).toEqual(['/docs/en/'])
+      expect(await site.html('404.html')).toContain('data-index="/docs/en/docpilot/"')
+    } finally {
+      await site.remove()
+    }
   })
 })

@@ -64,10 +64,21 @@ export function normalizeBase(base: string | undefined): string {
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 
-/** The script tag's attributes for a site served under `base`: the loader, the index beside it, and the owner's widget attributes. */
-export function loaderAttributes(base: string, widget: WidgetAttributes = {}): Record<string, string> {
+/**
+ * The locale folder a built page (a path relative to the built site) belongs to, of the site's
+ * locales that have their own index (see indexBuiltSite).
+ */
+export function localeOf(page: string, locales: readonly string[]): string | undefined {
+  return locales.find((locale) => page.startsWith(`${locale}/`))
+}
+
+/**
+ * The script tag's attributes for a site served under `base`: the loader, the index (its
+ * locale's, for a page of a locale folder), and the owner's widget attributes.
+ */
+export function loaderAttributes(base: string, widget: WidgetAttributes = {}, locale?: string): Record<string, string> {
   const root = normalizeBase(base)
-  const attributes: Record<string, string> = { src: `${root}${ASSET_FOLDER}/docpilot.js`, 'data-index': `${root}${INDEX_FOLDER}/` }
+  const attributes: Record<string, string> = { src: `${root}${ASSET_FOLDER}/docpilot.js`, 'data-index': `${root}${locale ? `${locale}/` : ''}${INDEX_FOLDER}/` }
   for (const [name, value] of Object.entries(widget)) if (value !== undefined) attributes[`data-${kebab(name)}`] = String(value)
   return { ...attributes, defer: '' }
 }
@@ -75,25 +86,28 @@ export function loaderAttributes(base: string, widget: WidgetAttributes = {}): R
 const escapeAttribute = (value: string) => value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;')
 
 /** The loader's script tag as HTML. */
-export function loaderTag(base: string, widget: WidgetAttributes = {}): string {
-  const attributes = Object.entries(loaderAttributes(base, widget)).map(([name, value]) => (value ? `${name}="${escapeAttribute(value)}"` : name))
+export function loaderTag(base: string, widget: WidgetAttributes = {}, locale?: string): string {
+  const attributes = Object.entries(loaderAttributes(base, widget, locale)).map(([name, value]) => (value ? `${name}="${escapeAttribute(value)}"` : name))
   return `<script ${attributes.join(' ')}></script>`
 }
 
 /**
  * Adds the loader's script tag to every built page that lacks it, before
  * `</head>`: for frameworks whose config has no head hook an integration can
- * reach. Returns how many pages were changed.
+ * reach. A page in one of `locales` (indexBuiltSite's) loads its locale's
+ * index. Returns how many pages were changed.
  */
-export async function addLoaderTags(outDir: string, base: string, widget: WidgetAttributes = {}): Promise<number> {
-  const [{ glob }, { readFile, writeFile }] = await Promise.all([import('tinyglobby'), import('node:fs/promises')])
-  const tag = loaderTag(base, widget)
+export async function addLoaderTags(outDir: string, base: string, widget: WidgetAttributes = {}, locales: readonly string[] = []): Promise<number> {
+  const [{ glob }, { readFile, writeFile }, { existsSync }] = await Promise.all([import('tinyglobby'), import('node:fs/promises'), import('node:fs')])
+  // With every page in a locale folder there is no root index: a page outside them (404.html) gets the first locale's.
+  const rootLocale = locales.length && !existsSync(join(outDir, INDEX_FOLDER)) ? locales[0] : undefined
   let changed = 0
-  for (const file of await glob('**/*.html', { cwd: outDir, absolute: true, ignore: [`${INDEX_FOLDER}/**`, `${ASSET_FOLDER}/**`] })) {
+  for (const page of await glob('**/*.html', { cwd: outDir, ignore: [`${INDEX_FOLDER}/**`, `${ASSET_FOLDER}/**`, `*/${INDEX_FOLDER}/**`] })) {
+    const file = join(outDir, page)
     const html = await readFile(file, 'utf8')
     const head = html.search(/<\/head\s*>/i)
     if (head < 0 || html.includes(`${ASSET_FOLDER}/docpilot.js`)) continue
-    await writeFile(file, `${html.slice(0, head)}${tag}${html.slice(head)}`)
+    await writeFile(file, `${html.slice(0, head)}${loaderTag(base, widget, localeOf(page, locales) ?? rootLocale)}${html.slice(head)}`)
     changed++
   }
   return changed
@@ -161,37 +175,67 @@ export interface IndexSiteOptions extends FrameworkSite {
   config: DocpilotConfig
   /** The built site folder. */
   outDir: string
+  /**
+   * The site's locale folders below its base ('fr' for /fr/...), other than the root locale's:
+   * each gets its own index, so a reader is answered from the pages in the language they read.
+   */
+  locales?: readonly string[]
   log: (line: string) => void
 }
 
-/** Indexes the built pages into `<outDir>/docpilot/` and writes the widget into `<outDir>/docpilot-assets/`. */
+/**
+ * Indexes the built pages into `<outDir>/docpilot/` and writes the widget into
+ * `<outDir>/docpilot-assets/`. A locale folder's pages are indexed apart, into
+ * `<outDir>/<locale>/docpilot/`: one index across languages answered readers
+ * from a translation (or from a locale's untranslated copy of a page).
+ */
 export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
   const started = performance.now()
-  const [{ buildIndex, createdAtFromEnv }, { defaultCacheDir }, { onnxNoteFor, writeWidget }, { PACKAGE_VERSION }] = await Promise.all([
+  const [{ buildIndex, createdAtFromEnv }, { defaultCacheDir }, { onnxNoteFor, writeWidget }, { PACKAGE_VERSION }, { escapePath, glob }] = await Promise.all([
     import('../indexer/build.ts'),
     import('../indexer/cache-dir.ts'),
     import('../cli/widget-files.ts'),
     import('../cli/package-root.ts'),
+    import('tinyglobby'),
   ])
-  const indexDir = join(opts.outDir, INDEX_FOLDER)
-  const result = await buildIndex({
-    root: opts.outDir,
-    mode: 'site',
-    out: indexDir,
-    config: opts.config,
-    docpilotVersion: PACKAGE_VERSION,
-    createdAt: createdAtFromEnv(process.env),
-    // The widget, the index and the not-found page are not docs pages.
-    exclude: [...(opts.config.docs.exclude ?? []), `${INDEX_FOLDER}/**`, `${ASSET_FOLDER}/**`, '404.html'],
-    // A rebuilt site replaces its index whatever its size: the folder was emptied by the framework anyway.
-    allowShrink: true,
-    onWarnings: (warnings) => warnings.forEach((w) => opts.log(`warning: ${w.file}: ${w.message}`)),
-    embed: { env: process.env, configDir: opts.root, cacheDir: defaultCacheDir(opts.root, process.env) },
-  })
+  const { existsSync } = await import('node:fs')
+  const locales = (opts.locales ?? []).filter((locale) => existsSync(join(opts.outDir, locale)))
+  // The widget, the index and the not-found page are not docs pages.
+  const notPages = [`${INDEX_FOLDER}/**`, `${ASSET_FOLDER}/**`, '404.html']
+  const scopes = [
+    { dir: opts.outDir, base: opts.config.urls.base, exclude: [...notPages, ...locales.map((locale) => `${escapePath(locale)}/**`)] },
+    ...locales.map((locale) => ({ dir: join(opts.outDir, locale), base: `${normalizeBase(opts.config.urls.base)}${locale}/`, exclude: notPages })),
+  ]
+  const built: { indexDir: string; result: Awaited<ReturnType<typeof buildIndex>> }[] = []
+  for (const scope of scopes) {
+    // A site whose every page is in a locale folder (Astro's prefixDefaultLocale) has no root index to build.
+    if (scope.dir === opts.outDir && locales.length && !(await glob('**/*.html', { cwd: scope.dir, ignore: scope.exclude })).length) continue
+    const indexDir = join(scope.dir, INDEX_FOLDER)
+    const result = await buildIndex({
+      root: scope.dir,
+      mode: 'site',
+      out: indexDir,
+      config: { ...opts.config, urls: { ...opts.config.urls, base: scope.base } },
+      docpilotVersion: PACKAGE_VERSION,
+      createdAt: createdAtFromEnv(process.env),
+      exclude: [...(opts.config.docs.exclude ?? []), ...scope.exclude],
+      // A rebuilt site replaces its index whatever its size: the folder was emptied by the framework anyway.
+      allowShrink: true,
+      onWarnings: (warnings) => warnings.forEach((w) => opts.log(`warning: ${w.file}: ${w.message}`)),
+      embed: { env: process.env, configDir: opts.root, cacheDir: defaultCacheDir(opts.root, process.env) },
+    })
+    built.push({ indexDir, result })
+  }
+  const { result } = built.at(-1)!
   const onnxNote = onnxNoteFor(result.manifest.embedder, (await writeWidget(join(opts.outDir, ASSET_FOLDER))).note)
-  opts.log(
-    `indexed ${result.files.length} pages into ${result.chunks} chunks (${shownPath(indexDir)}) and wrote the widget in ${((performance.now() - started) / 1000).toFixed(1)} s` +
-      (result.chat.chain.length ? `; answers: ${result.chat.chain.map((m) => m.provider).join(' → ')}` : '; no provider configured: readers get search answers'),
-  )
+  for (const [i, { indexDir, result }] of built.entries()) {
+    opts.log(
+      `indexed ${result.files.length} pages into ${result.chunks} chunks (${shownPath(indexDir)})` +
+        (i < built.length - 1
+          ? ''
+          : ` and wrote the widget in ${((performance.now() - started) / 1000).toFixed(1)} s` +
+            (result.chat.chain.length ? `; answers: ${result.chat.chain.map((m) => m.provider).join(' → ')}` : '; no provider configured: readers get search answers')),
+    )
+  }
   if (onnxNote) opts.log(onnxNote)
 }

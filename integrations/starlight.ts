@@ -47,6 +47,20 @@ function astroDefaults(config: AstroConfig): DocpilotOptions {
   }
 }
 
+/**
+ * The locales Astro serves below a folder of their own (Starlight fills in Astro's `i18n` from
+ * its `locales`), each with its own index: every locale but the default one, unless that one
+ * has a folder too (`prefixDefaultLocale`).
+ */
+function localeFolders(config: AstroConfig): string[] {
+  const i18n = config.i18n
+  if (!i18n) return []
+  const paths = i18n.locales.map((locale) => (typeof locale === 'string' ? locale : locale.path))
+  const prefixDefault = typeof i18n.routing === 'object' && i18n.routing.prefixDefaultLocale
+  // The default locale first: pages outside every locale folder (404.html) use the first one's index.
+  return prefixDefault ? [...paths].sort((a, b) => Number(b === i18n.defaultLocale) - Number(a === i18n.defaultLocale)) : paths.filter((path) => path !== i18n.defaultLocale)
+}
+
 export default function docpilot(options?: DocpilotOptions): AstroIntegration {
   let astro: AstroConfig
   let resolved: ResolvedOptions
@@ -64,8 +78,9 @@ export default function docpilot(options?: DocpilotOptions): AstroIntegration {
       },
       'astro:build:done': async ({ dir, logger }) => {
         const outDir = fileURLToPath(dir)
-        await indexBuiltSite({ ...frameworkSite(astro), config: resolved.config, outDir, log: (line) => logger.info(line) })
-        const tagged = await addLoaderTags(outDir, astro.base, resolved.widget)
+        const locales = localeFolders(astro)
+        await indexBuiltSite({ ...frameworkSite(astro), config: resolved.config, outDir, locales, log: (line) => logger.info(line) })
+        const tagged = await addLoaderTags(outDir, astro.base, resolved.widget, locales)
         logger.info(`added the panel's script tag to ${tagged} pages`)
       },
     },

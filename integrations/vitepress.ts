@@ -12,7 +12,7 @@
  * build alike. VitePress itself is only a type here: the owner's own dependency.
  */
 import type { HeadConfig, SiteConfig, UserConfig } from 'vitepress'
-import { indexBuiltSite, loaderAttributes, resolveOptions, type DocpilotOptions, type FrameworkSite, type ResolvedOptions } from './site-build.ts'
+import { indexBuiltSite, loaderAttributes, localeOf, resolveOptions, type DocpilotOptions, type FrameworkSite, type ResolvedOptions } from './site-build.ts'
 
 export type { DocpilotOptions }
 
@@ -43,6 +43,11 @@ function vitepressDefaults(site: SiteConfig): DocpilotOptions {
   }
 }
 
+/** The locales VitePress serves below a folder of their own (`locales: { fr: ... }` is /fr/), each with its own index. */
+function localeFolders(site: SiteConfig): string[] {
+  return Object.keys(site.site.locales ?? {}).filter((key) => key !== 'root')
+}
+
 export function withDocpilot<T extends UserConfig>(config: T, options?: DocpilotOptions): T {
   const resolve = (site: SiteConfig): ResolvedOptions => resolveOptions(frameworkSite(site), options, vitepressDefaults(site))
   // VitePress puts its resolved site config on Vite's: the first place the config file's path is known.
@@ -58,12 +63,13 @@ export function withDocpilot<T extends UserConfig>(config: T, options?: Docpilot
     vite: { ...config.vite, plugins: [...(config.vite?.plugins ?? []), checkOptions] },
     async transformHead(context) {
       const own = (await config.transformHead?.(context)) ?? []
-      const tag: HeadConfig = ['script', loaderAttributes(context.siteConfig.site.base, resolve(context.siteConfig).widget)]
+      const locale = localeOf(context.page, localeFolders(context.siteConfig))
+      const tag: HeadConfig = ['script', loaderAttributes(context.siteConfig.site.base, resolve(context.siteConfig).widget, locale)]
       return [...own, tag]
     },
     async buildEnd(site) {
       await config.buildEnd?.(site)
-      await indexBuiltSite({ ...frameworkSite(site), config: resolve(site).config, outDir: site.outDir, log })
+      await indexBuiltSite({ ...frameworkSite(site), config: resolve(site).config, outDir: site.outDir, locales: localeFolders(site), log })
     },
   }
 }
