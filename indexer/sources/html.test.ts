@@ -4,6 +4,18 @@ import { toSections } from '../sections.ts'
 
 const page = (main: string, title = 'Site') => `<!doctype html><html><head><title>${title}</title></head><body><main>${main}</main></body></html>`
 
+describe('built HTML: what is read of the content region', () => {
+  it("leaves out a footer inside it, as Pagefind does (Starlight's previous/next links, a Docusaurus post's tags)", () => {
+    const html =
+      '<!doctype html><html><head><title>Routing</title></head><body><main data-pagefind-body><h1 id="_top">Routing</h1>' +
+      '<p>Routes map paths to handlers.</p>' +
+      '<footer><div class="pagination-links"><a href="/guide/" rel="next"><span>Next <span class="link-title">Guide</span></span></a></div></footer>' +
+      '</main></body></html>'
+    const text = parseHtmlPage(html).nodes.flatMap((n) => (n.type === 'text' ? [n.text] : []))
+    expect(text).toEqual(['Routes map paths to handlers.'])
+  })
+})
+
 describe('built HTML headings', () => {
   it('drops generator badges (VitePress, Docusaurus, Starlight) and permalinks from heading text', () => {
     const html = page(

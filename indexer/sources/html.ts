@@ -12,11 +12,14 @@ import { htmlNesting, NestingLimitError } from './nesting.ts'
 
 const DEFAULT_REGIONS = ['[data-pagefind-body]', 'main', 'article', 'body']
 const HEADING = /^h([1-6])$/
-/** Page chrome that is never content, even inside the region. */
-const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'nav', 'svg', 'button', 'form'])
+/**
+ * Page chrome that is never content, even inside the region: what Pagefind leaves out (its fossick
+ * parser's REMOVE_SELECTORS: a footer's previous/next links, a blog post's tags), and buttons.
+ */
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'nav', 'svg', 'button', 'form', 'footer', 'label', 'iframe'])
 const BLOCKS = new Set([
   'p', 'pre', 'li', 'ul', 'ol', 'table', 'tr', 'blockquote', 'div', 'section', 'aside', 'details',
-  'summary', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'header', 'footer', 'article', 'main',
+  'summary', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'header', 'article', 'main',
 ])
 
 export function parseHtmlPage(html: string, contentSelector?: string, maxNesting = Infinity): ParsedPage & { region?: string } {
