@@ -26,7 +26,7 @@ import { openIndex } from '../core/retrieval/search.ts'
 import { LLMS_FULL_TXT, LLMS_TXT, pageCopyUrl } from '../core/site-files.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { connectHttp, CORPORA, devQuestions, type CorpusName } from '../proxy/mcp-testing.ts'
-import { main } from './main.ts'
+import { runMain } from './test-helpers.ts'
 
 const BIN = new URL('../bin/docpilot.cjs', import.meta.url).pathname
 const SHARED = new URL('../../shared/', import.meta.url).pathname
@@ -54,13 +54,7 @@ function residue(text: string): string[] {
   return found
 }
 
-async function run(argv: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const env = { ...process.env, DOCPILOT_CACHE_DIR: join(cwd, 'cache') }
-  const code = await main(argv, { cwd, env, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stderrIsTTY: false })
-  return { code, stdout, stderr }
-}
+const run = (argv: string[], cwd: string) => runMain(argv, cwd, { ...process.env, DOCPILOT_CACHE_DIR: join(cwd, 'cache') })
 
 describe('the residue check', () => {
   it('flags an MDX source as it is (so a clean copy means something)', () => {

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FORMAT_VERSION } from '../core/index/format.ts'
-import { buildProgram, main } from './main.ts'
+import { buildProgram } from './main.ts'
+import { runMain } from './test-helpers.ts'
 
 const BIN = resolve(import.meta.dirname, '../bin/docpilot.cjs')
 
@@ -27,12 +28,7 @@ async function writeDocs(root: string, pages: Record<string, string>): Promise<v
 }
 
 /** Runs main in-process with captured output. */
-async function run(argv: string[], cwd = dir, env: Record<string, string | undefined> = {}) {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(argv, { cwd, env, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stderrIsTTY: false })
-  return { code, stdout, stderr }
-}
+const run = (argv: string[], cwd = dir, env: Record<string, string | undefined> = {}) => runMain(argv, cwd, env)
 
 /** Runs the real bin as a child process. */
 async function spawn(argv: string[], cwd = dir) {

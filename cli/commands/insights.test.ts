@@ -4,16 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../main.ts'
+import { runMain } from '../test-helpers.ts'
 
 let dir: string
 
-async function run(argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(argv, { cwd: dir, env: {}, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stderrIsTTY: false })
-  return { code, stdout, stderr }
-}
+const run = (argv: string[]) => runMain(argv, dir)
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'docpilot-insights-'))

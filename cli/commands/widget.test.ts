@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../main.ts'
+import { runMain } from '../test-helpers.ts'
 import { defaultCacheDir } from '../../indexer/cache-dir.ts'
 import { WrittenFiles } from '../../indexer/written-files.ts'
 
@@ -13,12 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
-async function run(argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(argv, { cwd: dir, env: {}, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stderrIsTTY: false })
-  return { code, stdout, stderr }
-}
+const run = (argv: string[]) => runMain(argv, dir)
 
 describe('docpilot widget', () => {
   it('writes the loader, panel and worker and prints the script tag for the index URL', async () => {
