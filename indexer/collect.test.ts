@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { tempDirs } from '../fixtures/temp-dirs.ts'
 import { CollectError, collectChunks, PARSE_HERE_PAGES, type CollectedPage, type CollectOptions } from './collect.ts'
 import { embedDigest } from './embed-text.ts'
+import { PageCache } from './page-cache.ts'
 
 const SNIPPETS = new URL('../fixtures/snippets/', import.meta.url).pathname
 const base: Omit<CollectOptions, 'root'> = {
@@ -202,6 +203,35 @@ describe('built HTML site (mode: site)', () => {
       ['/guide', 'Guide', 'first-steps'],
     ])
     expect(guide.map((c) => c.text).join('\n')).not.toMatch(/Site header|Sidebar|Edit this page/)
+  })
+
+  it("once any page marks its content with data-pagefind-body, leaves out the pages that do not, as Pagefind does; the page cache keeps the mark", async () => {
+    const marked = (title: string) =>
+      `<!doctype html><html><head><title>${title}</title></head><body><nav>Menu</nav><main><div data-pagefind-body><h1 id="_top">${title}</h1><p>${title} explains routes and handlers.</p></div></main></body></html>`
+    // Starlight leaves the mark off a page with pagefind: false in its frontmatter (a splash page, say).
+    const splash = '<!doctype html><html><head><title>Welcome</title></head><body><main><h1>Welcome</h1><p>Build faster websites. Get started!</p></main></body></html>'
+    const root = tempDocs({ 'index.html': splash, 'guide/routing/index.html': marked('Routing'), 'guide/middleware/index.html': marked('Middleware') })
+    const expected = ['guide/middleware/index.html', 'guide/routing/index.html']
+    const shape = { ...base, root, mode: 'site' as const }
+    const fresh = await collectChunks(shape)
+    expect(fresh.files).toEqual(expected)
+    expect(new Set(fresh.chunks.map((c) => c.path))).toEqual(new Set(expected))
+    // The marked region is read, not the main around it.
+    expect(fresh.chunks.map((c) => c.text).join('\n')).not.toMatch(/Menu|Build faster/)
+    // Not a docs page is neither a warning nor a skipped file, as an excluded one.
+    expect(fresh.warnings).toEqual([])
+    expect(fresh.skipped).toBe(0)
+    // A re-index takes all three pages from the page cache and leaves out the same one.
+    const cacheDir = temp()
+    for (let run = 0; run < 2; run++) {
+      const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+      const again = await collectChunks({ ...shape, cache })
+      await cache.save()
+      expect(again.files, `run ${run + 1}`).toEqual(expected)
+      if (run === 1) expect(again.parsed).toBe(0)
+    }
+    // An owner's own selector decides alone: every page it matches is read.
+    expect((await collectChunks({ ...shape, contentSelector: 'main' })).files).toEqual([...expected, 'index.html'])
   })
 
   it('a contentSelector that matches nothing is a warning naming the file', async () => {

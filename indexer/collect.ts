@@ -22,6 +22,7 @@ import { pageEntry, type PageEntry } from './llms.ts'
 import { embedDigest } from './embed-text.ts'
 import { headingQuestions, type HeadingQuestion } from './suggest.ts'
 import { now } from './clock.ts'
+import { PAGEFIND_BODY } from './sources/regions.ts'
 
 export interface CollectOptions {
   /** Docs dir (source mode) or built site dir (site mode). */
@@ -118,6 +119,7 @@ export async function collectChunks(
   const pages: PageEntry[] = []
   const questions: HeadingQuestion[] = []
   const seenIds = new Set<string>()
+  const withChunks: Array<[file: string, page: CollectedPage]> = []
   // A page cached by a run that wrote no agent files has no entry for them: it is parsed again.
   const usable = (page: CollectedPage | undefined): page is CollectedPage => Boolean(page && (page.entry || !opts.pages || !page.chunks.length))
   const { cache } = opts
@@ -157,7 +159,11 @@ export async function collectChunks(
     }
     const page = await ahead.shift()!
     for (const message of page.warnings) warnings.push({ file, message })
-    if (!page.chunks.length) continue
+    if (page.chunks.length) withChunks.push([file, page])
+  }
+  onProgress?.(files.length, files.length, '')
+  const docsPages = docsPagesOf(withChunks, opts)
+  for (const [file, page] of docsPages) {
     const pageChunks = page.chunks
     digests.push(...(page.digests ?? pageChunks.map(embedDigest)))
     questions.push(...(page.questions ?? headingQuestions(pageChunks)))
@@ -171,8 +177,22 @@ export async function collectChunks(
       chunks.push(id === chunk.id ? chunk : { ...chunk, id })
     }
   }
-  onProgress?.(files.length, files.length, '')
-  return { chunks, digests, files: indexed, skipped: files.length - indexed.length + escaping.size, parsed, warnings, pages, questions }
+  // A page left out as no docs page (docsPagesOf) is neither indexed nor skipped, as an excluded file.
+  const notDocs = withChunks.length - docsPages.length
+  return { chunks, digests, files: indexed, skipped: files.length - notDocs - indexed.length + escaping.size, parsed, warnings, pages, questions }
+}
+
+/**
+ * The pages that are docs pages. In a built site where any page marks its
+ * content with data-pagefind-body, only the pages that do: Pagefind's rule
+ * (its other pages are a splash page, a listing, a page the generator was told
+ * to keep out of search, as Starlight's `pagefind: false` leaves its mark
+ * off), so the index holds what Pagefind's holds. An owner's own
+ * docs.contentSelector decides alone.
+ */
+function docsPagesOf(pages: Array<[file: string, page: CollectedPage]>, opts: CollectOptions): Array<[string, CollectedPage]> {
+  if (opts.mode !== 'site' || opts.contentSelector || !pages.some(([, page]) => page.pagefindBody)) return pages
+  return pages.filter(([, page]) => page.pagefindBody)
 }
 
 /**
@@ -210,6 +230,8 @@ export interface CollectedPage {
   questions?: HeadingQuestion[]
   /** The page for the agent files, when they were asked for (CollectOptions.pages). */
   entry?: PageEntry
+  /** Built HTML whose content was read from its data-pagefind-body region (see docsPagesOf). */
+  pagefindBody?: true
 }
 
 /** How many pages may be parsed ahead of the one being chunked. */
@@ -286,7 +308,11 @@ async function pageOf(
   const chunks = toChunks(sections, where, opts.chunks)
   if (!chunks.length) return skipped('has no text to index; skipped', notes)
   const questions = headingQuestions(chunks)
-  return { page: { chunks, warnings: notes, digests: chunks.map(embedDigest), questions, ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}) }, lasting: true }
+  const marked = 'region' in page && page.region === PAGEFIND_BODY
+  return {
+    page: { chunks, warnings: notes, digests: chunks.map(embedDigest), questions, ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}), ...(marked ? { pagefindBody: true as const } : {}) },
+    lasting: true,
+  }
 }
 
 function titleFromFileName(file: string): string {

@@ -9,8 +9,9 @@ import type { Element, Nodes, Root } from 'hast'
 import { oneLine } from '../../core/text/one-line.ts'
 import type { PageNode, ParsedPage } from './page.ts'
 import { htmlNesting, NestingLimitError } from './nesting.ts'
+import { PAGEFIND_BODY } from './regions.ts'
 
-const DEFAULT_REGIONS = ['[data-pagefind-body]', 'main', 'article', 'body']
+const DEFAULT_REGIONS = [PAGEFIND_BODY, 'main', 'article', 'body']
 const HEADING = /^h([1-6])$/
 /**
  * Page chrome that is never content, even inside the region: what Pagefind leaves out (its fossick
