@@ -169,6 +169,9 @@ function passHeaders(from: Headers, redactor: Redactor): Headers {
     out.set(n, value)
   })
   out.set('cache-control', 'no-store')
+  // nginx buffers a proxied answer unless told otherwise, and a reader then gets the whole stream at its end:
+  // this header turns that off for the stream alone, for an owner whose location block lacks proxy_buffering off.
+  if (out.get('content-type')?.includes('text/event-stream')) out.set('x-accel-buffering', 'no')
   return out
 }
 

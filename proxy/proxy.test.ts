@@ -375,6 +375,9 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
       const started = Date.now()
       const res = await fetch(`${base}/ai/openai/chat/completions`, post(openaiChat()))
       expect(res.status).toBe(200)
+      // nginx in front would buffer the stream without proxy_buffering off; the header asks it not to.
+      expect(res.headers.get('content-type')).toContain('text/event-stream')
+      expect(res.headers.get('x-accel-buffering')).toBe('no')
       const reader = res.body!.getReader()
       const decoder = new TextDecoder()
       let text = ''
