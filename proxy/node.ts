@@ -12,7 +12,7 @@
 import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, resolve } from 'node:path'
-import type { AddressInfo } from 'node:net'
+import { createServer, type AddressInfo } from 'node:net'
 import type Database from 'better-sqlite3'
 import { serve, type ServerType } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
@@ -340,6 +340,20 @@ export async function listen(fetch: (request: Request) => Response | Promise<Res
       reject(err.code === 'EADDRINUSE' ? new PortInUseError(port, hostname) : err)
     }
     s.once('error', failed)
+  })
+}
+
+/**
+ * Rejects with PortInUseError when something already listens on the port (0: any free one, never taken), by
+ * listening on it for a moment: for a command that does slow work, or writes, before it listens, and would
+ * otherwise find out at the end.
+ */
+export async function checkPortFree(port: number, hostname: string): Promise<void> {
+  if (port === 0) return
+  const probe = createServer()
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new PortInUseError(port, hostname) : err))
+    probe.listen(port, hostname, () => probe.close(() => resolve()))
   })
 }
 

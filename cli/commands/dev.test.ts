@@ -4,7 +4,7 @@
  * no keys means an empty chain (every turn a search answer). The widget
  * folder is a stand-in: building it is the e2e suite's job.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -184,6 +184,22 @@ describe('a docs folder that is a file', () => {
 })
 
 describe('the dev index', () => {
+  it("is left alone when the port is taken (a second `docpilot dev`): the first server's index is not rebuilt under it", async () => {
+    const indexDir = join(work, 'index-port')
+    const opts = { indexDir, widgetDir, buildWidget: false, config: validateConfig({ embed: false }, '(test)'), env: {}, dbPath: ':memory:' }
+    const first = await startDevServer({ ...opts, docsDir: SITE })
+    try {
+      const manifest = readFileSync(join(indexDir, 'manifest.json'), 'utf8')
+      const other = join(work, 'other-docs')
+      mkdirSync(other)
+      writeFileSync(join(other, 'other.md'), '# Other docs\n\nNot the first server\'s.\n')
+      await expect(startDevServer({ ...opts, docsDir: other, port: first.port })).rejects.toThrow(`port ${first.port} on 127.0.0.1 is already in use`)
+      expect(readFileSync(join(indexDir, 'manifest.json'), 'utf8')).toBe(manifest)
+    } finally {
+      await first.close()
+    }
+  })
+
   it('is rebuilt for whatever folder is named, even a much smaller one (it is dev’s own scratch copy)', async () => {
     const indexDir = join(work, 'index-scratch')
     const opts = { indexDir, widgetDir, buildWidget: false, config: validateConfig({ embed: false }, '(test)'), env: {}, dbPath: ':memory:' }

@@ -16,7 +16,7 @@ import { openIndex } from '../../core/retrieval/search.ts'
 import type { FakeProviders } from '../../fixtures/providers/index.ts'
 import { buildIndex } from '../../indexer/build.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
-import type { NodeProxy } from '../../proxy/node.ts'
+import { checkPortFree, type NodeProxy } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP, loadConfig } from '../config-file.ts'
 import { PACKAGE_ROOT } from '../package-root.ts'
 import { readIndexManifest } from '../index-dir.ts'
@@ -143,6 +143,9 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   env = proxyEnv(env, fakes)
 
   try {
+    // Before the index is rebuilt: a second `docpilot dev` on a taken port would otherwise rebuild the first one's
+    // index (the same .docpilot/dev-index) under it, from other docs, and only then fail.
+    await checkPortFree(opts.port ?? 0, opts.host ?? '127.0.0.1')
     if (opts.index !== 'reuse' || !existsSync(join(indexDir, MANIFEST_FILE))) {
       log(`indexing ${relative(cwd, docsDir) || '.'} …`)
       const built = await buildIndex({
