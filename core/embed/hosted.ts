@@ -94,7 +94,7 @@ export class HostedEmbedder implements Embedder {
     }
     if (!res.ok) {
       const detail = (await res.text().catch(() => '')).slice(0, 200)
-      throw new EmbedError(`${provider} embeddings answered HTTP ${res.status}${detail ? `: ${detail}` : ''}`, 'http')
+      throw new EmbedError(`${provider} embeddings answered HTTP ${res.status}${detail ? `: ${detail}` : ''}`, res.status === 429 ? 'rate_limited' : 'http')
     }
     let vectors: number[][]
     try {

@@ -33,7 +33,8 @@ export interface Embedder {
 export class EmbedError extends Error {
   constructor(
     message: string,
-    readonly code: 'unreachable' | 'http' | 'bad_response' | 'unknown_embedder' | 'bad_model' | 'timeout',
+    /** rate_limited: the service (or the docpilot proxy, for this reader) answered 429, so asking again at once buys the same answer. */
+    readonly code: 'unreachable' | 'http' | 'rate_limited' | 'bad_response' | 'unknown_embedder' | 'bad_model' | 'timeout',
     options?: { cause?: unknown },
   ) {
     super(message, options)

@@ -166,6 +166,16 @@ describe('a hosted embedder failing', { timeout: SLOW }, () => {
     expect(log).toHaveBeenCalledTimes(1)
   })
 
+  it('is not retried when refused as too many requests (429): the question is answered lexical-only at once', async () => {
+    await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'rate-limit' })
+    const log = vi.fn()
+    const index = await openIndex(fsPartLoader(dir), { transport: envEmbedTransport(fakes.env()), log })
+    const r = await index.search(QUESTION)
+    expect(r).toMatchObject({ mode: 'lexical', degraded: true })
+    expect(r.degradedReason).toMatch(/openai embeddings answered HTTP 429/)
+    expect(await embedCalls()).toBe(1)
+  })
+
   it('succeeds on the retry when only the first call fails', async () => {
     await fakes.control({ member: 'openai', endpoint: 'embed', fault: 'server-error', times: 1 })
     const log = vi.fn()

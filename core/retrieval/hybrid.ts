@@ -122,7 +122,7 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
     }
   }
 
-  /** The question's vector: two attempts, then why there is none (logged). */
+  /** The question's vector: two attempts (one when the first was refused as too many), then why there is none (logged). */
   async function embedQuestion(question: string, signal?: AbortSignal): Promise<{ vector: Float32Array } | { reason: string }> {
     let last: unknown
     for (let i = 0; i < 2; i++) {
@@ -131,6 +131,8 @@ export function openDenseChannel(manifest: Manifest, loader: PartLoader, opts: D
         return { vector: await attempt(question, signal) }
       } catch (err) {
         last = err
+        // Behind the proxy a second try would also spend another of this reader's requests, which the answer needs.
+        if (err instanceof EmbedError && err.code === 'rate_limited') break
       }
     }
     const reason = `embedder "${identity.id}" unavailable, searching lexical-only: ${message(last)}`
