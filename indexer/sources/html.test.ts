@@ -14,6 +14,24 @@ describe('built HTML: what is read of the content region', () => {
     const text = parseHtmlPage(html).nodes.flatMap((n) => (n.type === 'text' ? [n.text] : []))
     expect(text).toEqual(['Routes map paths to handlers.'])
   })
+
+  it("leaves out a nav wrapped in blocks that hold no other block (Material for MkDocs' sidebars inside <main>)", () => {
+    // Shape of mkdocs-material 9.8.2 (MkDocs 1.6.1) output, trimmed: the sidebars sit in <main> before the <article>.
+    const html =
+      '<!doctype html><html><head><title>Installation - Lumen Docs</title></head><body><main class="md-main"><div class="md-main__inner md-grid">' +
+      '<div class="md-sidebar md-sidebar--primary"><div class="md-sidebar__scrollwrap"><div class="md-sidebar__inner">' +
+      '<nav class="md-nav md-nav--primary" aria-label="Navigation"><label class="md-nav__title" for="__drawer">Lumen Docs</label>' +
+      '<ul class="md-nav__list"><li class="md-nav__item"><a href="../.." class="md-nav__link"><span class="md-ellipsis">Home</span></a></li></ul></nav>' +
+      '</div></div></div>' +
+      '<div class="md-content" data-md-component="content"><article class="md-content__inner md-typeset">' +
+      '<h1 id="installation">Installation</h1><p>Install it with npm.</p>' +
+      '<div class="tabbed-set tabbed-alternate" data-tabs="1:2"><input checked="checked" id="__tabbed_1_1" name="__tabbed_1" type="radio" />' +
+      '<div class="tabbed-labels"><label for="__tabbed_1_1">npm</label><label for="__tabbed_1_2">pnpm</label></div>' +
+      '<div class="tabbed-content"><div class="tabbed-block"><p>npm install lumen</p></div></div></div>' +
+      '</article></div></div></main></body></html>'
+    const text = parseHtmlPage(html).nodes.flatMap((n) => (n.type === 'text' ? [n.text] : []))
+    expect(text).toEqual(['Install it with npm.', 'npm install lumen'])
+  })
 })
 
 describe('built HTML headings', () => {

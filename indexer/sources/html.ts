@@ -43,6 +43,9 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
   }
   if (!region) return page
   for (const ignored of selectAll('[data-pagefind-ignore]', region)) ignored.children = []
+  // Emptied here, not only passed over by walk(): a block read as one line takes all its text, so
+  // Material for MkDocs' sidebar <div>s around their <nav> inside <main> would bring the whole site nav.
+  for (const chrome of selectAll([...SKIPPED].join(','), region)) chrome.children = []
   walk(region, page.nodes)
   return page
 }
