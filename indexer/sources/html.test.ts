@@ -34,6 +34,22 @@ describe('built HTML: what is read of the content region', () => {
   })
 })
 
+describe('built HTML: the content region', () => {
+  it('reads an element with role="main" when the page has no <main> (Sphinx 9.0.4, alabaster 1.0.0), not the sidebar and footer beside it', () => {
+    const html =
+      '<!doctype html><html><head><title>Installation &#8212; Lumen documentation</title></head><body>' +
+      '<div class="document"><div class="documentwrapper"><div class="bodywrapper"><div class="body" role="main">' +
+      '<section id="installation"><h1>Installation<a class="headerlink" href="#installation" title="Link to this heading">¶</a></h1><p>Install it with pip.</p></section>' +
+      '</div></div></div>' +
+      '<div class="sphinxsidebar" role="navigation" aria-label="Main"><div class="sphinxsidebarwrapper"><h1 class="logo"><a href="index.html">Lumen</a></h1>' +
+      '<h3>Navigation</h3><ul><li class="toctree-l1 current"><a class="current reference internal" href="#">Installation</a></li></ul></div></div></div>' +
+      '<div class="footer">&#169;2026, Me. | Powered by <a href="https://www.sphinx-doc.org/">Sphinx 9.0.4</a></div></body></html>'
+    const page = parseHtmlPage(html)
+    expect(page.region).toBe('[role="main"]')
+    expect(toSections(page, 'github', 'install').sections.map((s) => [s.trail, s.text])).toEqual([[['Installation'], 'Install it with pip.']])
+  })
+})
+
 describe('built HTML headings', () => {
   it('drops generator badges (VitePress, Docusaurus, Starlight) and permalinks from heading text', () => {
     const html = page(

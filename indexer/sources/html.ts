@@ -11,7 +11,8 @@ import type { PageNode, ParsedPage } from './page.ts'
 import { htmlNesting, NestingLimitError } from './nesting.ts'
 import { PAGEFIND_BODY } from './regions.ts'
 
-const DEFAULT_REGIONS = [PAGEFIND_BODY, 'main', 'article', 'body']
+// [role="main"] is <main> by another name: Sphinx's themes (alabaster) have no <main>, only <div class="body" role="main">, beside the sidebar.
+const DEFAULT_REGIONS = [PAGEFIND_BODY, 'main', '[role="main"]', 'article', 'body']
 const HEADING = /^h([1-6])$/
 /**
  * Page chrome that is never content, even inside the region: what Pagefind leaves out (its fossick
