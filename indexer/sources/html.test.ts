@@ -62,6 +62,27 @@ describe('built HTML headings', () => {
     expect(sections.map((s) => s.trail)).toEqual([['Config'], ['Config', 'base'], ['Config', 'lang'], ['Config', 'head']])
   })
 
+  it("takes a heading's id from the <section> it opens when the heading has none (Sphinx 9.0.4), so citations land", () => {
+    const html =
+      '<!doctype html><html><head><title>Installation</title></head><body><div class="body" role="main">' +
+      '<section id="installation"><h1>Installation<a class="headerlink" href="#installation" title="Link to this heading">¶</a></h1>' +
+      '<section id="requirements-setup"><h2>Requirements &amp; Setup<a class="headerlink" href="#requirements-setup" title="Link to this heading">¶</a></h2>' +
+      '<p>See the options.</p>' +
+      '<section id="node-js-20"><h3>Node.js 20+<a class="headerlink" href="#node-js-20" title="Link to this heading">¶</a></h3><p>Nested.</p></section></section>' +
+      '<section id="configuration-options">\n<span id="config-options"></span><h2>Configuration options<a class="headerlink" href="#configuration-options" title="Link to this heading">¶</a></h2>' +
+      '<p>Ports.</p><h3>No section of its own</h3><p>Still here.</p></section>' +
+      '</section></div></body></html>'
+    const { sections, anchors } = toSections(parseHtmlPage(html), 'github', 'install')
+    expect(sections.map((s) => [s.anchor, s.trail.at(-1)])).toEqual([
+      ['', 'Installation'],
+      ['requirements-setup', 'Requirements & Setup'],
+      ['node-js-20', 'Node.js 20+'],
+      ['configuration-options', 'Configuration options'],
+      ['configuration-options', 'No section of its own'],
+    ])
+    expect(anchors).toEqual(['installation', 'requirements-setup', 'node-js-20', 'configuration-options'])
+  })
+
   it('keeps the text of ordinary inline elements in a heading', () => {
     const { sections } = toSections(parseHtmlPage(page('<h1>API</h1><h2 id="x"><code>render()</code> and <em>hydrate</em></h2><p>t</p>')), 'github', 'api')
     expect(sections[1]!.trail).toEqual(['API', 'render() and hydrate'])

@@ -70,7 +70,7 @@ function walk(node: Nodes, out: PageNode[]): void {
     if (heading) {
       flushInline()
       const text = headingText(child)
-      const id = typeof child.properties.id === 'string' ? child.properties.id : undefined
+      const id = typeof child.properties.id === 'string' ? child.properties.id : sectionId(node, child)
       out.push(id ? { type: 'heading', depth: Number(heading[1]), text, id } : { type: 'heading', depth: Number(heading[1]), text })
     } else if (child.tagName === 'pre') {
       flushInline()
@@ -97,6 +97,18 @@ function walk(node: Nodes, out: PageNode[]): void {
     }
   }
   flushInline()
+}
+
+/**
+ * Sphinx (docutils) gives the id to the <section> a heading opens, not to the heading
+ * (`<section id="setup"><h2>Setup</h2>`; Sphinx 3 and older: `<div class="section" id="setup">`):
+ * `#setup` lands on that heading, so it is the heading's anchor when it is the section's first.
+ */
+function sectionId(parent: Element | Root, heading: Element): string | undefined {
+  if (parent.type !== 'element' || typeof parent.properties.id !== 'string') return undefined
+  if (parent.tagName !== 'section' && !classesOf(parent).includes('section')) return undefined
+  const first = parent.children.find((c) => c.type === 'element' && HEADING.test(c.tagName))
+  return first === heading ? parent.properties.id : undefined
 }
 
 /** Whether a block holds a heading or another block (a list's items, a section's paragraphs, code, a table), each read on its own. */
