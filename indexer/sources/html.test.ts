@@ -111,6 +111,18 @@ describe('built HTML headings', () => {
 describe('built HTML text', () => {
   const texts = (main: string) => parseHtmlPage(page(main)).nodes.flatMap((n) => (n.type === 'text' ? [n.text] : []))
 
+  it("leaves out Sphinx's ¶ permalinks outside headings (Sphinx 9.0.4) and a footnote's ↩ (mkdocs-material 9.8.2)", () => {
+    expect(
+      texts(
+        '<h1>API</h1><dl class="py function"><dt class="sig sig-object py" id="lumen.serve"><span class="sig-name descname"><span class="pre">serve</span></span>' +
+          '<span class="sig-paren">(</span><em class="sig-param">app</em><span class="sig-paren">)</span><a class="headerlink" href="#lumen.serve" title="Link to this definition">¶</a></dt>' +
+          '<dd><p>Serve <em>app</em>.</p></dd></dl>' +
+          '<div class="code-block-caption"><span class="caption-text">app.py</span><a class="headerlink" href="#id1" title="Link to this code">¶</a></div>' +
+          '<div class="footnote"><hr /><ol><li id="fn:1"><p>Older versions lack <code>fetch</code>.&#160;<a class="footnote-backref" href="#fnref:1" title="Jump back to footnote 1 in the text">&#8617;</a></p></li></ol></div>',
+      ),
+    ).toEqual(['serve(app)', 'Serve app.', 'app.py', 'Older versions lack fetch.'])
+  })
+
   it('reads a paragraph and a list item as one line each, as a browser wraps them, whatever the source line breaks', () => {
     expect(texts('<h1>T</h1><p>The code blocks of a\n<code>&lt;TabItem&gt;</code>, the text\n  of an aside.</p><ul><li>A project made by\nnpm init -y is CommonJS.</li><li>Second<br>item</li></ul>')).toEqual([
       'The code blocks of a <TabItem>, the text of an aside.',

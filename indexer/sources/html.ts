@@ -19,6 +19,12 @@ const HEADING = /^h([1-6])$/
  * parser's REMOVE_SELECTORS: a footer's previous/next links, a blog post's tags), and buttons.
  */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'nav', 'svg', 'button', 'form', 'footer', 'label', 'iframe'])
+/**
+ * Links whose text is a mark, not words: Sphinx's `¶` permalink after an API signature or a code
+ * caption as well as after a heading (Python-Markdown's toc writes the same class), and a
+ * footnote's `↩` back to its reference (Python-Markdown, remark).
+ */
+const LINK_MARKS = 'a.headerlink, a.footnote-backref, a.data-footnote-backref'
 const BLOCKS = new Set([
   'p', 'pre', 'li', 'ul', 'ol', 'table', 'tr', 'blockquote', 'div', 'section', 'aside', 'details',
   'summary', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'header', 'article', 'main',
@@ -47,6 +53,7 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
   // Emptied here, not only passed over by walk(): a block read as one line takes all its text, so
   // Material for MkDocs' sidebar <div>s around their <nav> inside <main> would bring the whole site nav.
   for (const chrome of selectAll([...SKIPPED].join(','), region)) chrome.children = []
+  for (const mark of selectAll(LINK_MARKS, region)) mark.children = []
   walk(region, page.nodes)
   return page
 }
