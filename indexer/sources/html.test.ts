@@ -123,6 +123,18 @@ describe('built HTML text', () => {
     ).toEqual(['serve(app)', 'Serve app.', 'app.py', 'Older versions lack fetch.'])
   })
 
+  it("reads code with Pygments' line numbers as the code alone, its lines kept (Sphinx 9.0.4 inline, mkdocs-material 9.8.2 table)", () => {
+    expect(
+      texts(
+        '<h1>Code</h1><div class="highlight"><pre><span></span><span class="linenos">1</span><span class="kn">from</span> <span class="nn">lumen</span> <span class="kn">import</span> <span class="n">App</span>\n' +
+          '<span class="linenos">2</span><span class="n">app</span> <span class="o">=</span> <span class="n">App</span><span class="p">()</span>\n</pre></div>' +
+          '<div class="highlight"><table class="highlighttable"><tr><td class="linenos"><div class="linenodiv"><pre><span></span><span class="normal"><a href="#__codelineno-0-1">1</a></span>\n' +
+          '<span class="normal"><a href="#__codelineno-0-2">2</a></span></pre></div></td><td class="code"><div><pre><span></span><code><a id="__codelineno-0-1" name="__codelineno-0-1"></a><span class="kn">import</span><span class="w"> </span><span class="nn">lumen</span>\n' +
+          '<a id="__codelineno-0-2" name="__codelineno-0-2"></a><span class="n">app</span> <span class="o">=</span> <span class="n">lumen</span><span class="o">.</span><span class="n">App</span><span class="p">()</span>\n</code></pre></div></td></tr></table></div>',
+      ),
+    ).toEqual(['from lumen import App\napp = App()', 'import lumen\napp = lumen.App()'])
+  })
+
   it('reads a paragraph and a list item as one line each, as a browser wraps them, whatever the source line breaks', () => {
     expect(texts('<h1>T</h1><p>The code blocks of a\n<code>&lt;TabItem&gt;</code>, the text\n  of an aside.</p><ul><li>A project made by\nnpm init -y is CommonJS.</li><li>Second<br>item</li></ul>')).toEqual([
       'The code blocks of a <TabItem>, the text of an aside.',

@@ -54,6 +54,8 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
   // Material for MkDocs' sidebar <div>s around their <nav> inside <main> would bring the whole site nav.
   for (const chrome of selectAll([...SKIPPED].join(','), region)) chrome.children = []
   for (const mark of selectAll(LINK_MARKS, region)) mark.children = []
+  // Pygments' line numbers (Sphinx, Python-Markdown), inline or a table column: not part of the code.
+  for (const numbers of selectAll('.linenos', region)) numbers.children = []
   walk(region, page.nodes)
   return page
 }
@@ -83,7 +85,8 @@ function walk(node: Nodes, out: PageNode[]): void {
       flushInline()
       const text = toText(child, { whitespace: 'pre' }).trim()
       if (text) out.push({ type: 'text', text })
-    } else if (child.tagName === 'table') {
+    } else if (child.tagName === 'table' && !classesOf(child).includes('highlighttable')) {
+      // (Pygments' highlighttable only lays out line numbers beside code: its code is read as code, below.)
       flushInline()
       const caption = child.children.find((c): c is Element => c.type === 'element' && c.tagName === 'caption')
       const title = caption ? oneLine(toText(caption)) : ''
