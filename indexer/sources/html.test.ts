@@ -123,6 +123,16 @@ describe('built HTML text', () => {
     ).toEqual(['serve(app)', 'Serve app.', 'app.py', 'Older versions lack fetch.'])
   })
 
+  it('leaves out the number of a footnote reference, which would join the word before it (mkdocs-material 9.8.2, Sphinx 9.0.4, remark-gfm)', () => {
+    expect(
+      texts(
+        '<h1>Notes</h1><p>Lumen needs Node 20 or later<sup id="fnref:1"><a class="footnote-ref" href="#fn:1">1</a></sup>.</p>' +
+          '<p>Needs Python<a class="footnote-reference brackets" href="#id3" id="id1" role="doc-noteref"><span class="fn-bracket">[</span>1<span class="fn-bracket">]</span></a> too.</p>' +
+          '<p>And Deno<sup><a href="#user-content-fn-1" id="user-content-fnref-1" data-footnote-ref="" aria-describedby="footnote-label">1</a></sup>.</p>',
+      ),
+    ).toEqual(['Lumen needs Node 20 or later.', 'Needs Python too.', 'And Deno.'])
+  })
+
   it("reads code with Pygments' line numbers as the code alone, its lines kept (Sphinx 9.0.4 inline, mkdocs-material 9.8.2 table)", () => {
     expect(
       texts(

@@ -21,10 +21,18 @@ const HEADING = /^h([1-6])$/
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'nav', 'svg', 'button', 'form', 'footer', 'label', 'iframe'])
 /**
  * Links whose text is a mark, not words: Sphinx's `¶` permalink after an API signature or a code
- * caption as well as after a heading (Python-Markdown's toc writes the same class), and a
- * footnote's `↩` back to its reference (Python-Markdown, remark).
+ * caption as well as after a heading (Python-Markdown's toc writes the same class), a footnote's
+ * `↩` back to its reference, and the reference's number, which would glue onto the word before it
+ * ("later1"; the Markdown reader drops it too): Python-Markdown, remark, Sphinx.
  */
-const LINK_MARKS = 'a.headerlink, a.footnote-backref, a.data-footnote-backref'
+const LINK_MARKS = [
+  'a.headerlink',
+  'a.footnote-backref',
+  'a.data-footnote-backref',
+  'a.footnote-ref',
+  'a[data-footnote-ref]',
+  'a.footnote-reference',
+].join(', ')
 const BLOCKS = new Set([
   'p', 'pre', 'li', 'ul', 'ol', 'table', 'tr', 'blockquote', 'div', 'section', 'aside', 'details',
   'summary', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'header', 'article', 'main',
