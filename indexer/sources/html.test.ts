@@ -30,7 +30,7 @@ describe('built HTML: what is read of the content region', () => {
       '<div class="tabbed-content"><div class="tabbed-block"><p>npm install lumen</p></div></div></div>' +
       '</article></div></div></main></body></html>'
     const text = parseHtmlPage(html).nodes.flatMap((n) => (n.type === 'text' ? [n.text] : []))
-    expect(text).toEqual(['Install it with npm.', 'npm install lumen'])
+    expect(text).toEqual(['Install it with npm.', 'npm', 'npm install lumen'])
   })
 })
 
@@ -121,6 +121,17 @@ describe('built HTML text', () => {
           '<div class="footnote"><hr /><ol><li id="fn:1"><p>Older versions lack <code>fetch</code>.&#160;<a class="footnote-backref" href="#fnref:1" title="Jump back to footnote 1 in the text">&#8617;</a></p></li></ol></div>',
       ),
     ).toEqual(['serve(app)', 'Serve app.', 'app.py', 'Older versions lack fetch.'])
+  })
+
+  it("reads each of Material for MkDocs' content tabs under its name (mkdocs-material 9.8.2, pymdownx.tabbed alternate style)", () => {
+    expect(
+      texts(
+        '<h1>Install</h1><div class="tabbed-set tabbed-alternate" data-tabs="1:2"><input checked="checked" id="__tabbed_1_1" name="__tabbed_1" type="radio" /><input id="__tabbed_1_2" name="__tabbed_1" type="radio" />' +
+          '<div class="tabbed-labels"><label for="__tabbed_1_1">macOS</label><label for="__tabbed_1_2">Windows</label></div>\n<div class="tabbed-content">\n' +
+          '<div class="tabbed-block">\n<p>Run the package.</p>\n</div>\n' +
+          '<div class="tabbed-block">\n<div class="highlight"><pre><span></span><code><a id="__codelineno-1-1" name="__codelineno-1-1" href="#__codelineno-1-1"></a>winget install lumen\n</code></pre></div>\n</div>\n</div>\n</div>',
+      ),
+    ).toEqual(['macOS', 'Run the package.', 'Windows', 'winget install lumen'])
   })
 
   it('leaves out the number of a footnote reference, which would join the word before it (mkdocs-material 9.8.2, Sphinx 9.0.4, remark-gfm)', () => {

@@ -58,6 +58,7 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
   }
   if (!region) return page
   for (const ignored of selectAll('[data-pagefind-ignore]', region)) ignored.children = []
+  labelTabPanels(region)
   // Emptied here, not only passed over by walk(): a block read as one line takes all its text, so
   // Material for MkDocs' sidebar <div>s around their <nav> inside <main> would bring the whole site nav.
   for (const chrome of selectAll([...SKIPPED].join(','), region)) chrome.children = []
@@ -127,6 +128,24 @@ function sectionId(parent: Element | Root, heading: Element): string | undefined
   if (parent.tagName !== 'section' && !classesOf(parent).includes('section')) return undefined
   const first = parent.children.find((c) => c.type === 'element' && HEADING.test(c.tagName))
   return first === heading ? parent.properties.id : undefined
+}
+
+const childrenWithClass = (el: Element, cls: string) => el.children.filter((c): c is Element => c.type === 'element' && classesOf(c).includes(cls))
+
+/**
+ * Material for MkDocs' content tabs (pymdownx.tabbed): the tab names are <label>s in a row of their
+ * own, left out with every label; each panel gets its name as its first line instead, as a reader
+ * sees the open tab ("npm", then `npm install lumen`).
+ */
+function labelTabPanels(region: Element | Root): void {
+  for (const set of selectAll('.tabbed-set', region)) {
+    const labels = childrenWithClass(set, 'tabbed-labels').flatMap((row) => elements(row, ['label']))
+    const panels = childrenWithClass(set, 'tabbed-content').flatMap((content) => childrenWithClass(content, 'tabbed-block'))
+    panels.forEach((panel, i) => {
+      const name = labels[i] ? oneLine(toText(labels[i])) : ''
+      if (name) panel.children.unshift({ type: 'element', tagName: 'p', properties: {}, children: [{ type: 'text', value: name }] })
+    })
+  }
 }
 
 /** Whether a block holds a heading or another block (a list's items, a section's paragraphs, code, a table), each read on its own. */
