@@ -83,6 +83,28 @@ describe('built HTML headings', () => {
     expect(anchors).toEqual(['installation', 'requirements-setup', 'node-js-20', 'configuration-options'])
   })
 
+  it("reads each of Sphinx's API entries as a section of its own, so a citation lands on the entry (Sphinx 9.0.4)", () => {
+    const html =
+      '<!doctype html><html><head><title>API reference</title></head><body><div class="body" role="main">' +
+      '<section id="api-reference"><h1>API reference<a class="headerlink" href="#api-reference" title="Link to this heading">¶</a></h1>' +
+      '<dl class="py function">\n<dt class="sig sig-object py" id="lumen.serve">\n<span class="sig-prename descclassname"><span class="pre">lumen.</span></span><span class="sig-name descname"><span class="pre">serve</span></span>' +
+      '<span class="sig-paren">(</span><em class="sig-param"><span class="n"><span class="pre">app</span></span></em><span class="sig-paren">)</span><a class="headerlink" href="#lumen.serve" title="Link to this definition">¶</a></dt>\n' +
+      '<dd><p>Serve <em>app</em>.</p></dd></dl>\n' +
+      '<dl class="py class">\n<dt class="sig sig-object py" id="lumen.App">\n<span class="property"><span class="k"><span class="pre">class</span></span><span class="w"> </span></span><span class="sig-prename descclassname"><span class="pre">lumen.</span></span><span class="sig-name descname"><span class="pre">App</span></span><a class="headerlink" href="#lumen.App" title="Link to this definition">¶</a></dt>\n' +
+      '<dd><p>The application object.</p>\n<dl class="py method">\n<dt class="sig sig-object py" id="lumen.App.get">\n<span class="sig-name descname"><span class="pre">get</span></span><span class="sig-paren">(</span><em class="sig-param"><span class="n"><span class="pre">path</span></span></em><span class="sig-paren">)</span><a class="headerlink" href="#lumen.App.get" title="Link to this definition">¶</a></dt>\n' +
+      '<dd><p>Register a GET route.</p></dd></dl>\n</dd></dl>\n' +
+      '<section id="routing"><h2>Routing<a class="headerlink" href="#routing" title="Link to this heading">¶</a></h2><p>Routes.</p></section>' +
+      '</section></div></body></html>'
+    const { sections } = toSections(parseHtmlPage(html), 'github', 'api')
+    expect(sections.map((s) => [s.anchor, s.trail, s.text])).toEqual([
+      ['', ['API reference'], ''],
+      ['lumen.serve', ['API reference', 'lumen.serve()'], 'lumen.serve(app)\n\nServe app.'],
+      ['lumen.App', ['API reference', 'lumen.App'], 'class lumen.App\n\nThe application object.'],
+      ['lumen.App.get', ['API reference', 'lumen.App', 'get()'], 'get(path)\n\nRegister a GET route.'],
+      ['routing', ['API reference', 'Routing'], 'Routes.'],
+    ])
+  })
+
   it('keeps the text of ordinary inline elements in a heading', () => {
     const { sections } = toSections(parseHtmlPage(page('<h1>API</h1><h2 id="x"><code>render()</code> and <em>hydrate</em></h2><p>t</p>')), 'github', 'api')
     expect(sections[1]!.trail).toEqual(['API', 'render() and hydrate'])

@@ -65,11 +65,17 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
   for (const mark of selectAll(LINK_MARKS, region)) mark.children = []
   // Pygments' line numbers (Sphinx, Python-Markdown), inline or a table column: not part of the code.
   for (const numbers of selectAll('.linenos', region)) numbers.children = []
-  walk(region, page.nodes)
+  walk(region, page.nodes, { objectLevels: objectLevels(region), headingDepth: 1 })
   return page
 }
 
-function walk(node: Nodes, out: PageNode[]): void {
+/** What walk() carries down the tree: API entries' nesting (objectLevels), and the depth of the last real heading. */
+interface WalkState {
+  objectLevels: Map<Element, number>
+  headingDepth: number
+}
+
+function walk(node: Nodes, out: PageNode[], state: WalkState): void {
   if (node.type !== 'element' && node.type !== 'root') return
   const parts: string[] = []
   const flushInline = () => {
@@ -89,7 +95,15 @@ function walk(node: Nodes, out: PageNode[]): void {
       flushInline()
       const text = headingText(child)
       const id = typeof child.properties.id === 'string' ? child.properties.id : sectionId(node, child)
-      out.push(id ? { type: 'heading', depth: Number(heading[1]), text, id } : { type: 'heading', depth: Number(heading[1]), text })
+      state.headingDepth = Number(heading[1])
+      out.push(id ? { type: 'heading', depth: state.headingDepth, text, id } : { type: 'heading', depth: state.headingDepth, text })
+    } else if (state.objectLevels.has(child)) {
+      // An API entry opens a section under the heading it sits in, named as Sphinx's own table of contents names it.
+      flushInline()
+      const depth = state.headingDepth + 1 + state.objectLevels.get(child)!
+      out.push({ type: 'heading', depth, text: objectName(child), id: child.properties.id as string })
+      const signature = oneLine(toText(child))
+      if (signature) out.push({ type: 'text', text: signature })
     } else if (child.tagName === 'pre') {
       flushInline()
       const text = toText(child, { whitespace: 'pre' }).trim()
@@ -105,7 +119,7 @@ function walk(node: Nodes, out: PageNode[]): void {
     } else if (holdsBlocks(child)) {
       // A block, a component or an inline element around blocks (Starlight's <starlight-tabs>, an <astro-island>): each inner block keeps its shape.
       flushInline()
-      walk(child, out)
+      walk(child, out, state)
     } else if (BLOCKS.has(child.tagName)) {
       flushInline()
       // A paragraph or a list item is one line, as the Markdown reader makes it (a <br> included).
@@ -128,6 +142,31 @@ function sectionId(parent: Element | Root, heading: Element): string | undefined
   if (parent.tagName !== 'section' && !classesOf(parent).includes('section')) return undefined
   const first = parent.children.find((c) => c.type === 'element' && HEADING.test(c.tagName))
   return first === heading ? parent.properties.id : undefined
+}
+
+/**
+ * Sphinx's API entries (autodoc, `.. py:function::`): `<dl class="py function"><dt class="sig sig-object py" id="lumen.serve">`.
+ * Each has an id a citation can land on, so each is read as a heading, one level below the entry or heading around it.
+ */
+const isObjectSignature = (el: Element) => el.tagName === 'dt' && typeof el.properties.id === 'string' && classesOf(el).includes('sig-object')
+
+/** Each API entry's signature, with how many entries it sits in (a method in its class: 1). */
+function objectLevels(node: Element | Root, level = 0, levels = new Map<Element, number>()): Map<Element, number> {
+  const isEntry = node.type === 'element' && node.tagName === 'dl' && node.children.some((c) => c.type === 'element' && isObjectSignature(c))
+  for (const child of node.children) {
+    if (child.type !== 'element') continue
+    if (isObjectSignature(child)) levels.set(child, level)
+    objectLevels(child, isEntry && child.tagName === 'dd' ? level + 1 : level, levels)
+  }
+  return levels
+}
+
+/** `lumen.serve()` for `lumen.serve(app, port=8000)`, as Sphinx's table of contents names an entry; else the whole signature. */
+function objectName(signature: Element): string {
+  const part = (cls: string) => selectAll(`.${cls}`, signature).map((el) => toText(el)).join('')
+  const name = part('sig-prename') + part('sig-name')
+  if (!name.trim()) return oneLine(toText(signature))
+  return oneLine(name) + (selectAll('.sig-paren', signature).length ? '()' : '')
 }
 
 const childrenWithClass = (el: Element, cls: string) => el.children.filter((c): c is Element => c.type === 'element' && classesOf(c).includes(cls))
