@@ -145,6 +145,17 @@ describe('built HTML text', () => {
     ).toEqual(['serve(app)', 'Serve app.', 'app.py', 'Older versions lack fetch.'])
   })
 
+  it("leaves out Material for MkDocs' code annotation markers, which its script shows as buttons, and keeps other comments (mkdocs-material 9.8.2)", () => {
+    expect(
+      texts(
+        '<h1>Setup</h1><div class="highlight"><span class="filename">app.ts</span><pre><span></span><code>' +
+          '<a id="__codelineno-2-1" name="__codelineno-2-1" href="#__codelineno-2-1"></a><span class="kd">const</span><span class="w"> </span><span class="nx">app</span><span class="w"> </span><span class="o">=</span><span class="w"> </span><span class="ow">new</span><span class="w"> </span><span class="nx">Lumen</span><span class="p">()</span><span class="w"> </span><span class="c1">// (1)!</span>\n' +
+          '<a id="__codelineno-2-2" name="__codelineno-2-2" href="#__codelineno-2-2"></a><span class="nx">app</span><span class="p">.</span><span class="nx">listen</span><span class="p">()</span><span class="w"> </span><span class="c1">// see (2)</span>\n' +
+          '</code></pre></div><ol><li>The app object holds your routes.</li></ol>',
+      ),
+    ).toEqual(['app.ts', 'const app = new Lumen() \napp.listen() // see (2)', 'The app object holds your routes.'])
+  })
+
   it("reads each of Material for MkDocs' content tabs under its name (mkdocs-material 9.8.2, pymdownx.tabbed alternate style)", () => {
     expect(
       texts(

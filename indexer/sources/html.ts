@@ -65,6 +65,8 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
   for (const mark of selectAll(LINK_MARKS, region)) mark.children = []
   // Pygments' line numbers (Sphinx, Python-Markdown), inline or a table column: not part of the code.
   for (const numbers of selectAll('.linenos', region)) numbers.children = []
+  // Material for MkDocs' code annotation markers (`// (1)!`): its script turns a comment holding one into a (1) button, comment and all.
+  for (const comment of selectAll('pre .c, pre .c1, pre .cm', region)) if (/\(\d+\)!/.test(toText(comment))) comment.children = []
   walk(region, page.nodes, { objectLevels: objectLevels(region), headingDepth: 1 })
   return page
 }
