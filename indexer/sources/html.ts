@@ -33,6 +33,14 @@ const LINK_MARKS = [
   'a[data-footnote-ref]',
   'a.footnote-reference',
 ].join(', ')
+/**
+ * What is emptied before the region is read, in one pass: what the page marks to ignore, the chrome
+ * (emptied, not only passed over by walk(): a block read as one line takes all its text, so Material
+ * for MkDocs' sidebar <div>s around their <nav> inside <main> would bring the whole site nav), the
+ * link marks, and Pygments' line numbers (Sphinx, Python-Markdown; inline or a table column), which
+ * are not part of the code.
+ */
+const EMPTIED = ['[data-pagefind-ignore]', ...SKIPPED, LINK_MARKS, '.linenos'].join(', ')
 const BLOCKS = new Set([
   'p', 'pre', 'li', 'ul', 'ol', 'table', 'tr', 'blockquote', 'div', 'section', 'aside', 'details',
   'summary', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'header', 'article', 'main',
@@ -57,14 +65,8 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
     }
   }
   if (!region) return page
-  for (const ignored of selectAll('[data-pagefind-ignore]', region)) ignored.children = []
   labelTabPanels(region)
-  // Emptied here, not only passed over by walk(): a block read as one line takes all its text, so
-  // Material for MkDocs' sidebar <div>s around their <nav> inside <main> would bring the whole site nav.
-  for (const chrome of selectAll([...SKIPPED].join(','), region)) chrome.children = []
-  for (const mark of selectAll(LINK_MARKS, region)) mark.children = []
-  // Pygments' line numbers (Sphinx, Python-Markdown), inline or a table column: not part of the code.
-  for (const numbers of selectAll('.linenos', region)) numbers.children = []
+  for (const dropped of selectAll(EMPTIED, region)) dropped.children = []
   // Material for MkDocs' code annotation markers (`// (1)!`): its script turns a comment holding one into a (1) button, comment and all.
   for (const comment of selectAll('pre .c, pre .c1, pre .cm', region)) if (/\(\d+\)!/.test(toText(comment))) comment.children = []
   walk(region, page.nodes, { objectLevels: objectLevels(region), headingDepth: 1 })
