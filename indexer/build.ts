@@ -68,6 +68,8 @@ export interface BuildResult extends Omit<WriteIndexResult, 'loader'> {
   files: string[]
   /** Files matched but skipped (each has a warning). */
   skipped: number
+  /** Built pages left out as asking not to be in a search index (robots noindex), without a warning. */
+  noindex: number
   chunks: number
   warnings: CollectWarning[]
   embed?: EmbedSummary
@@ -187,6 +189,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
     firstQuestion,
     files: collected.files,
     skipped: collected.skipped,
+    noindex: collected.noindex,
     chunks: collected.chunks.length,
     warnings: collected.warnings,
     ...(embed ? { embed } : {}),

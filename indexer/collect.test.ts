@@ -234,6 +234,52 @@ describe('built HTML site (mode: site)', () => {
     expect((await collectChunks({ ...shape, contentSelector: 'main' })).files).toEqual([...expected, 'index.html'])
   })
 
+  it('leaves out a page that asks not to be in a search index, counted apart from the skipped and without a warning; the page cache keeps the mark', async () => {
+    const doc = (title: string, head = '') =>
+      `<!doctype html><html><head><title>${title}</title>${head}</head><body><main><h1 id="_top">${title}</h1><p>${title} explains routes and handlers.</p></main></body></html>`
+    const root = tempDocs({
+      'guide/index.html': doc('Guide'),
+      'search.html': doc('Search', '<meta name="robots" content="noindex" />'),
+      'tags/index.html': doc('Tags', '<meta name="robots" content="noindex, nofollow">'),
+      // Asks it and has no text: left out as quietly, not warned about as a page with nothing to index.
+      'redirect.html': '<!doctype html><html><head><meta name="robots" content="none"><meta http-equiv="refresh" content="0; url=/guide/"></head><body></body></html>',
+    })
+    const shape = { ...base, root, mode: 'site' as const }
+    const cacheDir = temp()
+    for (let run = 0; run < 2; run++) {
+      const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+      const result = await collectChunks({ ...shape, cache })
+      await cache.save()
+      expect(result.files, `run ${run + 1}`).toEqual(['guide/index.html'])
+      expect(new Set(result.chunks.map((c) => c.path))).toEqual(new Set(['guide/index.html']))
+      expect(result.warnings).toEqual([])
+      expect([result.skipped, result.noindex]).toEqual([0, 3])
+      if (run === 1) expect(result.parsed).toBe(0)
+    }
+  })
+
+  it("leaves out the site's not-found page (MkDocs 1.6.1's, which asks nothing), and only the one at its root", async () => {
+    const doc = (title: string) => `<!doctype html><html><head><title>${title}</title></head><body><main><h1 id="_top">${title}</h1><p>${title} explains it.</p></main></body></html>`
+    // MkDocs' default theme, trimmed: no robots meta, no <main>, no mark of its own.
+    const notFound = '<!DOCTYPE html><html lang="en"><head><title>Lumen</title></head><body><div class="container"><div class="row"><div class="row-fluid"><div id="main-content" class="span12"><h1 id="404-page-not-found" style="text-align: center">404</h1><p style="text-align: center"><strong>Page not found</strong></p></div></div></div></div></body></html>'
+    const root = tempDocs({ '404.html': notFound, 'index.html': doc('Home'), 'errors/404.html': doc('Not Found errors') })
+    const result = await collectChunks({ ...base, root, mode: 'site' })
+    expect(result.files).toEqual(['errors/404.html', 'index.html'])
+    expect([result.skipped, result.noindex, result.warnings]).toEqual([0, 0, []])
+    // In a docs folder, 404.html is no page a host serves: it is read like any other file.
+    expect((await collectChunks({ ...base, root, include: ['**/*.html'] })).files).toContain('404.html')
+  })
+
+  it('indexes a site whose every page asks not to be indexed (a preview build, Docusaurus noIndex), as one that asks nothing', async () => {
+    const doc = (title: string) =>
+      `<!doctype html><html><head><title>${title}</title><meta name="robots" content="noindex, nofollow"></head><body><main><h1 id="_top">${title}</h1><p>${title} explains routes.</p></main></body></html>`
+    const root = tempDocs({ 'index.html': doc('Home'), 'guide/index.html': doc('Guide'), 'empty.html': '<html><head><meta name="robots" content="noindex"></head><body><main></main></body></html>' })
+    const result = await collectChunks({ ...base, root, mode: 'site' })
+    expect(result.files).toEqual(['guide/index.html', 'index.html'])
+    expect([result.skipped, result.noindex]).toEqual([1, 0])
+    expect(result.warnings).toEqual([{ file: 'empty.html', message: 'has no text to index; skipped' }])
+  })
+
   it('a contentSelector that matches nothing is a warning naming the file', async () => {
     const { chunks, warnings } = await collectChunks({ ...site, contentSelector: '#docs-content' })
     expect(chunks).toEqual([])

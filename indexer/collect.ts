@@ -66,6 +66,8 @@ export interface CollectResult {
   files: string[]
   /** Files matched but skipped, each with a warning saying why. */
   skipped: number
+  /** Built pages left out because they ask not to be in a search index (robots noindex; see CollectedPage.noindex), without a warning. */
+  noindex: number
   /** Pages parsed this run (the others came from the cache). */
   parsed: number
   warnings: CollectWarning[]
@@ -95,6 +97,12 @@ export const DEFAULT_INCLUDE: Record<CollectOptions['mode'], string[]> = {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 /** Never content: dependencies and dot-dirs (.git, .vitepress, .astro ...). */
 const ALWAYS_EXCLUDED = ['**/node_modules/**', '**/.*/**']
+/**
+ * Never a page of a built site: the not-found page, which static hosts (GitHub Pages, Netlify, Cloudflare Pages)
+ * serve from the site's root by that name for every missing URL. Known by its name: the generators' own carry no
+ * common mark (MkDocs' and Material for MkDocs' have no robots noindex, and no class or id they share).
+ */
+export const SITE_NOT_PAGES = ['404.html']
 
 export async function collectChunks(
   opts: CollectOptions,
@@ -120,6 +128,7 @@ export async function collectChunks(
   const questions: HeadingQuestion[] = []
   const seenIds = new Set<string>()
   const withChunks: Array<[file: string, page: CollectedPage]> = []
+  const noindex: Array<[file: string, page: CollectedPage]> = []
   // A page cached by a run that wrote no agent files has no entry for them: it is parsed again.
   const usable = (page: CollectedPage | undefined): page is CollectedPage => Boolean(page && (page.entry || !opts.pages || !page.chunks.length))
   const { cache } = opts
@@ -158,10 +167,25 @@ export async function collectChunks(
       ahead.push(pending)
     }
     const page = await ahead.shift()!
+    // A page kept out of search is left out as quietly as an excluded one: what it would warn about does not matter.
+    if (page.noindex) {
+      noindex.push([file, page])
+      continue
+    }
     for (const message of page.warnings) warnings.push({ file, message })
     if (page.chunks.length) withChunks.push([file, page])
   }
   onProgress?.(files.length, files.length, '')
+  // Every page asking it is the site's own setting (a preview build kept out of search engines, Docusaurus' noIndex),
+  // not a choice of pages: the site is indexed as if none asked.
+  const siteWide = noindex.length > 0 && withChunks.length === 0
+  if (siteWide) {
+    for (const [file, page] of noindex) {
+      for (const message of page.warnings) warnings.push({ file, message })
+      if (page.chunks.length) withChunks.push([file, page])
+    }
+  }
+  const leftOut = siteWide ? 0 : noindex.length
   const docsPages = docsPagesOf(withChunks, opts)
   for (const [file, page] of docsPages) {
     const pageChunks = page.chunks
@@ -179,7 +203,8 @@ export async function collectChunks(
   }
   // A page left out as no docs page (docsPagesOf) is neither indexed nor skipped, as an excluded file.
   const notDocs = withChunks.length - docsPages.length
-  return { chunks, digests, files: indexed, skipped: files.length - notDocs - indexed.length + escaping.size, parsed, warnings, pages, questions }
+  const skipped = files.length - notDocs - leftOut - indexed.length + escaping.size
+  return { chunks, digests, files: indexed, skipped, noindex: leftOut, parsed, warnings, pages, questions }
 }
 
 /**
@@ -203,7 +228,7 @@ function docsPagesOf(pages: Array<[file: string, page: CollectedPage]>, opts: Co
  */
 async function docsFiles(root: string, include: string[], opts: CollectOptions, onEscape: (link: string, target: string) => void): Promise<string[]> {
   const { cache } = opts
-  const ignore = [...ALWAYS_EXCLUDED, ...(opts.exclude ?? [])]
+  const ignore = [...ALWAYS_EXCLUDED, ...(opts.mode === 'site' ? SITE_NOT_PAGES : []), ...(opts.exclude ?? [])]
   const walk = JSON.stringify([root, include, ignore])
   const kept = cache?.listing?.(walk)
   if (kept && listingHolds(kept)) {
@@ -232,6 +257,8 @@ export interface CollectedPage {
   entry?: PageEntry
   /** Built HTML whose content was read from its data-pagefind-body region (see docsPagesOf). */
   pagefindBody?: true
+  /** Built HTML that asks not to be in a search index (ParsedPage.noindex): left out, unless every page asks it. */
+  noindex?: true
 }
 
 /** How many pages may be parsed ahead of the one being chunked. */
@@ -274,7 +301,11 @@ async function pageOf(
   limits: { maxNesting: number; parseTimeoutMs: number },
   parse: Parse,
 ): Promise<{ page: CollectedPage; lasting: boolean }> {
-  const skipped = (message: string, warnings: string[] = []) => ({ page: { chunks: [], warnings: [...warnings, message] }, lasting: true })
+  let noindex = false
+  const skipped = (message: string, warnings: string[] = []) => ({
+    page: { chunks: [], warnings: [...warnings, message], ...(noindex ? { noindex: true as const } : {}) },
+    lasting: true,
+  })
   let source: string
   try {
     source = strictUtf8.decode(bytes)
@@ -299,6 +330,7 @@ async function pageOf(
   const parsed = await parse(job, limits.parseTimeoutMs)
   if (!parsed.ok) return { ...skipped(parsed.reason), lasting: !parsed.transient }
   const { page } = parsed
+  noindex = page.noindex === true
   const notes = page.notes ?? []
   if (opts.mode === 'site' && page.nodes.length === 0 && opts.contentSelector) {
     return skipped(`content selector "${opts.contentSelector}" matched nothing; page skipped`, notes)
@@ -310,7 +342,7 @@ async function pageOf(
   const questions = headingQuestions(chunks)
   const marked = 'region' in page && page.region === PAGEFIND_BODY
   return {
-    page: { chunks, warnings: notes, digests: chunks.map(embedDigest), questions, ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}), ...(marked ? { pagefindBody: true as const } : {}) },
+    page: { chunks, warnings: notes, digests: chunks.map(embedDigest), questions, ...(opts.pages ? { entry: pageEntry(where, sections.title, page) } : {}), ...(marked ? { pagefindBody: true as const } : {}), ...(noindex ? { noindex: true as const } : {}) },
     lasting: true,
   }
 }

@@ -191,8 +191,9 @@ export interface IndexSiteOptions extends FrameworkSite {
  */
 export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
   const started = performance.now()
-  const [{ buildIndex, createdAtFromEnv }, { defaultCacheDir }, { onnxNoteFor, writeWidget }, { PACKAGE_VERSION }, { escapePath, glob }] = await Promise.all([
+  const [{ buildIndex, createdAtFromEnv }, { SITE_NOT_PAGES }, { defaultCacheDir }, { onnxNoteFor, writeWidget }, { PACKAGE_VERSION }, { escapePath, glob }] = await Promise.all([
     import('../indexer/build.ts'),
+    import('../indexer/collect.ts'),
     import('../indexer/cache-dir.ts'),
     import('../cli/widget-files.ts'),
     import('../cli/package-root.ts'),
@@ -200,8 +201,9 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
   ])
   const { existsSync } = await import('node:fs')
   const locales = (opts.locales ?? []).filter((locale) => existsSync(join(opts.outDir, locale)))
-  // The widget, the index and the not-found page are not docs pages.
-  const notPages = [`${INDEX_FOLDER}/**`, `${ASSET_FOLDER}/**`, '404.html']
+  // The widget, the index and the not-found page are not docs pages (the collect step leaves the last out too; it is
+  // named here for the check that the root holds pages at all).
+  const notPages = [`${INDEX_FOLDER}/**`, `${ASSET_FOLDER}/**`, ...SITE_NOT_PAGES]
   const scopes = [
     { dir: opts.outDir, base: opts.config.urls.base, exclude: [...notPages, ...locales.map((locale) => `${escapePath(locale)}/**`)] },
     ...locales.map((locale) => ({ dir: join(opts.outDir, locale), base: `${normalizeBase(opts.config.urls.base)}${locale}/`, exclude: notPages })),
@@ -231,6 +233,7 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
   for (const [i, { indexDir, result }] of built.entries()) {
     opts.log(
       `indexed ${result.files.length} pages into ${result.chunks} chunks (${shownPath(indexDir)})` +
+        (result.noindex ? `, left out ${result.noindex} not meant for search (noindex, generated indexes)` : '') +
         (i < built.length - 1
           ? ''
           : ` and wrote the widget in ${((performance.now() - started) / 1000).toFixed(1)} s` +

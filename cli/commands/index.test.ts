@@ -117,6 +117,21 @@ describe('docpilot index keeps a good index and counts honestly', () => {
     expect(JSON.parse(await readFile(join(dir, 'counted-idx', 'manifest.json'), 'utf8')).corpus.files).toBe(3)
   })
 
+  it('a built site: says how many pages were left out as not meant for search, apart from the skipped, with no warning for them', async () => {
+    const page = (title: string, head = '') => `<!doctype html><html><head><title>${title}</title>${head}</head><body><main><h1 id="t">${title}</h1><p>${title} text.</p></main></body></html>`
+    const root = await docs('noindex-site', {
+      'index.html': page('Home'),
+      'guide.html': page('Guide'),
+      'search.html': page('Search', '<meta name="robots" content="noindex" />'),
+      'empty.html': '<!doctype html><html><head><title>Empty</title></head><body><main></main></body></html>',
+    })
+    const r = await run(['index', '--site', root, '--out', join(dir, 'noindex-idx'), '--no-llms', '--config', await emptyConfig()])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^Indexed 2 files into 2 chunks in [\d.]+ s; skipped 1 \(see the warnings\); left out 1 not meant for search \(noindex, generated indexes\) \(1 warning\)/)
+    expect(r.stderr).toContain('warning: empty.html: has no text to index; skipped')
+    expect(r.stderr).not.toContain('search.html')
+  })
+
   it("measures a first question on docs whose headings hold no word from their text, and says so rather than NaN when nothing holds a word", async () => {
     const go = await docs('go', { 'go.md': '# Go\n\nBuild a server with the standard library and deploy it.\n' })
     const measured = await run(['index', go, '--out', join(dir, 'go-idx'), '--site-out', join(dir, 'go-site'), '--config', await emptyConfig()])

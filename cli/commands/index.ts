@@ -112,6 +112,7 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
         [
           `Indexed ${result.files.length} file${result.files.length === 1 ? '' : 's'} into ${result.chunks} chunk${result.chunks === 1 ? '' : 's'} in ${(result.ms / 1000).toFixed(1)} s` +
             (result.skipped ? `; skipped ${result.skipped} (see the warnings)` : '') +
+            (result.noindex ? `; left out ${result.noindex} not meant for search (noindex, generated indexes)` : '') +
             (result.warnings.length ? ` (${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'})` : ''),
           `  ${shown}: ${result.parts.length} files, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
           ...[...groups].map(([name, g]) => `    ${(g.files > 1 ? `${name} (${g.files} files)` : name).padEnd(44)} ${kb(g.raw).padStart(10)} raw ${kb(g.gzip).padStart(10)} gzip`),

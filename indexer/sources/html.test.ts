@@ -220,3 +220,62 @@ describe('built HTML text', () => {
     ])
   })
 })
+
+describe('built HTML: a page that asks to be kept out of search', () => {
+  const withHead = (head: string, body = '<main><h1 id="a">A</h1><p>Words to index.</p></main>') =>
+    `<!doctype html><html><head><title>A</title>${head}</head><body>${body}</body></html>`
+
+  it('is marked by a robots meta with noindex or none, written any way round, or a docpilot meta', () => {
+    for (const head of [
+      '<meta name="robots" content="noindex">',
+      '<META NAME="Robots" CONTENT="NoIndex">',
+      '<meta name="robots" content="noindex, nofollow">',
+      '<meta name="robots" content="nofollow,noindex">',
+      '<meta name="robots" content="none">',
+      '<meta content="noindex" name="robots" />',
+      '<meta name="docpilot" content="noindex">',
+    ]) {
+      expect(parseHtmlPage(withHead(head)).noindex, head).toBe(true)
+    }
+  })
+
+  it('is not marked by other robots words, other meta names, or noindex in the page text', () => {
+    for (const head of [
+      '',
+      '<meta name="robots" content="nofollow">',
+      '<meta name="robots" content="index, follow">',
+      '<meta name="robots" content="max-snippet:-1, noimageindex">',
+      '<meta name="description" content="noindex">',
+      '<meta property="og:title" content="none">',
+    ]) {
+      expect(parseHtmlPage(withHead(head, '<main><h1>A</h1><p>Add &lt;meta name="robots" content="noindex"&gt; to hide a page.</p></main>')).noindex, head).toBeUndefined()
+    }
+  })
+
+  it("marks Sphinx's search page (its robots noindex) and its generated indexes, which have none (Sphinx 9.0.4, alabaster 1.0.0)", () => {
+    // Trimmed from sphinx-build 9.0.4 output: search.html, genindex.html, py-modindex.html.
+    const sphinx = (head: string, body: string) =>
+      `<!DOCTYPE html><html lang="en" data-content_root="./"><head><meta charset="utf-8" /><title>${head}</title>` +
+      `<link rel="index" title="Index" href="genindex.html" />${head === 'Search &#8212; Lumen  documentation' ? '<script src="searchindex.js" defer="defer"></script><meta name="robots" content="noindex" />' : ''}</head>` +
+      `<body><div class="document"><div class="documentwrapper"><div class="bodywrapper"><div class="body" role="main">${body}</div></div></div></div></body></html>`
+    const search = sphinx(
+      'Search &#8212; Lumen  documentation',
+      '<h1 id="search-documentation">Search</h1><noscript><div class="admonition warning"><p>Please activate JavaScript to enable the search functionality.</p></div></noscript>' +
+        '<p>Searching for multiple words only shows matches that contain all words.</p><form action="" method="get"><input type="text" name="q" /></form><div id="search-results"></div>',
+    )
+    const genindex = sphinx(
+      'Index &#8212; Lumen  documentation',
+      '<h1 id="index">Index</h1><div class="genindex-jumpbox"><a href="#L"><strong>L</strong></a></div><h2 id="L">L</h2>' +
+        '<table style="width: 100%" class="indextable genindextable"><tr><td style="width: 33%; vertical-align: top;"><ul><li>lumen<ul><li><a href="index.html#module-lumen">module</a></li></ul></li>' +
+        '<li><a href="index.html#lumen.serve">lumen.serve()</a></li></ul></td></tr></table>',
+    )
+    const modindex = sphinx(
+      'Python Module Index &#8212; Lumen  documentation',
+      '<h1>Python Module Index</h1><div class="modindex-jumpbox"><a href="#cap-l"><strong>l</strong></a></div>' +
+        '<table class="indextable modindextable"><tr class="cap" id="cap-l"><td></td><td><strong>l</strong></td><td></td></tr>' +
+        '<tr><td></td><td><a href="index.html#module-lumen"><code class="xref">lumen</code></a></td><td><em></em></td></tr></table>',
+    )
+    const doc = sphinx('Lumen &#8212; Lumen  documentation', '<section id="lumen"><h1>Lumen</h1><p>Serve things.</p></section>')
+    expect([search, genindex, modindex, doc].map((html) => parseHtmlPage(html).noindex)).toEqual([true, true, true, undefined])
+  })
+})

@@ -41,6 +41,19 @@ const LINK_MARKS = [
  * are not part of the code.
  */
 const EMPTIED = ['[data-pagefind-ignore]', ...SKIPPED, LINK_MARKS, '.linenos'].join(', ')
+/**
+ * A page that asks not to be in a search index: `<meta name="robots">` with `noindex` or `none` (what
+ * search engines honour; Sphinx's search page, a page an owner keeps out of search), or the same in
+ * `<meta name="docpilot">`, for a page that stays in search engines but not in its docs' answers.
+ */
+const NOINDEX_META = 'head meta[name][content]'
+const NOINDEX_NAMES = new Set(['robots', 'docpilot'])
+const NOINDEX_TOKEN = /^(?:noindex|none)$/i
+/**
+ * Sphinx's generated indexes (genindex.html, its per-letter pages, py-modindex.html) carry no
+ * robots mark, unlike its search page: a list of every term, each a link to a page that says it.
+ */
+const GENERATED_INDEX = 'table.indextable, div.genindex-jumpbox, div.modindex-jumpbox'
 const BLOCKS = new Set([
   'p', 'pre', 'li', 'ul', 'ol', 'table', 'tr', 'blockquote', 'div', 'section', 'aside', 'details',
   'summary', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'header', 'article', 'main',
@@ -55,6 +68,7 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
   const page: ParsedPage & { region?: string } = { nodes: [], ownIds: true }
   const metaTitle = titleEl ? toText(titleEl).trim() : ''
   if (metaTitle) page.metaTitle = metaTitle
+  if (asksNoIndex(tree)) page.noindex = true
 
   let region: Element | Root | undefined
   for (const selector of contentSelector ? [contentSelector] : DEFAULT_REGIONS) {
@@ -65,12 +79,21 @@ export function parseHtmlPage(html: string, contentSelector?: string, maxNesting
     }
   }
   if (!region) return page
+  if (select(GENERATED_INDEX, region)) page.noindex = true
   labelTabPanels(region)
   for (const dropped of selectAll(EMPTIED, region)) dropped.children = []
   // Material for MkDocs' code annotation markers (`// (1)!`): its script turns a comment holding one into a (1) button, comment and all.
   for (const comment of selectAll('pre .c, pre .c1, pre .cm', region)) if (/\(\d+\)!/.test(toText(comment))) comment.children = []
   walk(region, page.nodes, { objectLevels: objectLevels(region), headingDepth: 1 })
   return page
+}
+
+function asksNoIndex(tree: Root): boolean {
+  return selectAll(NOINDEX_META, tree).some((meta) => {
+    const { name, content } = meta.properties
+    if (typeof name !== 'string' || typeof content !== 'string' || !NOINDEX_NAMES.has(name.trim().toLowerCase())) return false
+    return content.split(/[\s,]+/).some((token) => NOINDEX_TOKEN.test(token))
+  })
 }
 
 /** What walk() carries down the tree: API entries' nesting (objectLevels), and the depth of the last real heading. */

@@ -42,6 +42,11 @@ export interface ParsedPage {
    * no anchor on the live page, so none is computed for it.
    */
   ownIds?: true
+  /**
+   * The page asks to be kept out of search (built HTML: a robots noindex, a generator's own index
+   * page): left out of the index, unless every page of the site asks it (see collect.ts).
+   */
+  noindex?: true
   /** Non-fatal problems worth a warning (bad frontmatter, ...). */
   notes?: string[]
 }
