@@ -32,6 +32,19 @@ describe('loadConfig', () => {
     )
   })
 
+  it('takes a JSON config\'s "$schema" (an editor\'s, not a setting) and refuses one that is not a string, naming the file', async () => {
+    await writeFile(join(dir, 'docpilot.config.json'), JSON.stringify({ $schema: './node_modules/docpilot/dist/config.schema.json', out: 'public/idx' }))
+    const loaded = await loadConfig({ cwd: dir })
+    expect(loaded.config.out).toBe('public/idx')
+    expect(loaded.config).not.toHaveProperty('$schema')
+    await writeFile(join(dir, 'docpilot.config.json'), JSON.stringify({ $schema: 42 }))
+    await expect(loadConfig({ cwd: dir })).rejects.toThrow('Invalid config docpilot.config.json: $schema must be a string, the URL or path of the JSON schema your editor reads (got 42); or remove it')
+    // Only JSON needs it: a JavaScript config has its types, and a stray $schema there is an unknown setting as before.
+    await rm(join(dir, 'docpilot.config.json'))
+    await writeFile(join(dir, 'docpilot.config.mjs'), `export default { $schema: 'x' }\n`)
+    await expect(loadConfig({ cwd: dir })).rejects.toThrow(/\$schema is not a known setting/)
+  })
+
   it('reports broken JSON, a missing --config file, and two configs at once', async () => {
     await writeFile(join(dir, 'docpilot.config.json'), '{\n  "out": ,\n}\n')
     await expect(loadConfig({ cwd: dir })).rejects.toThrow(/^Invalid config docpilot.config.json:2:10: not valid JSON: Unexpected token Comma/)

@@ -70,14 +70,29 @@ async function commonJsExports(mod: object): Promise<object | undefined> {
   return Object.keys(mod).some((key) => Object.hasOwn(ConfigSchema.shape, key)) ? mod : undefined
 }
 
+/**
+ * A JSON config's top-level `"$schema"` names the JSON schema an editor completes and checks the file with
+ * (JSON has no `import type`); it is no setting of docpilot's, so it is taken off before validation.
+ */
+function withoutSchemaKey(value: unknown, shown: string): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, '$schema')) return value
+  const { $schema, ...config } = value as Record<string, unknown>
+  if (typeof $schema !== 'string') {
+    throw new ConfigError(shown, [`$schema must be a string, the URL or path of the JSON schema your editor reads (got ${JSON.stringify($schema)}); or remove it`])
+  }
+  return config
+}
+
 async function readExport(file: string, shown: string): Promise<unknown> {
   if (file.endsWith('.json')) {
     const text = await readFile(file, 'utf8')
+    let value: unknown
     try {
-      return JSON.parse(text)
+      value = JSON.parse(text)
     } catch (err) {
       throw await jsonSyntaxError(text, shown, err as Error)
     }
+    return withoutSchemaKey(value, shown)
   }
   const { createJiti } = await import('jiti')
   // No caches: a config is read once per run, and an owner's edit must always be seen.
