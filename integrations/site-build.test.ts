@@ -98,13 +98,13 @@ describe('a site with locale folders', () => {
     return [...new Set((await index.chunks([...Array(index.size).keys()])).map((c) => c.url))].sort()
   }
 
-  async function built(pages: Record<string, string>, locales: string[]) {
+  async function built(pages: Record<string, string>, locales: string[], exclude?: string[]) {
     const outDir = await mkdtemp(join(tmpdir(), 'docpilot-locales-'))
     for (const [file, html] of Object.entries(pages)) {
       await mkdir(join(outDir, file, '..'), { recursive: true })
       await writeFile(join(outDir, file), html)
     }
-    const { config } = resolveOptions(site, { embed: false, urls: { base: '/docs/' } })
+    const { config } = resolveOptions(site, { embed: false, urls: { base: '/docs/' }, ...(exclude ? { docs: { exclude } } : {}) })
     await indexBuiltSite({ ...site, root: outDir, config, outDir, locales, log: () => {} })
     await addLoaderTags(outDir, '/docs/', {}, locales)
     return { outDir, html: (file: string) => readFile(join(outDir, file), 'utf8'), remove: () => rm(outDir, { recursive: true, force: true }) }
@@ -120,6 +120,29 @@ describe('a site with locale folders', () => {
       expect(await urls(join(site.outDir, 'fr/docpilot'))).toEqual(['/docs/fr/', '/docs/fr/guide/routing'])
       expect(await site.html('guide/routing.html')).toContain('data-index="/docs/docpilot/"')
       expect(await site.html('fr/guide/routing.html')).toContain('data-index="/docs/fr/docpilot/"')
+    } finally {
+      await site.remove()
+    }
+  })
+
+  it("reads the owner's docs.exclude relative to the built site, as everywhere else, in every locale's index", async () => {
+    const site = await built(
+      {
+        'index.html': page('en', 'Home'),
+        'guide/old.html': page('en', 'Old'),
+        'internal/notes.html': page('en', 'Notes'),
+        'fr/index.html': page('fr', 'Accueil'),
+        'fr/guide/old.html': page('fr', 'Ancien'),
+        'fr/drafts/next.html': page('fr', 'Brouillon'),
+        'fr/internal/notes.html': page('fr', 'Notes'),
+      },
+      ['fr'],
+      ['fr/drafts/**', 'guide/old.html', '**/internal/**'],
+    )
+    try {
+      expect(await urls(join(site.outDir, 'docpilot'))).toEqual(['/docs/'])
+      // fr/drafts/** leaves out the French drafts; guide/old.html is the root's page, not the French one.
+      expect(await urls(join(site.outDir, 'fr/docpilot'))).toEqual(['/docs/fr/', '/docs/fr/guide/old'])
     } finally {
       await site.remove()
     }

@@ -171,6 +171,20 @@ export function resolveOptions(site: FrameworkSite, options: DocpilotOptions | u
   }
 }
 
+/**
+ * The files of a locale folder the owner's `docs.exclude` leaves out, as patterns relative to that folder, which
+ * its index walks. The patterns are written relative to the built site, as for `docpilot index --site` (a locale's
+ * drafts are `fr/drafts/**`), so they are matched against each file's path from the site, with the glob's own
+ * rules, rather than rewritten.
+ */
+async function excludedIn(outDir: string, locale: string, patterns: string[]): Promise<string[]> {
+  if (!patterns.length) return []
+  const { escapePath, glob } = await import('tinyglobby')
+  const files = `${escapePath(locale)}/**`
+  const kept = new Set(await glob(files, { cwd: outDir, ignore: patterns }))
+  return (await glob(files, { cwd: outDir })).filter((file) => !kept.has(file)).map((file) => escapePath(file.slice(locale.length + 1)))
+}
+
 export interface IndexSiteOptions extends FrameworkSite {
   config: DocpilotConfig
   /** The built site folder. */
@@ -204,9 +218,16 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
   // The widget, the index and the not-found page are not docs pages (the collect step leaves the last out too; it is
   // named here for the check that the root holds pages at all).
   const notPages = [`${INDEX_FOLDER}/**`, `${ASSET_FOLDER}/**`, ...SITE_NOT_PAGES]
+  const owned = opts.config.docs.exclude ?? []
   const scopes = [
-    { dir: opts.outDir, base: opts.config.urls.base, exclude: [...notPages, ...locales.map((locale) => `${escapePath(locale)}/**`)] },
-    ...locales.map((locale) => ({ dir: join(opts.outDir, locale), base: `${normalizeBase(opts.config.urls.base)}${locale}/`, exclude: notPages })),
+    { dir: opts.outDir, base: opts.config.urls.base, exclude: [...owned, ...notPages, ...locales.map((locale) => `${escapePath(locale)}/**`)] },
+    ...(await Promise.all(
+      locales.map(async (locale) => ({
+        dir: join(opts.outDir, locale),
+        base: `${normalizeBase(opts.config.urls.base)}${locale}/`,
+        exclude: [...(await excludedIn(opts.outDir, locale, owned)), ...notPages],
+      })),
+    )),
   ]
   const built: { indexDir: string; result: Awaited<ReturnType<typeof buildIndex>> }[] = []
   for (const scope of scopes) {
@@ -220,7 +241,7 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
       config: { ...opts.config, urls: { ...opts.config.urls, base: scope.base } },
       docpilotVersion: PACKAGE_VERSION,
       createdAt: createdAtFromEnv(process.env),
-      exclude: [...(opts.config.docs.exclude ?? []), ...scope.exclude],
+      exclude: scope.exclude,
       // A rebuilt site replaces its index whatever its size: the folder was emptied by the framework anyway.
       allowShrink: true,
       onWarnings: (warnings) => warnings.forEach((w) => opts.log(`warning: ${w.file}: ${w.message}`)),
