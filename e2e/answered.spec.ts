@@ -44,6 +44,24 @@ test('a citation cut between two chunks is not shown as raw text while the rest 
   await expect(body.locator('.dp-answer a.dp-cite')).toHaveText(['[1]', '[2]'])
 })
 
+test("a reasoning model's thinking sent with only its closing tag leaves the screen when the tag comes", async ({ page }) => {
+  await site.fakes.reset()
+  // Four deltas: the thought, the thought's end with the tag and the answer's first word, then the answer.
+  const text = 'Okay, the reader asks how to set a value.\n</think>\n\nYou set a value with c.set() and read it back later with c.get().'
+  await site.fakes.control({ member: 'openai', text, deltas: 4, paceMs: 2_000 })
+  await page.goto(site.url)
+  await openPanel(page)
+  const turn = await ask(page, COVERED)
+  const answer = turn.locator('.dp-answer')
+  // Nothing tells the thought from an answer before the tag: it is shown as it comes.
+  await expect(answer).toContainText('Okay, the reader')
+  await expect(answer).toContainText('You set a value')
+  await expect(turn).toHaveAttribute('data-phase', 'answering')
+  expect(await answer.innerText()).not.toMatch(/Okay|think/)
+  const body = await settled(turn, 'answered')
+  await expect(body.locator('.dp-answer')).toHaveText('You set a value with c.set() and read it back later with c.get().')
+})
+
 test.describe("the owner's answer settings", () => {
   const tuned = useSite({ members: ['openai'], config: { chat: { chain: 'auto', maxTokens: 321, temperature: 0.6 } } })
 

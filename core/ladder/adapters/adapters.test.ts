@@ -37,6 +37,7 @@ async function ask(member: MemberId, opts: { timeouts?: { firstByteMs: number; i
     timeouts: opts.timeouts ?? { firstByteMs: 5000, idleMs: 5000 },
     clock: new ManualClock(),
     onDelta: (t) => deltas.push(t),
+    onRetract: () => deltas.splice(0),
   })
   return { outcome, deltas }
 }
@@ -204,6 +205,7 @@ describe('thinking sent beside the answer is not answer text', () => {
       timeouts: { firstByteMs: 400, idleMs: 400 },
       clock: new ManualClock(),
       onDelta: () => {},
+      onRetract: () => {},
     })
     expect(outcome.failure).toBeUndefined()
     expect(outcome.text).toBe('Use c.set() [1].')
