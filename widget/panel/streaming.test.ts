@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import type { Token, Tokens } from 'marked'
+import { answerMarked } from './markdown.ts'
 import { streamingMarkdown } from './streaming.ts'
 
 describe('streamingMarkdown', () => {
@@ -36,4 +38,119 @@ describe('streamingMarkdown', () => {
     const code = 'Like this:\n\n```ts\nconst x = arr[0] ** 2 // `'
     expect(streamingMarkdown(code)).toBe(code)
   })
+
+  it('knows a code block is open when its ``` lines sit in a ~~~ or ```` fence, or deep in a list item', () => {
+    for (const code of ['~~~md\n```js\nconst a = `x', '````md\n```\n```\nconst a = [1', '1. Run:\n\n   - nested:\n\n     ```js\n     const s = `a']) {
+      expect(streamingMarkdown(code), code).toBe(code)
+    }
+  })
+
+  it('holds back a fence, a list marker or an underline until the line shows what it is', () => {
+    expect(streamingMarkdown('Like this:\n\n``')).toBe('Like this:\n\n')
+    expect(streamingMarkdown('```ts\nx()\n``')).toBe('```ts\nx()\n')
+    // Under a paragraph line a lone `-` is a heading's underline: "Steps:" would be a heading for a moment.
+    expect(streamingMarkdown('Steps:\n-')).toBe('Steps:\n')
+    expect(streamingMarkdown('Steps:\n1.')).toBe('Steps:\n')
+    expect(streamingMarkdown('Steps:\n- install')).toBe('Steps:\n- install')
+  })
+})
+
+/**
+ * What the reader sees of a Markdown answer, as marked reads it: each visible character with what it is
+ * (its block, then code, citation, bold or prose). Whitespace is left out: a list turning loose, or a code
+ * block's last newline, changes spacing, not what is code and what is prose.
+ */
+function seen(markdown: string): string[] {
+  const out: string[] = []
+  const chars = (kind: string, text: string) => {
+    for (const c of text) if (c.trim()) out.push(`${kind} ${c}`)
+  }
+  const walk = (tokens: readonly Token[], kind: string): void => {
+    for (const t of tokens) {
+      // A tight list's items hold text, a loose one's paragraphs: one more blank line decides, much later.
+      const block = { paragraph: 'p', text: 'p', heading: `h${(t as Tokens.Heading).depth}`, blockquote: 'q', list_item: 'li', table: 't' }[t.type]
+      if (t.type === 'code') chars(`${kind}/code-block`, (t as Tokens.Code).text)
+      else if (t.type === 'codespan') chars(`${kind}/code`, (t as Tokens.Codespan).text)
+      else if (t.type === 'dpcite') chars(`${kind}/cite`, t.raw)
+      else if (t.type === 'list') walk((t as Tokens.List).items, `${kind}/${(t as Tokens.List).ordered ? 'ol' : 'ul'}`)
+      else if (t.type === 'hr') chars(`${kind}/hr`, '—')
+      else if ('tokens' in t && t.tokens) walk(t.tokens, `${kind}/${block ?? t.type}`)
+      else if (t.type !== 'space') chars(`${kind}/${t.type}`, 'text' in t ? String(t.text) : t.raw)
+    }
+  }
+  walk(answerMarked([]).lexer(markdown), '')
+  return out
+}
+
+describe('streamingMarkdown while the answer grows', () => {
+  // The panel renders the whole answer so far on every chunk, so every chunking is covered by every prefix.
+  const answers = {
+    'fences, inline code and lists': [
+      'Register the logger first [1]:',
+      '',
+      '```ts',
+      "app.use('*', logger())",
+      "app.get('/', (c) => c.text(`hi ${c.get('user')}`, arr[0] ** 2))",
+      '```',
+      '',
+      'Then:',
+      "- set a value with `c.set('user', u)` [2]",
+      "- read it with **`c.get('user')`** in the handler",
+      '',
+      '1. Install: `npm i hono`',
+      '2. Run it:',
+      '',
+      '   ```bash',
+      '   npx tsx app.ts # `quoted` [1',
+      '   ```',
+      '',
+      '   - nested, with its own block:',
+      '',
+      '     ```js',
+      '     const s = `a ${b}` // **',
+      '     ```',
+      '',
+      'Done [1, 2].',
+    ].join('\n'),
+    'a fence that shows a fence': [
+      'A Markdown page holds code like this:',
+      '',
+      '~~~md',
+      '```js',
+      'run()',
+      '```',
+      '~~~',
+      '',
+      '````md',
+      '```',
+      'nested',
+      '```',
+      '````',
+      '',
+      'and then prose again, with `code`.',
+    ].join('\n'),
+    'star bullets and a quoted fence': [
+      '* star bullets with `code` [1]',
+      '* and **bold** text',
+      '',
+      '> Quoted:',
+      '> ```sh',
+      '> npm test -- --grep "a*b"',
+      '> ```',
+      '',
+      'After the quote, ``a ` b`` and `end`.',
+    ].join('\n'),
+    'a paragraph followed at once by a list': ['Steps:', '- install it', '- run it', 'Then', '1. check', '2. done'].join('\n'),
+  }
+
+  for (const [name, answer] of Object.entries(answers)) {
+    it(`${name}: every moment shows the start of what the whole answer shows, code as code and prose as prose`, () => {
+      const whole = seen(answer)
+      for (let i = 0; i <= answer.length; i++) {
+        const now = seen(streamingMarkdown(answer.slice(0, i)))
+        expect(now, `after ${JSON.stringify(answer.slice(Math.max(0, i - 30), i))}`).toEqual(whole.slice(0, now.length))
+      }
+      expect(seen(streamingMarkdown(answer))).toEqual(whole)
+    })
+  }
 })

@@ -1,11 +1,14 @@
 /**
  * A streamed answer is rendered again with every chunk, and a chunk can end
  * inside Markdown: `see [1` before its `]`, a link before its `)` (which
- * marked autolinks, cut URL and all), `**Note` before the closing `**`.
- * Rendered as it stands, that is raw syntax that turns into a link or bold a
- * moment later. While the answer streams, an open bracket at its edge is held
- * back until the chunk that closes it, and open bold or inline code is closed
- * for the moment; the settled answer is rendered exactly as written.
+ * marked autolinks, cut URL and all), `**Note` before the closing `**`, the
+ * first backticks of a code fence, the `-` or `1.` that starts a list (which
+ * under a paragraph line first reads as a heading's underline). Rendered as it
+ * stands, that is raw syntax that turns into a link, bold, code or a list a
+ * moment later, or prose set as a heading. While the answer streams, what
+ * may still become syntax is held back until the chunk that settles it, and
+ * open bold or inline code is closed for the moment; the settled answer is
+ * rendered exactly as written.
  */
 
 /** A bracket still open at the end: a citation (`[1`, `[1, 2`, `【1`), a link's text or its URL, or `[n]` that a `(` may yet turn into a link. */
@@ -14,21 +17,79 @@ const OPEN_BRACKET = /(?:【[^】\n]*|\[[^[\]\n]*(?:\](?:\([^)\s]*)?)?)$/
 /** Longer than this, an open `[` is prose or code, not a marker still arriving: shown rather than held. */
 const HOLD_LIMIT = 200
 
+/**
+ * A code fence line: its indentation (a list item's, a quote's `>`), its run of backticks or tildes, and the
+ * rest. Any indentation counts: a fence inside a nested list item sits four spaces in or more, and a model
+ * writes fences, not indented code.
+ */
+const FENCE_LINE = /^[ \t>]*(`{3,}|~{3,})(.*)$/
+
+/**
+ * A last line that may still become syntax: the start of a fence, a list marker (`-`, `*`, `+`, `1.`, `1)`)
+ * with nothing after it yet, or a heading's underline (`-`, `=`).
+ */
+const MAY_BECOME_SYNTAX = /^[ \t>]*(?:`{1,2}|~{1,2}|[-+*=]+|\d{1,9}[.)]?)[ \t]*$/
+
+interface Fence {
+  char: string
+  length: number
+}
+
+/** The code fence still open at the end of the text. As CommonMark reads one: only a run of its own character, at least as long and with nothing after it, closes it (a ```` fence or a ~~~ fence may show ``` lines as code). */
+function openFence(text: string): Fence | undefined {
+  let open: Fence | undefined
+  for (const line of text.split('\n')) {
+    const fence = FENCE_LINE.exec(line)
+    if (!fence) continue
+    const [, run = '', rest = ''] = fence
+    if (open) {
+      if (run[0] === open.char && run.length >= open.length && rest.trim() === '') open = undefined
+    } else if (!(run[0] === '`' && rest.includes('`'))) {
+      // (A backtick run with a backtick after it is inline code, not a fence.)
+      open = { char: run[0]!, length: run.length }
+    }
+  }
+  return open
+}
+
+/** The backtick run that opened a code span still open at the end of the line: only a run of the same length closes it. */
+function openCodeSpan(line: string): string | undefined {
+  let open: string | undefined
+  for (const [run] of line.matchAll(/`+/g)) {
+    if (open === undefined) open = run
+    else if (run === open) open = undefined
+  }
+  return open
+}
+
 /** What to render of an answer still streaming. */
 export function streamingMarkdown(text: string): string {
-  // Inside a code block that is still open everything is code already (marked draws an unclosed fence as one).
-  if ((text.match(/^ {0,3}(?:```|~~~)/gm)?.length ?? 0) % 2 === 1) return text
+  const lineStart = text.lastIndexOf('\n') + 1
+  const fence = openFence(text)
+  if (fence) {
+    // Inside a code block that is still open everything is code already (marked draws an unclosed fence as
+    // one), except a closing fence still arriving: its first backticks would be a line of code for a moment.
+    const last = text.slice(lineStart).replace(/^[ \t>]*/, '')
+    return last !== '' && [...last].every((c) => c === fence.char) ? text.slice(0, lineStart) : text
+  }
+  if (MAY_BECOME_SYNTAX.test(text.slice(lineStart))) text = text.slice(0, lineStart)
   // Only the tail is looked at: the answer is re-read on every chunk, and a bracket further back is not held anyway.
   const tail = text.slice(-HOLD_LIMIT)
   const open = OPEN_BRACKET.exec(tail)
-  const shown = open ? text.slice(0, text.length - tail.length + open.index) : text
+  let shown = open ? text.slice(0, text.length - tail.length + open.index) : text
+  // A lone `*` may be the first half of `**`: shown, it is a star for a moment, then bold.
+  if (/(?:^|[^*])\*$/.test(shown)) shown = shown.slice(0, -1)
+  const span = openCodeSpan(shown.slice(shown.lastIndexOf('\n') + 1))
+  if (span) {
+    // A span with nothing in it yet is left out; otherwise closed. Backticks at its end, fewer than the run that
+    // opened it, are its closing run still arriving: left out too, as they would make a longer run closing nothing.
+    if (shown.endsWith(span)) shown = shown.slice(0, -span.length)
+    else shown = `${shown.replace(/`+$/, '')}${span}`
+  }
   const line = shown.slice(shown.lastIndexOf('\n') + 1)
-  if ((line.match(/`/g)?.length ?? 0) % 2 === 1) return closed(shown, '`')
-  if ((line.replace(/`[^`]*`/g, '').match(/\*\*/g)?.length ?? 0) % 2 === 1) return closed(shown, '**')
+  if ((line.replace(/(`+)[^`]*?\1/g, '').match(/\*\*/g)?.length ?? 0) % 2 === 1) {
+    // Closed by its marker, or, when the marker is all there is so far, without it.
+    shown = shown.endsWith('**') ? shown.slice(0, -2) : `${shown}**`
+  }
   return shown
-}
-
-/** Closed by its marker, or, when the marker is all there is so far, without it. */
-function closed(text: string, marker: string): string {
-  return text.endsWith(marker) ? text.slice(0, -marker.length) : `${text}${marker}`
 }
