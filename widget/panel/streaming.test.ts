@@ -53,6 +53,15 @@ describe('streamingMarkdown', () => {
     expect(streamingMarkdown('Steps:\n1.')).toBe('Steps:\n')
     expect(streamingMarkdown('Steps:\n- install')).toBe('Steps:\n- install')
   })
+
+  it("holds back a table's header row until the delimiter row under it is whole: before, it is a paragraph of pipes", () => {
+    expect(streamingMarkdown('Options:\n\n| Option | Default |')).toBe('Options:\n\n')
+    expect(streamingMarkdown('Options:\n\n| Option | Default |\n| --- | -')).toBe('Options:\n\n')
+    const table = 'Options:\n\n| Option | Default |\n| --- | --- |\n| `port` | 30'
+    expect(streamingMarkdown(table)).toBe(table)
+    // Pipes that are not a table are shown once the next line says so.
+    expect(streamingMarkdown('| not a table\nmore')).toBe('| not a table\nmore')
+  })
 })
 
 /**
@@ -74,6 +83,7 @@ function seen(markdown: string): string[] {
       else if (t.type === 'dpcite') chars(`${kind}/cite`, t.raw)
       else if (t.type === 'list') walk((t as Tokens.List).items, `${kind}/${(t as Tokens.List).ordered ? 'ol' : 'ul'}`)
       else if (t.type === 'hr') chars(`${kind}/hr`, '—')
+      else if (t.type === 'table') for (const cell of [...(t as Tokens.Table).header, ...(t as Tokens.Table).rows.flat()]) walk(cell.tokens, `${kind}/table`)
       else if ('tokens' in t && t.tokens) walk(t.tokens, `${kind}/${block ?? t.type}`)
       else if (t.type !== 'space') chars(`${kind}/${t.type}`, 'text' in t ? String(t.text) : t.raw)
     }
@@ -140,6 +150,7 @@ describe('streamingMarkdown while the answer grows', () => {
       '',
       'After the quote, ``a ` b`` and `end`.',
     ].join('\n'),
+    'a table': ['Options [1]:', '', '| Option | Default |', '| --- | --- |', '| `port` | 3000 |', '| **host** | localhost |', '', 'Set them in the config.'].join('\n'),
     'a paragraph followed at once by a list': ['Steps:', '- install it', '- run it', 'Then', '1. check', '2. done'].join('\n'),
   }
 

@@ -3,9 +3,10 @@
  * inside Markdown: `see [1` before its `]`, a link before its `)` (which
  * marked autolinks, cut URL and all), `**Note` before the closing `**`, the
  * first backticks of a code fence, the `-` or `1.` that starts a list (which
- * under a paragraph line first reads as a heading's underline). Rendered as it
- * stands, that is raw syntax that turns into a link, bold, code or a list a
- * moment later, or prose set as a heading. While the answer streams, what
+ * under a paragraph line first reads as a heading's underline), a table's
+ * header row before its delimiter row. Rendered as it stands, that is raw
+ * syntax that turns into a link, bold, code, a list or a table a moment
+ * later, or prose set as a heading. While the answer streams, what
  * may still become syntax is held back until the chunk that settles it, and
  * open bold or inline code is closed for the moment; the settled answer is
  * rendered exactly as written.
@@ -52,6 +53,23 @@ function openFence(text: string): Fence | undefined {
   return open
 }
 
+/**
+ * The text without a table still arriving: the run of `|` lines at its end while the line under the first of
+ * them is missing, or is still arriving and may yet be the delimiter row.
+ */
+function withoutUnsettledTable(text: string): string {
+  const lines = text.split('\n')
+  // A last line with nothing in it yet is not part of the run; it may be the second line all the same.
+  const end = lines.at(-1) === '' ? lines.length - 1 : lines.length
+  let start = end
+  while (start > 0 && /^ {0,3}\|/.test(lines[start - 1]!)) start--
+  if (start === end) return text
+  // Once a newline follows the second line, it has said whether this is a table: shown either way.
+  if (start + 1 < lines.length - 1) return text
+  if (!/^ {0,3}[|:\-\s]*$/.test(lines[start + 1] ?? '')) return text
+  return lines.slice(0, start).map((l) => `${l}\n`).join('')
+}
+
 /** The backtick run that opened a code span still open at the end of the line: only a run of the same length closes it. */
 function openCodeSpan(line: string): string | undefined {
   let open: string | undefined
@@ -72,7 +90,8 @@ export function streamingMarkdown(text: string): string {
     const last = text.slice(lineStart).replace(/^[ \t>]*/, '')
     return last !== '' && [...last].every((c) => c === fence.char) ? text.slice(0, lineStart) : text
   }
-  if (MAY_BECOME_SYNTAX.test(text.slice(lineStart))) text = text.slice(0, lineStart)
+  text = withoutUnsettledTable(text)
+  if (MAY_BECOME_SYNTAX.test(text.slice(text.lastIndexOf('\n') + 1))) text = text.slice(0, text.lastIndexOf('\n') + 1)
   // Only the tail is looked at: the answer is re-read on every chunk, and a bracket further back is not held anyway.
   const tail = text.slice(-HOLD_LIMIT)
   const open = OPEN_BRACKET.exec(tail)
