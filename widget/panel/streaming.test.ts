@@ -34,6 +34,19 @@ describe('streamingMarkdown', () => {
     expect(streamingMarkdown('**Note:** set')).toBe('**Note:** set')
   })
 
+  it('closes emphasis of every kind, innermost first, and leaves stars and underscores that open nothing', () => {
+    expect(streamingMarkdown('Use *onl')).toBe('Use *onl*')
+    expect(streamingMarkdown('Use _onl')).toBe('Use _onl_')
+    expect(streamingMarkdown('**bold with *ital')).toBe('**bold with *ital***')
+    expect(streamingMarkdown('***bo')).toBe('***bo***')
+    // Before the trailing space: a closer after a space closes nothing.
+    expect(streamingMarkdown('**Note ')).toBe('**Note** ')
+    // A run at the very end may be half of `**`, or a closer of a length not known yet.
+    expect(streamingMarkdown('Use *only*')).toBe('Use *only*')
+    expect(streamingMarkdown('**Note*')).toBe('**Note**')
+    for (const plain of ['snake_case_na', '2 * 3 is', '* a bullet', 'a_b and c_d']) expect(streamingMarkdown(plain)).toBe(plain)
+  })
+
   it('leaves an open code block as it is: marked already draws it as code', () => {
     const code = 'Like this:\n\n```ts\nconst x = arr[0] ** 2 // `'
     expect(streamingMarkdown(code)).toBe(code)
@@ -81,6 +94,7 @@ function seen(markdown: string): string[] {
       if (t.type === 'code') chars(`${kind}/code-block`, (t as Tokens.Code).text)
       else if (t.type === 'codespan') chars(`${kind}/code`, (t as Tokens.Codespan).text)
       else if (t.type === 'dpcite') chars(`${kind}/cite`, t.raw)
+      else if (t.type === 'em' || t.type === 'strong') walk(t.tokens ?? [], `${kind}/${t.type}`)
       else if (t.type === 'list') walk((t as Tokens.List).items, `${kind}/${(t as Tokens.List).ordered ? 'ol' : 'ul'}`)
       else if (t.type === 'hr') chars(`${kind}/hr`, '—')
       else if (t.type === 'table') for (const cell of [...(t as Tokens.Table).header, ...(t as Tokens.Table).rows.flat()]) walk(cell.tokens, `${kind}/table`)
@@ -151,6 +165,12 @@ describe('streamingMarkdown while the answer grows', () => {
       'After the quote, ``a ` b`` and `end`.',
     ].join('\n'),
     'a table': ['Options [1]:', '', '| Option | Default |', '| --- | --- |', '| `port` | 3000 |', '| **host** | localhost |', '', 'Set them in the config.'].join('\n'),
+    'emphasis of every kind': [
+      'Use *only* the **first** match, _not_ snake_case_names, nor 2 * 3 in math; ***both*** at once.',
+      '',
+      '* a bullet with *emphasis [1]*',
+      '* and __strong__ text, **bold with *italic* inside**',
+    ].join('\n'),
     'a paragraph followed at once by a list': ['Steps:', '- install it', '- run it', 'Then', '1. check', '2. done'].join('\n'),
   }
 

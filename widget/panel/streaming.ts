@@ -8,8 +8,8 @@
  * syntax that turns into a link, bold, code, a list or a table a moment
  * later, or prose set as a heading. While the answer streams, what
  * may still become syntax is held back until the chunk that settles it, and
- * open bold or inline code is closed for the moment; the settled answer is
- * rendered exactly as written.
+ * open emphasis or inline code is closed for the moment; the settled answer
+ * is rendered exactly as written.
  */
 
 /** A bracket still open at the end: a citation (`[1`, `[1, 2`, `【1`), a link's text or its URL, or `[n]` that a `(` may yet turn into a link. */
@@ -96,19 +96,48 @@ export function streamingMarkdown(text: string): string {
   const tail = text.slice(-HOLD_LIMIT)
   const open = OPEN_BRACKET.exec(tail)
   let shown = open ? text.slice(0, text.length - tail.length + open.index) : text
-  // A lone `*` may be the first half of `**`: shown, it is a star for a moment, then bold.
-  if (/(?:^|[^*])\*$/.test(shown)) shown = shown.slice(0, -1)
-  const span = openCodeSpan(shown.slice(shown.lastIndexOf('\n') + 1))
-  if (span) {
-    // A span with nothing in it yet is left out; otherwise closed. Backticks at its end, fewer than the run that
-    // opened it, are its closing run still arriving: left out too, as they would make a longer run closing nothing.
-    if (shown.endsWith(span)) shown = shown.slice(0, -span.length)
-    else shown = `${shown.replace(/`+$/, '')}${span}`
+  const lastLine = (t: string) => t.slice(t.lastIndexOf('\n') + 1)
+  let closers = ''
+  const span = openCodeSpan(lastLine(shown))
+  if (span && !shown.endsWith(span)) {
+    // Closed for the moment. Backticks at its end, fewer than the run that opened it, are its closing run still
+    // arriving: left out, as with the closing run they would make a longer run, which closes nothing.
+    shown = shown.replace(/`+$/, '')
+    closers = span
+  } else {
+    // A span with nothing in it yet is left out; so is a run of * or _ at the very end, still arriving: the `*`
+    // of `**`, or a closer whose length is not known yet.
+    if (span) shown = shown.slice(0, -span.length)
+    shown = shown.replace(/[*_]+$/, '')
   }
-  const line = shown.slice(shown.lastIndexOf('\n') + 1)
-  if ((line.replace(/(`+)[^`]*?\1/g, '').match(/\*\*/g)?.length ?? 0) % 2 === 1) {
-    // Closed by its marker, or, when the marker is all there is so far, without it.
-    shown = shown.endsWith('**') ? shown.slice(0, -2) : `${shown}**`
+  // Emphasis still open is closed for the moment, innermost first, before any trailing spaces (a closer after a
+  // space closes nothing). Code spans hold no emphasis.
+  const emphasis = openEmphasis(lastLine(shown + closers).replace(/(`+)[^`]*?\1/g, 'x'))
+  if (emphasis.length === 0) return shown + closers
+  const spaces = closers ? '' : (/[ \t]+$/.exec(shown)?.[0] ?? '')
+  return `${shown.slice(0, shown.length - spaces.length)}${closers}${emphasis.reverse().join('')}${spaces}`
+}
+
+/**
+ * The emphasis markers (`*`, `**`, `_`, `__`) still open at the end of a line, in the order they opened: a run
+ * opens when a non-space follows it and closes what it matches when a non-space precedes it; `_` inside a word
+ * (snake_case) does neither, nor does a `*` between spaces (2 * 3) or a list bullet.
+ */
+function openEmphasis(line: string): string[] {
+  const open: string[] = []
+  for (const { 0: run, index: at } of line.matchAll(/\*+|_+/g)) {
+    const char = run[0]!
+    const before = line[at - 1] ?? ' '
+    const after = line[at + run.length] ?? ' '
+    const inWord = (c: string) => char === '_' && /[\p{L}\p{N}]/u.test(c)
+    let left = run.length
+    if (!/\s/.test(before) && !inWord(after)) {
+      while (left > 0 && open.at(-1)?.[0] === char && open.at(-1)!.length <= left) left -= open.pop()!.length
+    }
+    if (left > 0 && !/\s/.test(after) && !inWord(before)) {
+      // `***` opens emphasis with strong emphasis inside it.
+      open.push(...(left === 3 ? [char, char + char] : [char.repeat(left)]))
+    }
   }
-  return shown
+  return open
 }
