@@ -47,6 +47,13 @@ describe('streamingMarkdown', () => {
     for (const plain of ['snake_case_na', '2 * 3 is', '* a bullet', 'a_b and c_d']) expect(streamingMarkdown(plain)).toBe(plain)
   })
 
+  it('holds back a bare URL until a space ends it, rather than autolinking the cut URL', () => {
+    expect(streamingMarkdown('See https://hono.dev/docs/gett')).toBe('See ')
+    expect(streamingMarkdown('See htt')).toBe('See ')
+    expect(streamingMarkdown('See https://hono.dev/docs/ too')).toBe('See https://hono.dev/docs/ too')
+    expect(streamingMarkdown('Call `https://x')).toBe('Call `https://x`')
+  })
+
   it('leaves an open code block as it is: marked already draws it as code', () => {
     const code = 'Like this:\n\n```ts\nconst x = arr[0] ** 2 // `'
     expect(streamingMarkdown(code)).toBe(code)
@@ -170,6 +177,21 @@ describe('streamingMarkdown while the answer grows', () => {
       '',
       '* a bullet with *emphasis [1]*',
       '* and __strong__ text, **bold with *italic* inside**',
+    ].join('\n'),
+    'a typical answer, with links and a bare URL': [
+      'To share a value, call **`c.set()`** in the middleware [1]:',
+      '',
+      '```ts',
+      'app.use(async (c, next) => {',
+      "  c.set('user', { id: 1 })",
+      '  await next()',
+      '})',
+      '```',
+      '',
+      "Then read it with `c.get('user')` [2]; see [the guide](https://hono.dev/docs/api/context) or https://hono.dev/docs/ for more.",
+      '',
+      '- Types: declare `Variables` in `new Hono<{ Variables: { user: User } }>()` [1].',
+      '- The value lives for *one request* only.',
     ].join('\n'),
     'a paragraph followed at once by a list': ['Steps:', '- install it', '- run it', 'Then', '1. check', '2. done'].join('\n'),
   }

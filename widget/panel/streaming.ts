@@ -4,7 +4,7 @@
  * marked autolinks, cut URL and all), `**Note` before the closing `**`, the
  * first backticks of a code fence, the `-` or `1.` that starts a list (which
  * under a paragraph line first reads as a heading's underline), a table's
- * header row before its delimiter row. Rendered as it stands, that is raw
+ * header row before its delimiter row, a bare URL (autolinked as cut). Rendered as it stands, that is raw
  * syntax that turns into a link, bold, code, a list or a table a moment
  * later, or prose set as a heading. While the answer streams, what
  * may still become syntax is held back until the chunk that settles it, and
@@ -98,7 +98,16 @@ export function streamingMarkdown(text: string): string {
   let shown = open ? text.slice(0, text.length - tail.length + open.index) : text
   const lastLine = (t: string) => t.slice(t.lastIndexOf('\n') + 1)
   let closers = ''
-  const span = openCodeSpan(lastLine(shown))
+  let span = openCodeSpan(lastLine(shown))
+  if (!span) {
+    // A bare URL still arriving is autolinked, cut and all, as a link's URL would be; its first letters are text
+    // that turns into a link a moment later. Held back until a space ends it.
+    const word = /(?:^|[\s(*_])(\S+)$/.exec(shown)?.[1]?.toLowerCase()
+    if (word && (/^(?:https?:\/\/|www\.)/.test(word) || ['https://', 'http://', 'www.'].some((start) => start.startsWith(word)))) {
+      shown = shown.slice(0, -word.length)
+      span = openCodeSpan(lastLine(shown))
+    }
+  }
   if (span && !shown.endsWith(span)) {
     // Closed for the moment. Backticks at its end, fewer than the run that opened it, are its closing run still
     // arriving: left out, as with the closing run they would make a longer run, which closes nothing.
