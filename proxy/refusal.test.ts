@@ -284,6 +284,28 @@ describe('an upstream that echoes the request it got in its error body', () => {
     }
   })
 
+  it('an error body cut at the size cap in the middle of a quoted key passes no part of it', async () => {
+    const cap = 64 * 1024
+    const utf8 = new TextEncoder()
+    const cutInKey: typeof fetch = async () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(utf8.encode(`{"error":{"message":"${'x'.repeat(cap)} Bearer ${KEY.slice(0, 20)}`))
+            controller.enqueue(utf8.encode(`${KEY.slice(20)} was refused"}}`))
+            controller.close()
+          },
+        }),
+        { status: 401, headers: { 'content-type': 'application/json' } },
+      )
+    const { app } = proxy({ fetch: cutInKey })
+    const res = await app.request('/ai/openai/chat/completions', post(chat()))
+    const text = await res.text()
+    expect(res.status).toBe(401)
+    expect(text.length).toBeGreaterThan(cap)
+    expect(text).not.toContain(KEY.slice(0, 12))
+  })
+
   it('a credential written into a base URL is refused before any request, never echoed', async () => {
     let requested = false
     const echoing: typeof fetch = (input, init) => {
