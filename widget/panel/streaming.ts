@@ -1,15 +1,15 @@
 /**
  * A streamed answer is rendered again with every chunk, and a chunk can end
- * inside Markdown: `see [1` before its `]`, a link before its `)` (which
- * marked autolinks, cut URL and all), `**Note` before the closing `**`, the
- * first backticks of a code fence, the `-` or `1.` that starts a list (which
- * under a paragraph line first reads as a heading's underline), a table's
- * header row before its delimiter row, a bare URL (autolinked as cut). Rendered as it stands, that is raw
- * syntax that turns into a link, bold, code, a list or a table a moment
- * later, or prose set as a heading. While the answer streams, what
- * may still become syntax is held back until the chunk that settles it, and
- * open emphasis or inline code is closed for the moment; the settled answer
- * is rendered exactly as written.
+ * inside Markdown: `see [1` before its `]`, a link before its `)` or a bare
+ * URL before its end (which marked autolinks, cut URL and all), `**Note`
+ * before the closing `**`, the first backticks of a code fence, the `-` or
+ * `1.` that starts a list (which under a paragraph line first reads as a
+ * heading's underline), a table's header row before its delimiter row.
+ * Rendered as it stands, that is raw syntax that turns into a link, bold,
+ * code, a list or a table a moment later, or prose set as a heading. While
+ * the answer streams, what may still become syntax is held back until the
+ * chunk that settles it, and open emphasis or inline code is closed for the
+ * moment; the settled answer is rendered exactly as written.
  */
 
 /** A bracket still open at the end: a citation (`[1`, `[1, 2`, `【1`), a link's text or its URL, or `[n]` that a `(` may yet turn into a link. */
