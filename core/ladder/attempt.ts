@@ -191,7 +191,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   } catch {
     return interrupted()
   }
-  show({ text: thinking.end() })
+  show(thinking.end())
   if (!done) {
     // The connection closed without the protocol's end marker.
     return finish('failed', { class: firstDeltaMs !== null ? 'stream_broken' : 'network', status })

@@ -16,8 +16,8 @@ function run(pieces: string[]): { seen: string; steps: string[]; everShown: stri
     return (shown.retract ? '↺' : '') + shown.text
   })
   const rest = f.end()
-  steps.push(rest)
-  return { seen: seen + rest, steps, everShown: everShown + rest }
+  steps.push((rest.retract ? '↺' : '') + rest.text)
+  return { seen: (rest.retract ? '' : seen) + rest.text, steps, everShown: everShown + rest.text }
 }
 
 /** Every way of cutting the text in two, then one character at a time. */
@@ -75,6 +75,14 @@ describe('thinkFilter', () => {
 
     it('a thought that ends the stream at the tag leaves nothing', () => {
       expect(run(['Spent every token thinking.\n</think>', '\n\n']).seen).toBe('')
+      expect(run(['Spent every token thinking.\n</think>']).seen).toBe('')
+      expect(run(['Spent every token thinking.</think> ']).seen).toBe('')
+    })
+
+    it('the tag may close a line of thought, but words after it on its line make it text', () => {
+      expect(run(['The answer is 4.</think>', '\n\nIt is 4.']).seen).toBe('It is 4.')
+      const prose = 'Qwen3 ends its thought with </think>, then answers.\nR1 does too.'
+      for (const pieces of everySplit(prose)) expect(run(pieces).seen, JSON.stringify(pieces)).toBe(prose)
     })
 
     it('a </think> an answer quotes as code, or one after an opening tag, is answer text', () => {
@@ -87,7 +95,7 @@ describe('thinkFilter', () => {
     })
 
     it('a later </think> outside code on the same line as a quoted one still ends the thinking', () => {
-      expect(run(['It splits on `</think>`, so I stop here.</think>Use c.set().']).seen).toBe('Use c.set().')
+      expect(run(['It splits on `</think>`, so I stop here.</think>\nUse c.set().']).seen).toBe('Use c.set().')
     })
   })
 })

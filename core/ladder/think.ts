@@ -10,13 +10,14 @@
  * its distills, QwQ, Qwen3's thinking models) served without a reasoning
  * parser (vLLM without --reasoning-parser, llama-server with
  * --reasoning-format none) start the content mid-thought and send only the
- * closing `</think>`. Nothing tells that text from an answer until the tag
- * comes, and holding every answer back for a tag that may never come would
- * end streaming for every model, so it is shown as it comes and, when a
- * `</think>` arrives with no `<think>` before it, taken back (`retract`): all
- * of it was thinking. A `</think>` inside code (`` `</think>` ``, a fenced
- * block) is an answer quoting the tag; outside code the renderer would strip
- * it as HTML, so no answer shows one there.
+ * closing `</think>`, on a line of its own ending the thought. Nothing tells
+ * that text from an answer until the tag comes, and holding every answer back
+ * for a tag that may never come would end streaming for every model, so it is
+ * shown as it comes and, when a `</think>` ends a line with no `<think>`
+ * before it, taken back (`retract`): all of it was thinking. The panel shows
+ * raw HTML as text, so an answer about these models may name the tag: one
+ * inside code (`` `</think>` ``, a fenced block) or with words after it on its
+ * line (`ends with </think>, then`) is answer text.
  *
  * Streaming-safe: a delta may end inside either tag.
  */
@@ -34,29 +35,34 @@ export interface Shown {
 
 export interface ThinkFilter {
   push(text: string): Shown
-  /** What was held back at the end of the stream: a start that never became `<think>` is answer text. */
-  end(): string
+  /** What was held back at the end of the stream: a start that never became `<think>` is answer text; a stream that ends on a lone `</think>` was all thinking. */
+  end(): Shown
 }
 
 export function thinkFilter(): ThinkFilter {
   let state: 'start' | 'thinking' | 'after' | 'unopened' | 'answer' = 'start'
   let held = ''
-  // 'unopened': the current line so far (shown or held), and whether a fence opened on an earlier line is still open.
+  // 'unopened': the current line as far as it was shown, and whether a fence opened on an earlier line is still open.
   let line = ''
   let inFence = false
 
-  /** Where a lone closing tag stands in `line`, outside code; -1 for none; 'open' when `<think>` comes first. */
-  const closeInLine = (): number | 'open' => {
+  /**
+   * Where a closing tag that ends the thinking stands in `line`: outside code, nothing but spaces after it on its
+   * line (`whole`: the line has its newline; otherwise the next delta may still add words after it). 'open' when
+   * `<think>` comes first; -1 for none.
+   */
+  const closeInLine = (whole: boolean): { at: number; sure: boolean } | 'open' | -1 => {
     const open = line.indexOf(OPEN)
     for (let close = inFence ? -1 : line.indexOf(CLOSE); close >= 0; close = line.indexOf(CLOSE, close + 1)) {
       if (open >= 0 && open < close) break
       // An odd number of backticks before it on its line: the tag is quoted in inline code.
-      if ((line.slice(0, close).split('`').length - 1) % 2 === 0) return close
+      if ((line.slice(0, close).split('`').length - 1) % 2 === 1) continue
+      if (line.slice(close + CLOSE.length).trim() === '') return { at: close, sure: whole }
     }
     return open >= 0 ? 'open' : -1
   }
 
-  /** The answer-so-far that may yet turn out to be thinking: watch it for a lone `</think>`. */
+  /** The answer-so-far that may yet turn out to be thinking: watch it for a lone `</think>` ending a line. */
   const unopened = (text: string): Shown => {
     const pending = held + text
     held = ''
@@ -67,16 +73,24 @@ export function thinkFilter(): ThinkFilter {
       const piece = nl < 0 ? pending.slice(i) : pending.slice(i, nl + 1)
       const lineBefore = line
       line += piece
-      const at = closeInLine()
-      if (at === 'open') {
+      const close = closeInLine(nl >= 0)
+      if (close === 'open') {
         // The answer speaks of the tags: it is all text, and nothing in it is watched any more.
         state = 'answer'
         return { text: out + pending.slice(i) }
       }
-      if (at >= 0) {
+      // Where the tag starts in `pending`.
+      const tagAt = close === -1 ? -1 : i + close.at - lineBefore.length
+      if (close !== -1 && close.sure) {
         state = 'after'
         line = ''
-        return { ...after(pending.slice(i + at - lineBefore.length + CLOSE.length)), retract: true }
+        return { ...after(pending.slice(tagAt + CLOSE.length)), retract: true }
+      }
+      if (close !== -1) {
+        // The tag ends the line so far: a newline next makes it the end of the thinking, a word makes it text.
+        held = pending.slice(tagAt)
+        line = line.slice(0, close.at)
+        return { text: out + pending.slice(i, tagAt) }
       }
       if (nl < 0) {
         // The line goes on: a tail that may be the start of `</think>` waits for the next delta.
@@ -139,9 +153,11 @@ export function thinkFilter(): ThinkFilter {
   return {
     push,
     end() {
-      const out = state === 'start' || state === 'unopened' ? held : ''
+      const rest = held
       held = ''
-      return out
+      // The stream ended on a lone closing tag: everything before it was thinking, and no answer followed.
+      if (state === 'unopened' && rest.startsWith(CLOSE)) return { text: '', retract: true }
+      return { text: state === 'start' || state === 'unopened' ? rest : '' }
     },
   }
 }
