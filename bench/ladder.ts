@@ -71,6 +71,7 @@ async function ladder(failing: number): Promise<number> {
     clock: new ManualClock(),
     timeouts: { firstByteMs: 10_000, idleMs: 10_000 },
     onDelta: () => {},
+    onRetract: () => {},
   })
   const dt = performance.now() - t0
   if (r.outcome !== 'answered' || r.attempts.length !== failing + 1) throw new Error(`bench walk went wrong: ${r.outcome}`)

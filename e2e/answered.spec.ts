@@ -1,4 +1,4 @@
-import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
+import { ask, expect, expectAccessible, keepScreenshot, listenToStatus, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED } from './paths.ts'
 
 const site = useSite({ members: ['openai'] })
@@ -42,6 +42,27 @@ test('a citation cut between two chunks is not shown as raw text while the rest 
   expect(await answer.innerText()).not.toContain('[')
   const body = await settled(turn, 'answered')
   await expect(body.locator('.dp-answer a.dp-cite')).toHaveText(['[1]', '[2]'])
+})
+
+test("a reasoning model's thinking sent with only its closing tag leaves the screen when the tag comes", async ({ page }) => {
+  await site.fakes.reset()
+  // Four deltas: the thought, the thought's end with the tag and the answer's first word, then the answer.
+  const text = 'Okay, the reader asks how to set a value.\n</think>\n\nYou set a value with c.set() and read it back later with c.get().'
+  await site.fakes.control({ member: 'openai', text, deltas: 4, paceMs: 2_000 })
+  await page.goto(site.url)
+  await openPanel(page)
+  const said = await listenToStatus(page)
+  const turn = await ask(page, COVERED)
+  const answer = turn.locator('.dp-answer')
+  // Nothing tells the thought from an answer before the tag: it is shown as it comes.
+  await expect(answer).toContainText('Okay, the reader')
+  await expect(answer).toContainText('You set a value')
+  await expect(turn).toHaveAttribute('data-phase', 'answering')
+  expect(await answer.innerText()).not.toMatch(/Okay|think/)
+  const body = await settled(turn, 'answered')
+  await expect(body.locator('.dp-answer')).toHaveText('You set a value with c.set() and read it back later with c.get().')
+  // Taking the thought back is not news to a screen reader: the passages were announced once, with their count.
+  await expect.poll(said).toEqual([expect.stringMatching(/^[1-9]\d* passages? found$/), 'Answer ready'])
 })
 
 test.describe("the owner's answer settings", () => {

@@ -175,22 +175,25 @@ function passHeaders(from: Headers, redactor: Redactor): Headers {
   return out
 }
 
-/** The body's text up to about `cap`; what arrived so far when the upstream cuts it or it is cut (a stall, a reader who left). */
-async function readTextCapped(res: Response, cap: number): Promise<string> {
-  if (!res.body) return ''
+/**
+ * The body's text up to about `cap`; what arrived so far when the upstream cuts it or it is cut (a stall, a reader
+ * who left), with `whole` false.
+ */
+async function readTextCapped(res: Response, cap: number): Promise<{ text: string; whole: boolean }> {
+  if (!res.body) return { text: '', whole: true }
   const reader = res.body.getReader()
   const decoder = new TextDecoder()
   let text = ''
   for (;;) {
-    const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }))
-    if (done) break
-    text += decoder.decode(value, { stream: true })
+    const read = await reader.read().catch(() => undefined)
+    if (!read) return { text: text + decoder.decode(), whole: false }
+    if (read.done) return { text: text + decoder.decode(), whole: true }
+    text += decoder.decode(read.value, { stream: true })
     if (text.length > cap) {
       await reader.cancel().catch(() => {})
-      break
+      return { text: text + decoder.decode(), whole: false }
     }
   }
-  return text + decoder.decode()
 }
 
 /**
@@ -551,7 +554,10 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       // Error bodies are small and some services quote the credential back; read, redact, return. The read is
       // watched like a stream: a body that stalls is cut after idleMs (the status is the answer), a reader who left cuts it.
       const stalled = setTimeout(() => cut('idle'), idleMs)
-      const text = redactor.redact(await readTextCapped(upstream, ERROR_BODY_CAP))
+      const body = await readTextCapped(upstream, ERROR_BODY_CAP)
+      let text = redactor.redact(body.text)
+      // Cut short, the body may end in the first part of a quoted key, which no redaction matches: left out.
+      if (!body.whole) text = text.slice(0, text.length - redactor.heldBack(text))
       clearTimeout(stalled)
       client.removeEventListener('abort', onClientLeft)
       if (client.aborted) return new Response(null, { status: 499 })

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { findKeys } from '../core/key-scan.ts'
 import { chatRequest } from '../core/ladder/adapters/request.ts'
 import { PROTOCOLS } from '../core/protocols/index.ts'
 import { createProxyApp, type ProxyEnv } from './app.ts'
@@ -259,6 +260,68 @@ describe("refusals and the site's daily ceiling", () => {
 
 const DOCS = join(import.meta.dirname, '..', 'docs')
 const isRefusalCode = (name: string): name is RefusalCode => name in REFUSAL_STATUS
+
+describe('an upstream that echoes the request it got in its error body', () => {
+  const CUSTOM_KEY = 'custom-echo-key-9d0e2b7c'
+  /** Every header and the URL, as JSON, as raw lines and base64-encoded, in the body and in headers the proxy passes. */
+  const echo: typeof fetch = async (input, init) => {
+    const url = String(input)
+    const headers = Object.fromEntries(new Headers(init?.headers))
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')
+    const body = JSON.stringify({ error: { message: `Unsupported request to ${url}`, request: { url, headers, lines, base64: btoa(lines) } } })
+    return new Response(body, { status: 400, headers: { 'content-type': 'application/json', 'x-request-id': `for ${headers.authorization}`, 'x-ratelimit-url': url } })
+  }
+
+  it('passes the error on to the panel (it classifies it) with no key in any form, in the body or a header', async () => {
+    for (const [member, model] of [['openai', 'gpt-4o-mini'], ['custom', 'default']] as const) {
+      const { app } = proxy({ env: { OPENAI_API_KEY: KEY, DOCPILOT_CUSTOM_URL: 'http://llm.internal:8000/v1', DOCPILOT_CUSTOM_KEY: CUSTOM_KEY }, fetch: echo })
+      const res = await app.request(`/ai/${member}/chat/completions?key=${KEY}&alt=sse`, post(chat(model)))
+      const text = await res.text()
+      expect(res.status, member).toBe(400)
+      expect((JSON.parse(text) as { error: { message: string } }).error.message).toMatch(/^Unsupported request to http/)
+      const seen = [{ where: `${member} body`, bytes: text }, { where: `${member} headers`, bytes: JSON.stringify([...res.headers]) }]
+      expect(findKeys(seen, [KEY, CUSTOM_KEY])).toEqual([])
+    }
+  })
+
+  it('an error body cut at the size cap in the middle of a quoted key passes no part of it', async () => {
+    const cap = 64 * 1024
+    const utf8 = new TextEncoder()
+    const cutInKey: typeof fetch = async () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(utf8.encode(`{"error":{"message":"${'x'.repeat(cap)} Bearer ${KEY.slice(0, 20)}`))
+            controller.enqueue(utf8.encode(`${KEY.slice(20)} was refused"}}`))
+            controller.close()
+          },
+        }),
+        { status: 401, headers: { 'content-type': 'application/json' } },
+      )
+    const { app } = proxy({ fetch: cutInKey })
+    const res = await app.request('/ai/openai/chat/completions', post(chat()))
+    const text = await res.text()
+    expect(res.status).toBe(401)
+    expect(text.length).toBeGreaterThan(cap)
+    expect(text).not.toContain(KEY.slice(0, 12))
+  })
+
+  it('a credential written into a base URL is refused before any request, never echoed', async () => {
+    let requested = false
+    const echoing: typeof fetch = (input, init) => {
+      requested = true
+      return echo(input, init)
+    }
+    for (const url of [`http://llm.internal:8000/v1?api-key=${KEY}`, `http://llm.internal:8000/v1#${KEY}`]) {
+      const { app } = proxy({ env: { OPENAI_API_KEY: 'sk-other-key-00000000', DOCPILOT_CUSTOM_URL: url }, fetch: echoing })
+      const res = await app.request('/ai/custom/chat/completions', post(chat('default')))
+      const text = await res.text()
+      expect([res.status, (JSON.parse(text) as { error: { code: string } }).error.code], url).toEqual([503, 'proxy_misconfigured'])
+      expect(findKeys([{ where: url, bytes: text }], [KEY])).toEqual([])
+    }
+    expect(requested).toBe(false)
+  })
+})
 
 /** The table under "Refusals and their status codes" in docs/proxy.md, as code → status. */
 function documentedRefusals(): Record<string, number> {

@@ -25,5 +25,10 @@ export function baseUrlProblem(provider: MemberId, value: string): string | unde
   if (url.username || url.password) {
     return `holds a user name or password, which fetch will not send from a URL: remove it${spec.keyEnv ? `, and put the key in ${spec.keyEnv}` : ''}`
   }
+  // The request's path is appended to the base URL, so a query or fragment would swallow it; and a key written
+  // there is not one the proxy knows to redact: an upstream quoting the URL it was sent would show it to readers.
+  if (/[?#]/.test(value)) {
+    return `holds a query or a fragment (from ? or #), which the request's path would be appended to: end it at the path${spec.keyEnv ? `, and put a key in ${spec.keyEnv}` : ''}`
+  }
   return undefined
 }

@@ -141,6 +141,14 @@ describe('validateConfig', () => {
     expect(validateConfig({ chat: { chain: [{ provider: 'custom', baseURL: 'https://llm.internal/v1' }] } }, 'docpilot.config.ts').chat.chain).toEqual([{ provider: 'custom', baseURL: 'https://llm.internal/v1' }])
   })
 
+  it("refuses a chain entry's baseURL holding a query or fragment: the path is appended after it, and a key there is none the proxy redacts", () => {
+    for (const bad of ['https://gw.example/v1?api-key=s3cret-key', 'https://gw.example/v1#token', 'https://gw.example/v1?']) {
+      expect(problems({ chat: { chain: [{ provider: 'custom', baseURL: bad }] } })).toEqual([
+        "Invalid config docpilot.config.ts: chat.chain[0].baseURL: holds a query or a fragment (from ? or #), which the request's path would be appended to: end it at the path, and put a key in DOCPILOT_CUSTOM_KEY",
+      ])
+    }
+  })
+
   it("refuses a chain entry's baseURL that is not http(s) (Ollama's own OLLAMA_HOST is written without one), with an example, as its variable is refused", () => {
     for (const bad of ['localhost:11434', 'ftp://10.0.0.5/api', 'javascript:alert(1)']) {
       expect(problems({ chat: { chain: [{ provider: 'ollama', baseURL: bad }] } })).toEqual([

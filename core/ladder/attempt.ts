@@ -12,7 +12,7 @@ import { classifyResponse } from './classify.ts'
 import type { Clock } from './cooldown.ts'
 import type { Failure } from './failure.ts'
 import type { AttemptRecord } from './receipt.ts'
-import { thinkFilter } from './think.ts'
+import { thinkFilter, type Shown } from './think.ts'
 
 export interface TransportRequest extends WireRequest {
   signal: AbortSignal
@@ -46,6 +46,8 @@ export interface AttemptInput {
   clock: Clock
   signal?: AbortSignal
   onDelta: (text: string) => void
+  /** What the deltas showed was a reasoning model's thinking after all (see think.ts): clear it. */
+  onRetract: () => void
 }
 
 export interface AttemptOutcome {
@@ -150,7 +152,13 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const decoder = adapter.decoder(() => input.clock.now())
   const utf8 = new TextDecoder()
   const thinking = thinkFilter()
-  const show = (visible: string) => {
+  const show = ({ text: visible, retract }: Shown) => {
+    if (retract) {
+      // Nothing of the answer has been shown yet: the timings and the walk (afterDelta) see it so.
+      text = ''
+      firstDeltaMs = null
+      input.onRetract()
+    }
     if (!visible) return
     if (firstDeltaMs === null) firstDeltaMs = msSince(t0)
     text += visible

@@ -27,6 +27,8 @@ export interface WalkInput {
   timeouts: Timeouts
   signal?: AbortSignal
   onDelta: (text: string) => void
+  /** The deltas so far were a reasoning model's thinking (see think.ts): clear them. */
+  onRetract: () => void
 }
 
 export type WalkOutcome =
@@ -95,6 +97,7 @@ export async function walkLadder(input: WalkInput): Promise<WalkResult> {
         clock,
         ...(input.signal ? { signal: input.signal } : {}),
         onDelta: input.onDelta,
+        onRetract: input.onRetract,
       })
       attempts.push(outcome.record)
       ladder = { provider: member.provider, index, freePool: member.freePool ? { index: poolIndex, model } : null }

@@ -122,6 +122,36 @@ describe('runTurn: settling', () => {
     expect(thoughtOnly.receipt.attempts.map((a) => [a.member, a.class])).toEqual([['groq', 'empty_answer'], ['openai', 'ok']])
   })
 
+  it('a model sending only the closing </think> (its template wrote the opening one): its thinking is taken back off the screen', async () => {
+    const t = setup(['groq', 'openai'])
+    const screen = () => t.events.reduce((shown, e) => (e.type === 'retract' ? '' : e.type === 'delta' ? shown + e.text : shown), '')
+    await faults({ member: 'groq', text: 'Okay, the reader asks about c.set; [1] covers it.\n</think>\n\nUse c.set() [1].', deltas: 9 })
+    const r = await t.turn()
+    expect([r.state, r.text]).toEqual(['answered', 'Use c.set() [1].'])
+    expect(t.events.filter((e) => e.type === 'retract')).toHaveLength(1)
+    expect(screen()).toBe(r.text)
+    // A thought that stops at its closing tag answered nothing: the next member is asked, as for a <think> block.
+    await fake.reset()
+    await faults({ member: 'groq', text: 'Okay, the reader asks about c.set; [1] covers it.\n</think>\n', deltas: 5 }, { member: 'openai', text: 'Use c.set() [1].' })
+    const thoughtOnly = await t.turn()
+    expect([thoughtOnly.state, thoughtOnly.text, screen()]).toEqual(['answered', 'Use c.set() [1].', 'Use c.set() [1].'])
+    expect(thoughtOnly.receipt.attempts.map((a) => [a.member, a.class])).toEqual([['groq', 'empty_answer'], ['openai', 'ok']])
+  })
+
+  it('a model that spends every token thinking in reasoning fields never ends the turn empty-handed', async () => {
+    const sse = (frames: object[]) => new Response([...frames.map((f) => JSON.stringify(f)), '[DONE]'].map((f) => `data: ${f}\n\n`).join(''), { headers: { 'content-type': 'text/event-stream' } })
+    const thinksForever = async () =>
+      sse([
+        { choices: [{ delta: { role: 'assistant', content: null, reasoning_content: 'The reader asks about c.set' }, finish_reason: null }] },
+        { choices: [{ delta: { content: '', reasoning: ' and [1] covers' }, finish_reason: null }] },
+        { choices: [{ delta: {}, finish_reason: 'length' }] },
+      ])
+    const r = await setup(['openai']).turn({ transport: thinksForever })
+    // Its thoughts are not the answer, and a cut-off nothing is no answer either: the reader gets the search answer.
+    expect([r.state, r.text, r.passages.length]).toEqual(['hybrid', '', 3])
+    expect(r.receipt.attempts.map((a) => a.class)).toEqual(['empty_answer'])
+  })
+
   it('an answer that ran into the output-token ceiling is marked cut off, in each protocol\'s spelling; one that finished is not', async () => {
     const t = setup(['openai'])
     const sse = (frames: string[]) => new Response(frames.map((f) => `data: ${f}\n\n`).join(''), { headers: { 'content-type': 'text/event-stream' } })

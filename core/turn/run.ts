@@ -101,6 +101,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
     timeouts: { ...CHAT_DEFAULTS.timeouts, ...o.timeouts },
     ...(signal ? { signal } : {}),
     onDelta: (text) => input.onEvent?.({ type: 'delta', text }),
+    onRetract: () => input.onEvent?.({ type: 'retract' }),
   })
   stages.answerMs = msSince(a0)
   // Stage 6.

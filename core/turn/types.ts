@@ -34,6 +34,8 @@ export type TurnEvent =
   /** `given`: how many of the passages, from the first, the prompt holds (absent when the gate refused). */
   | { type: 'retrieval'; mode: SearchResult['mode']; degraded: boolean; passages: Passage[]; given?: number }
   | { type: 'delta'; text: string }
+  /** The deltas so far were a reasoning model's thinking, sent with only its closing tag: clear them; the answer follows. */
+  | { type: 'retract' }
   | { type: 'settled'; result: TurnResult }
 
 export interface StageTimings {

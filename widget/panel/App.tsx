@@ -72,7 +72,8 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
   const onChange = useCallback(
     (id: number, change: Partial<TurnView>) => {
       patch(id, change)
-      if (change.phase === 'asking') announce(COPY.passagesFound(change.passages?.length ?? 0))
+      // Back to asking without passages is a reasoning model's thought taken off the screen (engine.ts): not news.
+      if (change.phase === 'asking' && change.passages) announce(COPY.passagesFound(change.passages.length))
       else if (change.phase === 'settled') announce(settledStatus(change))
     },
     [patch, announce],

@@ -113,6 +113,10 @@ export class Engine {
         } else if (event.type === 'delta') {
           text += event.text
           update({ phase: 'answering', text })
+        } else if (event.type === 'retract') {
+          // The model's thinking, shown until its closing tag came: the reader is back to waiting for the answer.
+          text = ''
+          update({ phase: 'asking', text })
         }
       },
     })

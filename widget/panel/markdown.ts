@@ -60,7 +60,8 @@ function citationExtension(targets: readonly CitationTarget[]): TokenizerAndRend
   }
 }
 
-export function renderAnswer(markdown: string, targets: readonly CitationTarget[]): string {
+/** The Markdown reading of an answer: what is code, what is prose, what is a citation. */
+export function answerMarked(targets: readonly CitationTarget[]): Marked {
   const marked = new Marked({ gfm: true, breaks: false, async: false })
   marked.use({
     extensions: [citationExtension(targets)],
@@ -72,7 +73,11 @@ export function renderAnswer(markdown: string, targets: readonly CitationTarget[
         `<div class="dp-code"><button type="button" class="dp-copy" data-copy-code aria-label="${COPY.copyCode}"><span class="dp-copy-label">${COPY.copy}</span></button><pre><code>${escapeHtml(token.text)}</code></pre></div>`,
     },
   })
-  const html = marked.parse(markdown) as string
+  return marked
+}
+
+export function renderAnswer(markdown: string, targets: readonly CitationTarget[]): string {
+  const html = answerMarked(targets).parse(markdown) as string
   const clean = DOMPurify.sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR,

@@ -37,6 +37,7 @@ async function ask(member: MemberId, opts: { timeouts?: { firstByteMs: number; i
     timeouts: opts.timeouts ?? { firstByteMs: 5000, idleMs: 5000 },
     clock: new ManualClock(),
     onDelta: (t) => deltas.push(t),
+    onRetract: () => deltas.splice(0),
   })
   return { outcome, deltas }
 }
@@ -179,7 +180,11 @@ describe('thinking sent beside the answer is not answer text', () => {
     expect(texts('openai', wire)).toEqual(['Use c.set() [1].'])
   })
 
-  it('a model thinking in a field of its own keeps the stream alive past the time limits, as thinking in the content does', async () => {
+  it.each([
+    ['reasoning_content', { content: null, reasoning_content: 'thought ' }],
+    ['reasoning beside an empty reasoning_content', { content: '', reasoning_content: '', reasoning: 'thought ' }],
+    ["OpenRouter's encrypted reasoning_details alone", { content: '', reasoning_details: [{ type: 'reasoning.encrypted', data: 'gAAAAB' }] }],
+  ])('a model thinking in a field of its own (%s) keeps the stream alive past the time limits, as thinking in the content does', async (_name, thoughtDelta) => {
     const { chain } = fakeChain(fake.env(), ['deepseek'])
     const chunk = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ delta, finish_reason: finish }] })}\n\n`
     const utf8 = new TextEncoder()
@@ -187,7 +192,7 @@ describe('thinking sent beside the answer is not answer text', () => {
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
         for (let i = 0; i < 10; i++) {
-          controller.enqueue(utf8.encode(chunk({ content: null, reasoning_content: `thought ${i} ` })))
+          controller.enqueue(utf8.encode(chunk(thoughtDelta)))
           await new Promise((r) => setTimeout(r, 80))
         }
         controller.enqueue(utf8.encode(chunk({ content: 'Use c.set() [1].' }) + chunk({}, 'stop') + 'data: [DONE]\n\n'))
@@ -204,6 +209,7 @@ describe('thinking sent beside the answer is not answer text', () => {
       timeouts: { firstByteMs: 400, idleMs: 400 },
       clock: new ManualClock(),
       onDelta: () => {},
+      onRetract: () => {},
     })
     expect(outcome.failure).toBeUndefined()
     expect(outcome.text).toBe('Use c.set() [1].')

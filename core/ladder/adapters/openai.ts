@@ -13,7 +13,10 @@ import type { StreamEvent, WireAdapter } from './types.ts'
 interface Chunk {
   model?: string
   error?: unknown
-  choices?: { delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null }; finish_reason?: string | null }[]
+  choices?: {
+    delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; reasoning_details?: unknown[] | null }
+    finish_reason?: string | null
+  }[]
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null
 }
 
@@ -38,9 +41,11 @@ export const openaiAdapter: WireAdapter = {
       for (const choice of chunk.choices ?? []) {
         const text = choice.delta?.content
         if (typeof text === 'string' && text.length > 0) out.push({ type: 'delta', text })
-        // DeepSeek and llama-server say reasoning_content; OpenRouter and Groq's parsed format say reasoning.
-        const thought = choice.delta?.reasoning_content ?? choice.delta?.reasoning
-        if (typeof thought === 'string' && thought.length > 0) out.push({ type: 'thinking' })
+        // DeepSeek and llama-server say reasoning_content; OpenRouter and Groq's parsed format say reasoning (a server
+        // may send both, one of them empty); OpenRouter's reasoning_details alone carries a model's encrypted reasoning.
+        const delta = choice.delta
+        const thought = [delta?.reasoning_content, delta?.reasoning].some((t) => typeof t === 'string' && t.length > 0)
+        if (thought || (Array.isArray(delta?.reasoning_details) && delta.reasoning_details.length > 0)) out.push({ type: 'thinking' })
         if (choice.finish_reason === 'error') out.push({ type: 'error', failure: classifyStreamError(chunk, now()) })
         else if (choice.finish_reason) out.push({ type: 'done', finishReason: choice.finish_reason })
       }
