@@ -187,16 +187,27 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       const index = await openIndex(fsPartLoader(indexDir))
       pages = demoPages(await index.chunks([...Array(index.size).keys()]))
     }
-    const norm = (u: string) => u.replace(/\/+$/, '') || '/'
+    // Page URLs are percent-encoded (indexer/urls.ts) and the request path arrives partly decoded
+    // (Hono keeps %25): /référence/ matched neither, so a page named in any non-ASCII script was a 404.
+    const norm = (u: string) => {
+      let decoded = u
+      try {
+        decoded = decodeURIComponent(u)
+      } catch {}
+      return decoded.replace(/\/+$/, '') || '/'
+    }
     const page = async (path: string): Promise<PageAnswer> => {
       if (siteMode) {
         const found = siteFile(docsDir, path)
         if (found && isHtml(found)) return { html: injectLoader(await readFile(found, 'utf8'), shell) }
         return found ? { file: found } : undefined
       }
-      if (path === '/' || path === '/index.html') return { html: renderHome(pages, shell) }
-      const found = pages.find((p) => norm(p.url) === norm(path))
-      return found ? { html: renderPage(found, pages, shell) } : { html: renderHome(pages, shell), status: 404 }
+      const wanted = path === '/index.html' ? '/' : norm(path)
+      const found = pages.find((p) => norm(p.url) === wanted)
+      if (found) return { html: renderPage(found, pages, shell) }
+      // The page list stands in for a home page only where the docs have none (docs/index.md is served at /,
+      // where its citations link).
+      return wanted === '/' ? { html: renderHome(pages, shell) } : { html: renderHome(pages, shell), status: 404 }
     }
 
     const site = await startSiteServer({
