@@ -64,6 +64,14 @@ describe('validateConfig', () => {
     expect(problems({ chat: { chain: 'atuo' } })).toEqual([`Invalid config docpilot.config.ts: chat.chain must be false, 'auto' or an array of providers (got "atuo"); did you mean 'auto'?`])
   })
 
+  it('refuses an overlap of chunks.maxWords or more, which the indexer could only cut down', () => {
+    expect(problems({ chunks: { overlapWords: 500 } })).toEqual([
+      'Invalid config docpilot.config.ts: chunks.overlapWords: must be less than chunks.maxWords (220): each window repeats this many words of the one before (got 500)',
+    ])
+    expect(problems({ chunks: { maxWords: 60, overlapWords: 60 } })).toHaveLength(1)
+    expect(validateConfig({ chunks: { maxWords: 60, overlapWords: 59 } }, 'x').chunks).toEqual({ maxWords: 60, overlapWords: 59 })
+  })
+
   it('lists the known keys when nothing is close', () => {
     const [line] = problems({ zzzzzz: 1 })
     expect(line).toMatch(/zzzzzz is not a known setting; remove it \(top-level settings are: docs, out, anchors/)
