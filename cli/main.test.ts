@@ -239,7 +239,8 @@ describe('docpilot query and eval', () => {
     await writeFile(join(dir, 'bad.jsonl'), '{"id":"1","q":"cookies"}\n{"id":"2"\n')
     const bad = await run(['query', '--index', 'qidx', '--questions', 'bad.jsonl'])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toMatch(/^bad\.jsonl:2: not valid JSON/)
+    // The line query reads, not eval's: a query file has no "kind" or "gold".
+    expect(bad.stderr).toMatch(/^bad\.jsonl:2: not valid JSON\. Each line must be one object \{"id","q"\}\./)
     expect(bad.stdout).toBe('')
   })
 
