@@ -98,6 +98,17 @@ describe('--help', () => {
     }
   })
 
+  it('says what a port of 0 does wherever a port is taken, and eval --misses what --k does to it', async () => {
+    const program = await buildProgram({ cwd: dir, env: {}, stdout: () => {}, stderr: () => {}, stderrIsTTY: false, version: '0' })
+    const withPort = program.commands.filter((c) => c.options.some((o) => o.long === '--port')).map((c) => c.name())
+    expect(withPort).toEqual(expect.arrayContaining(['dev', 'preview', 'proxy']))
+    for (const name of withPort) expect((await run([name, '--help'])).stdout, `docpilot ${name} --help`).toContain('(0: any free port)')
+    const evalHelp = (await run(['eval', '--help'])).stdout.replace(/\s+/g, ' ')
+    expect(evalHelp).toContain('not found in the top 8 (the top --k, when that is fewer)')
+    // An example a stranger can follow: no folder of docpilot's own development next to their project.
+    expect(evalHelp).not.toContain('shared/eval')
+  })
+
   it("reads each command's description as paragraphs filled to the width, not lines broken where the source broke them", async () => {
     const program = await buildProgram({ cwd: dir, env: {}, stdout: () => {}, stderr: () => {}, stderrIsTTY: false, version: '0' })
     for (const name of program.commands.map((c) => c.name())) {

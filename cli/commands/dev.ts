@@ -265,7 +265,7 @@ export function defineDevCommand(program: Command, ctx: CliContext): void {
         'To try your own built site with the index and widget files you deploy, use `docpilot preview`.',
     )
     .argument('[docs-dir]', 'docs folder (Markdown/MDX or built HTML); default: docs.dir from the config, else ./docs')
-    .option('-p, --port <port>', 'port to listen on', portNumber, 4321)
+    .option('-p, --port <port>', 'port to listen on (0: any free port)', portNumber, 4321)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--fake-providers', 'start the fake LLM providers and answer from them (a demo, no keys needed)')
     .option('--no-csp', 'serve pages without the strict Content-Security-Policy')

@@ -35,7 +35,7 @@ export function defineEvalCommand(program: Command, ctx: CliContext): void {
     .option('--results <file>', 'score this `docpilot query --questions` output instead of searching')
     .option('--k <n>', 'passages per question', positiveInt('--k'), DEFAULT_K)
     .option('--lexical-only', 'search with BM25 alone')
-    .option('--misses', 'list the answerable questions not found in the top 8')
+    .option('--misses', 'list the answerable questions not found in the top 8 (the top --k, when that is fewer)')
     .option('--json', 'print the report as JSON')
     .option('--config <file>', 'config file (default: docpilot.config.* in the working directory)')
     .addHelpText(
@@ -43,7 +43,7 @@ export function defineEvalCommand(program: Command, ctx: CliContext): void {
       `
 Examples:
   $ docpilot eval --questions eval/dev.jsonl
-  $ docpilot eval --index /tmp/hono-index --questions ../shared/eval/hono-dev.jsonl --misses
+  $ docpilot eval --index dist/docpilot --questions eval/dev.jsonl --misses
   $ docpilot query --questions q.jsonl > out.jsonl && docpilot eval --questions q.jsonl --results out.jsonl`,
     )
     .action(async (flags: EvalFlags) => {
