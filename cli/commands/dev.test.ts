@@ -72,6 +72,8 @@ describe('with --fake-providers', () => {
     const manifest = (await (await fetch(`${server.url}/docpilot/manifest.json`)).json()) as { chat: { chain: { provider: string }[] } }
     expect(manifest.chat.chain.map((m) => m.provider)).toEqual(['openai'])
     expect(server.fakes).toBeDefined()
+    // The terminal says so too: "Answering with: openai" alone reads as a real, billed provider.
+    expect(server.answers).toBe("Answering with: docpilot's fake providers in place of openai (gpt-4o-mini); no real service is called.")
     expect(JSON.stringify(manifest)).not.toContain('sk-from-the-shell')
   })
 

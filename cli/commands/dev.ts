@@ -174,7 +174,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     const { proxy, chat, settings } = localProxy(config, env, stored.embedder, localStatePath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite', log), origins, { indexDir, siteDir: agentDir })
     const manifest: Manifest = { ...stored, chat }
     // A provider the config names stays in the chain without its key; here it would only ever fail.
-    const answers = whoAnswers(chat.chain, settings, env, 'config', log)
+    const answers = whoAnswers(chat.chain, settings, env, 'config', log, fakes)
 
     const shell: PageShell = {
       assetBase: ASSET_PATH,

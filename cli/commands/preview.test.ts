@@ -88,7 +88,7 @@ describe('a site whose pages carry the script tag and whose folder holds the ind
     })
     expect(res.status).toBe(200)
     expect(await res.text()).toContain('data:')
-    expect(server.answers).toBe(`Answering with: openai (${manifest.chat.chain[0]!.models.join(', ')})`)
+    expect(server.answers).toBe(`Answering with: docpilot's fake providers in place of openai (${manifest.chat.chain[0]!.models.join(', ')}); no real service is called.`)
   })
 
   it('answers pages of its own port on 127.0.0.1 and localhost, and nothing else (whatever the Host says)', async () => {

@@ -174,7 +174,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     // The real manifest, as deployed; with the fakes, the chain they stand in for, as `dev` does.
     const manifest: Manifest = fakes ? { ...stored, chat } : stored
     // Who answers here: the members this environment can serve, not every member the index names.
-    const answers = whoAnswers(manifest.chat.chain, settings, env, 'index', log)
+    const answers = whoAnswers(manifest.chat.chain, settings, env, 'index', log, fakes)
 
     const shell = { assetBase: assetUrl, indexUrl, ...(fakes ? { demoNotice: DEMO_NOTICE } : {}) }
     const site = await startSiteServer({
