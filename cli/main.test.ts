@@ -66,6 +66,16 @@ describe.concurrent('docpilot (real process)', { timeout: 120_000 }, () => {
     expect(unknown.stderr).toContain("unknown command 'serve'")
   })
 
+  it('names a misspelt command and the nearest one when help is asked for it, either way round', async () => {
+    for (const argv of [['help', 'indx'], ['indx', '--help'], ['indx', '-h', './docs']]) {
+      const r = await run(argv)
+      expect(r.code, argv.join(' ')).toBe(2)
+      expect(r.stderr, argv.join(' ')).toContain("unknown command 'indx'\n(Did you mean index?)")
+    }
+    expect((await run(['help', 'index'])).stdout).toContain('Usage: docpilot index')
+    expect((await run(['help'])).code).toBe(0)
+  })
+
   it('exits 2 on an unknown option', async () => {
     const r = await spawn(['query', '--bogus'])
     expect(r.code).toBe(2)
