@@ -1,5 +1,6 @@
 import { execFile, spawn as spawnChild } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -143,6 +144,13 @@ describe('docpilot index', { timeout: 120_000 }, () => {
     expect(r.stdout).toMatch(/Indexed 3 files into \d+ chunks in [\d.]+ s/)
     expect(r.stdout).toMatch(/KB raw, [\d.]+ KB gzip/)
     expect(await readdir(join(dir, 'idx'))).toContain('manifest.json')
+  })
+
+  it("points to docpilot's own docs at a path that opens from where it ran, not to a docs/ of the owner's", async () => {
+    const r = await run(['index', 'docs', '--out', 'idx-docs-link'])
+    const page = /serve that folder at urls\.base \(([^)]+)\)/.exec(r.stdout)?.[1]
+    expect(page, r.stdout).toMatch(/agents\.md$/)
+    expect(existsSync(resolve(dir, page!)), page).toBe(true)
   })
 
   it('writes byte-identical output for the same docs', async () => {

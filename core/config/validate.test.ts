@@ -72,7 +72,7 @@ describe('validateConfig', () => {
 
   it("says a top-level widget section is not where the widget's options go, rather than guessing budget", () => {
     expect(problems({ widget: { theme: 'dark' } })).toEqual([
-      "Invalid config docpilot.config.ts: widget is not a setting of the config file: the widget's options are its script tag's data- attributes (docs/widget.md); its suggested questions are panel.suggestions",
+      "Invalid config docpilot.config.ts: widget is not a setting of the config file: the widget's options are its script tag's data- attributes (widget.md in docpilot's docs); its suggested questions are panel.suggestions",
     ])
   })
 

@@ -76,7 +76,7 @@ function pathsNamed(root: AnySchema, key: string, at: readonly string[] = []): s
 
 /** Keys an owner is likely to write for something configured elsewhere. */
 const ELSEWHERE: Record<string, string> = {
-  widget: "the widget's options are its script tag's data- attributes (docs/widget.md); its suggested questions are panel.suggestions",
+  widget: "the widget's options are its script tag's data- attributes (widget.md in docpilot's docs); its suggested questions are panel.suggestions",
 }
 
 const quote = (v: unknown): string => (typeof v === 'string' ? `'${v}'` : String(v))
