@@ -57,6 +57,8 @@ Examples:
       } else {
         const loaded = await loadConfigFor(ctx, flags.config)
         const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index), { transport: envEmbedTransport(ctx.env) })
+        const paths = new Set((await index.chunks([...Array(index.size).keys()])).map((c) => c.path))
+        for (const line of unknownGold(questions, paths, flags.questions === '-' ? '(stdin)' : flags.questions)) ctx.stderr(`${line}\n`)
         outputs = []
         for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: flags.k, lexicalOnly: flags.lexicalOnly, context: q.context })))
       }
@@ -81,6 +83,22 @@ function checkGold(questions: readonly EvalQuestion[], file: string): void {
       )
     })
   }
+}
+
+/**
+ * A gold path no page of the index has can never be found: written from another folder than the one
+ * indexed ("docs/guide/config.mdx" for an index of ./docs), every such question scored 0 with no word of why.
+ */
+function unknownGold(questions: readonly EvalQuestion[], paths: ReadonlySet<string>, file: string): string[] {
+  const askedBy = new Map<string, string[]>()
+  for (const q of questions) for (const g of q.gold) if (!paths.has(g.path)) askedBy.set(g.path, [...(askedBy.get(g.path) ?? []), q.id])
+  return [...askedBy].map(([path, ids]) => {
+    const near = [...paths].find((p) => path.endsWith(`/${p}`) || p.endsWith(`/${path}`))
+    return (
+      `warning: ${file}: no page of the index has the gold path ${JSON.stringify(path)} (${ids.map((id) => JSON.stringify(id)).join(', ')}), so it is never found; ` +
+      `gold paths are relative to the folder that was indexed${near ? `: did you mean ${JSON.stringify(near)}?` : ''}`
+    )
+  })
 }
 
 async function readResults(file: string): Promise<QueryOutput[]> {
