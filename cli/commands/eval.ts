@@ -64,7 +64,8 @@ Examples:
       }
       const report = scoreRun(questions, outputs)
       const mode = outputs[0]?.mode ?? 'lexical'
-      ctx.stdout(flags.json ? JSON.stringify({ mode, ...report }, null, 2) + '\n' : table(report, mode, flags.misses ? questions : undefined))
+      const k = flags.results ? undefined : flags.k
+      ctx.stdout(flags.json ? JSON.stringify({ mode, ...report }, null, 2) + '\n' : table(report, mode, flags.misses ? questions : undefined, k))
     })
 }
 
@@ -135,7 +136,7 @@ function isQueryOutput(v: unknown): v is QueryOutput {
 
 const pct = (x: number) => x.toFixed(2)
 
-function table(report: EvalReport, mode: string, questions?: { id: string; q: string }[]): string {
+function table(report: EvalReport, mode: string, questions?: { id: string; q: string }[], k?: number): string {
   const kinds = Object.keys(report.byKind).sort((a, b) => (a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b)))
   const lines = [`mode: ${mode}`, `${'kind'.padEnd(12)} ${'n'.padStart(3)}  ${RECALL_AT.map((k) => `R@${k}`.padStart(5)).join(' ')}  MRR@8`]
   for (const kind of kinds) {
@@ -147,6 +148,9 @@ function table(report: EvalReport, mode: string, questions?: { id: string; q: st
     `gate: off-topic refused ${pct(g.offTopicRefused)} (${Math.round(g.offTopicRefused * g.offTopic)}/${g.offTopic}); ` +
       `answerable wrongly refused ${pct(g.answerableRefused)} (${Math.round(g.answerableRefused * g.answerable)}/${g.answerable})`,
   )
+  // With --k 1, R@3 and R@8 repeated R@1 under headers that promise more.
+  const cut = k === undefined ? [] : RECALL_AT.filter((n) => n > k)
+  if (cut.length) lines.push(`note: --k ${k} keeps the top ${k} of each question, so ${[...cut.map((n) => `R@${n}`), 'MRR@8'].join(', ')} see only those`)
   if (report.missing.length) lines.push(`no output for: ${report.missing.join(', ')}`)
   if (questions && report.misses.length) {
     const byId = new Map(questions.map((q) => [q.id, q.q]))
