@@ -84,11 +84,13 @@ export function localProxy(config: DocpilotConfig, env: Env, embedder: Manifest[
 }
 
 /** One line on who answers the panel's questions. */
-function describeChain(chain: Manifest['chat']['chain']): string {
+function describeChain(chain: Manifest['chat']['chain'], fake: boolean): string {
   if (chain.length === 0) {
     return 'No chat provider: every question gets a search answer (set a provider key such as OPENAI_API_KEY, or pass --fake-providers).'
   }
-  return `Answering with: ${chain.map((m) => `${m.provider} (${m.models.join(', ')})`).join(' → ')}`
+  const members = chain.map((m) => `${m.provider} (${m.models.join(', ')})`).join(' → ')
+  // "Answering with: openai" alone read as a real, billed provider: the page says demo, the terminal must too.
+  return fake ? `Answering with: docpilot's fake providers in place of ${members}; no real service is called.` : `Answering with: ${members}`
 }
 
 /** The variable this environment lacks for the proxy to serve a member, if any. */
@@ -106,7 +108,14 @@ function unservedVariable(member: MemberId, settings: ProxySettings, env: Env): 
  * which variable is missing; a chain of which none can answer says readers get
  * search answers, rather than naming a provider that will never reply.
  */
-export function whoAnswers(chain: Manifest['chat']['chain'], settings: ProxySettings, env: Env, source: 'index' | 'config', log: (line: string) => void): string {
+export function whoAnswers(
+  chain: Manifest['chat']['chain'],
+  settings: ProxySettings,
+  env: Env,
+  source: 'index' | 'config',
+  log: (line: string) => void,
+  fakes?: FakeProviders,
+): string {
   const answering: Manifest['chat']['chain'] = []
   const unserved: string[] = []
   for (const member of chain) {
@@ -117,6 +126,6 @@ export function whoAnswers(chain: Manifest['chat']['chain'], settings: ProxySett
       unserved.push(missing)
     }
   }
-  if (answering.length || !chain.length) return describeChain(answering)
+  if (answering.length || !chain.length) return describeChain(answering, fakes !== undefined)
   return `No member of the ${source}'s chain can answer here (${[...new Set(unserved)].join(', ')} not set): every question gets a search answer. Set the variable in this environment, or pass --fake-providers.`
 }

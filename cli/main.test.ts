@@ -1,5 +1,6 @@
 import { execFile, spawn as spawnChild } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -66,6 +67,16 @@ describe.concurrent('docpilot (real process)', { timeout: 120_000 }, () => {
     expect(unknown.stderr).toContain("unknown command 'serve'")
   })
 
+  it('names a misspelt command and the nearest one when help is asked for it, either way round', async () => {
+    for (const argv of [['help', 'indx'], ['indx', '--help'], ['indx', '-h', './docs']]) {
+      const r = await run(argv)
+      expect(r.code, argv.join(' ')).toBe(2)
+      expect(r.stderr, argv.join(' ')).toContain("unknown command 'indx'\n(Did you mean index?)")
+    }
+    expect((await run(['help', 'index'])).stdout).toContain('Usage: docpilot index')
+    expect((await run(['help'])).code).toBe(0)
+  })
+
   it('exits 2 on an unknown option', async () => {
     const r = await spawn(['query', '--bogus'])
     expect(r.code).toBe(2)
@@ -98,6 +109,17 @@ describe('--help', () => {
     }
   })
 
+  it('says what a port of 0 does wherever a port is taken, and eval --misses what --k does to it', async () => {
+    const program = await buildProgram({ cwd: dir, env: {}, stdout: () => {}, stderr: () => {}, stderrIsTTY: false, version: '0' })
+    const withPort = program.commands.filter((c) => c.options.some((o) => o.long === '--port')).map((c) => c.name())
+    expect(withPort).toEqual(expect.arrayContaining(['dev', 'preview', 'proxy']))
+    for (const name of withPort) expect((await run([name, '--help'])).stdout, `docpilot ${name} --help`).toContain('(0: any free port)')
+    const evalHelp = (await run(['eval', '--help'])).stdout.replace(/\s+/g, ' ')
+    expect(evalHelp).toContain('not found in the top 8 (the top --k, when that is fewer)')
+    // An example a stranger can follow: no folder of docpilot's own development next to their project.
+    expect(evalHelp).not.toContain('shared/eval')
+  })
+
   it("reads each command's description as paragraphs filled to the width, not lines broken where the source broke them", async () => {
     const program = await buildProgram({ cwd: dir, env: {}, stdout: () => {}, stderr: () => {}, stderrIsTTY: false, version: '0' })
     for (const name of program.commands.map((c) => c.name())) {
@@ -122,6 +144,13 @@ describe('docpilot index', { timeout: 120_000 }, () => {
     expect(r.stdout).toMatch(/Indexed 3 files into \d+ chunks in [\d.]+ s/)
     expect(r.stdout).toMatch(/KB raw, [\d.]+ KB gzip/)
     expect(await readdir(join(dir, 'idx'))).toContain('manifest.json')
+  })
+
+  it("points to docpilot's own docs at a path that opens from where it ran, not to a docs/ of the owner's", async () => {
+    const r = await run(['index', 'docs', '--out', 'idx-docs-link'])
+    const page = /serve that folder at urls\.base \(([^)]+)\)/.exec(r.stdout)?.[1]
+    expect(page, r.stdout).toMatch(/agents\.md$/)
+    expect(existsSync(resolve(dir, page!)), page).toBe(true)
   })
 
   it('writes byte-identical output for the same docs', async () => {
@@ -239,7 +268,8 @@ describe('docpilot query and eval', () => {
     await writeFile(join(dir, 'bad.jsonl'), '{"id":"1","q":"cookies"}\n{"id":"2"\n')
     const bad = await run(['query', '--index', 'qidx', '--questions', 'bad.jsonl'])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toMatch(/^bad\.jsonl:2: not valid JSON/)
+    // The line query reads, not eval's: a query file has no "kind" or "gold".
+    expect(bad.stderr).toMatch(/^bad\.jsonl:2: not valid JSON\. Each line must be one object \{"id","q"\}\./)
     expect(bad.stdout).toBe('')
   })
 

@@ -132,6 +132,10 @@ export async function main(argv: string[], overrides: Partial<CliContext> = {}):
     cacheCompiledModules()
   }
   const ctx = { ...defaultContext(), ...overrides }
+  // `docpilot help indx` and `docpilot indx --help` printed the overview and said nothing of the typo (the first
+  // exiting 0): parsed as the bare name, commander names it and the nearest command, as for `docpilot indx`.
+  const named = argv[0] === 'help' ? argv[1] : argv[0]
+  if (named !== undefined && !named.startsWith('-') && named !== 'help' && !Object.hasOwn(COMMANDS, named)) argv = [named]
   const program = await buildProgram(ctx, commandsFor(argv))
   if (argv.length === 0) {
     program.outputHelp()

@@ -4,7 +4,7 @@
  * bundled CLI (dist/bin/), which sit at different depths below it.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, isAbsolute, join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 function packageRoot(from: string): string {
@@ -35,3 +35,14 @@ export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'pack
  * index folder, content-addressed, and never imports this.
  */
 export const DEFAULT_MODEL_DIR = pathToFileURL(join(PACKAGE_ROOT, FROM_SOURCES ? '' : 'dist', 'models', 'default-en') + '/')
+
+/**
+ * One of docpilot's own documentation pages, as the owner can open it from `cwd`:
+ * node_modules/docpilot/docs/agents.md in their project. A bare "docs/agents.md"
+ * named a file of their own docs folder, which it is not.
+ */
+export function docsPage(cwd: string, name: string): string {
+  const file = join(PACKAGE_ROOT, 'docs', name)
+  const rel = relative(cwd, file)
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file
+}

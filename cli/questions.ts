@@ -10,8 +10,9 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-export async function readQuestions(ctx: CliContext, file: string): Promise<EvalQuestion[]> {
-  if (file === '-') return parseQuestions(await readStdin(), '(stdin)')
+/** `shape`: the line the command expects, for the message about a bad one (default: an eval question). */
+export async function readQuestions(ctx: CliContext, file: string, shape?: string): Promise<EvalQuestion[]> {
+  if (file === '-') return parseQuestions(await readStdin(), '(stdin)', shape)
   const path = resolve(ctx.cwd, file)
   let text: string
   try {
@@ -19,5 +20,5 @@ export async function readQuestions(ctx: CliContext, file: string): Promise<Eval
   } catch (err) {
     throw new Error(`cannot read question file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}). Check the --questions path.`)
   }
-  return parseQuestions(text, file)
+  return parseQuestions(text, file, shape)
 }

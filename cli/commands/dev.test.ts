@@ -72,6 +72,8 @@ describe('with --fake-providers', () => {
     const manifest = (await (await fetch(`${server.url}/docpilot/manifest.json`)).json()) as { chat: { chain: { provider: string }[] } }
     expect(manifest.chat.chain.map((m) => m.provider)).toEqual(['openai'])
     expect(server.fakes).toBeDefined()
+    // The terminal says so too: "Answering with: openai" alone reads as a real, billed provider.
+    expect(server.answers).toBe("Answering with: docpilot's fake providers in place of openai (gpt-4o-mini); no real service is called.")
     expect(JSON.stringify(manifest)).not.toContain('sk-from-the-shell')
   })
 
@@ -171,6 +173,42 @@ describe('a custom member configured by baseURL in the config', () => {
     expect(res.status, body).toBe(200)
     expect(body).toContain('data:')
     expect((await fakes.requests()).map((r) => r.member)).toEqual(['custom'])
+  })
+})
+
+describe('pages of Markdown sources', () => {
+  let server: DevServer
+  beforeAll(async () => {
+    const docs = join(work, 'named-docs')
+    mkdirSync(join(docs, 'référence'), { recursive: true })
+    writeFileSync(join(docs, 'index.md'), '# Welcome\n\nThe home page.\n\n## Quick start\n\nRun it.\n')
+    writeFileSync(join(docs, 'référence', 'résumé-api.md'), '# Résumé\n\n## Méthode supprimer\n\nSupprime un tableau.\n')
+    server = await startDevServer({ docsDir: docs, indexDir: join(work, 'index-named-docs'), widgetDir, buildWidget: false, config: validateConfig({ embed: false }, '(test)'), env: {}, dbPath: ':memory:' })
+  })
+  afterAll(() => server?.close())
+
+  it('serves index.md at /, where its citations link, rather than the page list', async () => {
+    const res = await fetch(`${server.url}/`)
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    expect(html).toContain('<h1>Welcome</h1>')
+    expect(html).toContain('id="quick-start"')
+    expect((await fetch(`${server.url}/index.html`)).status).toBe(200)
+  })
+
+  it('serves a page whose file name is not ASCII at the URL the nav and the citations give', async () => {
+    const home = await (await fetch(`${server.url}/`)).text()
+    const href = /<a href="([^"]*r%C3%A9sum%C3%A9[^"]*)"/.exec(home)?.[1]
+    expect(href).toBe('/r%C3%A9f%C3%A9rence/r%C3%A9sum%C3%A9-api')
+    const res = await fetch(`${server.url}${href}`)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain('id="méthode-supprimer"')
+  })
+
+  it('still answers a path that names no page with 404 and the page list', async () => {
+    const res = await fetch(`${server.url}/no-such-page`)
+    expect(res.status).toBe(404)
+    expect(await res.text()).toContain('href="/r%C3%A9f%C3%A9rence/r%C3%A9sum%C3%A9-api"')
   })
 })
 

@@ -174,7 +174,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     const { proxy, chat, settings } = localProxy(config, env, stored.embedder, localStatePath(cwd, opts.dbPath ?? '.docpilot/dev-proxy.sqlite', log), origins, { indexDir, siteDir: agentDir })
     const manifest: Manifest = { ...stored, chat }
     // A provider the config names stays in the chain without its key; here it would only ever fail.
-    const answers = whoAnswers(chat.chain, settings, env, 'config', log)
+    const answers = whoAnswers(chat.chain, settings, env, 'config', log, fakes)
 
     const shell: PageShell = {
       assetBase: ASSET_PATH,
@@ -187,16 +187,27 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       const index = await openIndex(fsPartLoader(indexDir))
       pages = demoPages(await index.chunks([...Array(index.size).keys()]))
     }
-    const norm = (u: string) => u.replace(/\/+$/, '') || '/'
+    // Page URLs are percent-encoded (indexer/urls.ts) and the request path arrives partly decoded
+    // (Hono keeps %25): /référence/ matched neither, so a page named in any non-ASCII script was a 404.
+    const norm = (u: string) => {
+      let decoded = u
+      try {
+        decoded = decodeURIComponent(u)
+      } catch {}
+      return decoded.replace(/\/+$/, '') || '/'
+    }
     const page = async (path: string): Promise<PageAnswer> => {
       if (siteMode) {
         const found = siteFile(docsDir, path)
         if (found && isHtml(found)) return { html: injectLoader(await readFile(found, 'utf8'), shell) }
         return found ? { file: found } : undefined
       }
-      if (path === '/' || path === '/index.html') return { html: renderHome(pages, shell) }
-      const found = pages.find((p) => norm(p.url) === norm(path))
-      return found ? { html: renderPage(found, pages, shell) } : { html: renderHome(pages, shell), status: 404 }
+      const wanted = path === '/index.html' ? '/' : norm(path)
+      const found = pages.find((p) => norm(p.url) === wanted)
+      if (found) return { html: renderPage(found, pages, shell) }
+      // The page list stands in for a home page only where the docs have none (docs/index.md is served at /,
+      // where its citations link).
+      return wanted === '/' ? { html: renderHome(pages, shell) } : { html: renderHome(pages, shell), status: 404 }
     }
 
     const site = await startSiteServer({
@@ -254,7 +265,7 @@ export function defineDevCommand(program: Command, ctx: CliContext): void {
         'To try your own built site with the index and widget files you deploy, use `docpilot preview`.',
     )
     .argument('[docs-dir]', 'docs folder (Markdown/MDX or built HTML); default: docs.dir from the config, else ./docs')
-    .option('-p, --port <port>', 'port to listen on', portNumber, 4321)
+    .option('-p, --port <port>', 'port to listen on (0: any free port)', portNumber, 4321)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--fake-providers', 'start the fake LLM providers and answer from them (a demo, no keys needed)')
     .option('--no-csp', 'serve pages without the strict Content-Security-Policy')

@@ -1,5 +1,5 @@
-/** `docpilot eval` run through the CLI's main with saved `docpilot query` output (--results), so no index is needed. */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+/** `docpilot eval` run through the CLI's main: mostly with saved `docpilot query` output (--results), so no index is needed; gold paths are checked against a small index. */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -53,5 +53,33 @@ describe('docpilot eval', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('bad.jsonl: question "a": gold[0] must be {"path","trail"}')
     expect(r.stderr).not.toContain('Cannot read properties')
+  })
+
+  describe('searching an index', () => {
+    beforeAll(async () => {
+      const docs = join(dir, 'docs')
+      await mkdir(join(docs, 'guide'), { recursive: true })
+      await writeFile(join(docs, 'guide', 'cookies.md'), '# Cookies\n\n## Signed cookies\n\nUse setSignedCookie with a secret.\n')
+      expect((await run(['index', 'docs', '--out', 'idx', '--no-llms'])).code).toBe(0)
+      const question = (id: string, path: string) => JSON.stringify({ id, q: 'signed cookies', kind: 'keyword', gold: [{ path, trail: ['Cookies', 'Signed cookies'] }] })
+      await writeFile(join(dir, 'paths.jsonl'), [question('a', 'docs/guide/cookies.md'), question('b', 'docs/guide/cookies.md'), question('c', 'guide/cookies.md')].join('\n') + '\n')
+    }, 120_000)
+
+    it('warns of a gold path no page of the index has, with the path it probably meant', async () => {
+      const r = await run(['eval', '--index', 'idx', '--questions', 'paths.jsonl'])
+      expect(r.code).toBe(0)
+      expect(r.stdout).not.toContain('note: --k')
+      expect(r.stderr).toBe(
+        'warning: paths.jsonl: no page of the index has the gold path "docs/guide/cookies.md" ("a", "b"), so it is never found; ' +
+          'gold paths are relative to the folder that was indexed: did you mean "guide/cookies.md"?\n',
+      )
+    })
+
+    it('says when --k cuts the list below what R@3 and R@8 count', async () => {
+      const one = await run(['eval', '--index', 'idx', '--questions', 'paths.jsonl', '--k', '1'])
+      expect(one.stdout).toContain('note: --k 1 keeps the top 1 of each question, so R@3, R@8, MRR@8 see only those')
+      const five = await run(['eval', '--index', 'idx', '--questions', 'paths.jsonl', '--k', '5'])
+      expect(five.stdout).toContain('note: --k 5 keeps the top 5 of each question, so R@8, MRR@8 see only those')
+    })
   })
 })

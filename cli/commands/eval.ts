@@ -35,7 +35,7 @@ export function defineEvalCommand(program: Command, ctx: CliContext): void {
     .option('--results <file>', 'score this `docpilot query --questions` output instead of searching')
     .option('--k <n>', 'passages per question', positiveInt('--k'), DEFAULT_K)
     .option('--lexical-only', 'search with BM25 alone')
-    .option('--misses', 'list the answerable questions not found in the top 8')
+    .option('--misses', 'list the answerable questions not found in the top 8 (the top --k, when that is fewer)')
     .option('--json', 'print the report as JSON')
     .option('--config <file>', 'config file (default: docpilot.config.* in the working directory)')
     .addHelpText(
@@ -43,7 +43,7 @@ export function defineEvalCommand(program: Command, ctx: CliContext): void {
       `
 Examples:
   $ docpilot eval --questions eval/dev.jsonl
-  $ docpilot eval --index /tmp/hono-index --questions ../shared/eval/hono-dev.jsonl --misses
+  $ docpilot eval --index dist/docpilot --questions eval/dev.jsonl --misses
   $ docpilot query --questions q.jsonl > out.jsonl && docpilot eval --questions q.jsonl --results out.jsonl`,
     )
     .action(async (flags: EvalFlags) => {
@@ -57,12 +57,15 @@ Examples:
       } else {
         const loaded = await loadConfigFor(ctx, flags.config)
         const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index), { transport: envEmbedTransport(ctx.env) })
+        const paths = new Set((await index.chunks([...Array(index.size).keys()])).map((c) => c.path))
+        for (const line of unknownGold(questions, paths, flags.questions === '-' ? '(stdin)' : flags.questions)) ctx.stderr(`${line}\n`)
         outputs = []
         for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: flags.k, lexicalOnly: flags.lexicalOnly, context: q.context })))
       }
       const report = scoreRun(questions, outputs)
       const mode = outputs[0]?.mode ?? 'lexical'
-      ctx.stdout(flags.json ? JSON.stringify({ mode, ...report }, null, 2) + '\n' : table(report, mode, flags.misses ? questions : undefined))
+      const k = flags.results ? undefined : flags.k
+      ctx.stdout(flags.json ? JSON.stringify({ mode, ...report }, null, 2) + '\n' : table(report, mode, flags.misses ? questions : undefined, k))
     })
 }
 
@@ -81,6 +84,22 @@ function checkGold(questions: readonly EvalQuestion[], file: string): void {
       )
     })
   }
+}
+
+/**
+ * A gold path no page of the index has can never be found: written from another folder than the one
+ * indexed ("docs/guide/config.mdx" for an index of ./docs), every such question scored 0 with no word of why.
+ */
+function unknownGold(questions: readonly EvalQuestion[], paths: ReadonlySet<string>, file: string): string[] {
+  const askedBy = new Map<string, string[]>()
+  for (const q of questions) for (const g of q.gold) if (!paths.has(g.path)) askedBy.set(g.path, [...(askedBy.get(g.path) ?? []), q.id])
+  return [...askedBy].map(([path, ids]) => {
+    const near = [...paths].find((p) => path.endsWith(`/${p}`) || p.endsWith(`/${path}`))
+    return (
+      `warning: ${file}: no page of the index has the gold path ${JSON.stringify(path)} (${ids.map((id) => JSON.stringify(id)).join(', ')}), so it is never found; ` +
+      `gold paths are relative to the folder that was indexed${near ? `: did you mean ${JSON.stringify(near)}?` : ''}`
+    )
+  })
 }
 
 async function readResults(file: string): Promise<QueryOutput[]> {
@@ -117,7 +136,7 @@ function isQueryOutput(v: unknown): v is QueryOutput {
 
 const pct = (x: number) => x.toFixed(2)
 
-function table(report: EvalReport, mode: string, questions?: { id: string; q: string }[]): string {
+function table(report: EvalReport, mode: string, questions?: { id: string; q: string }[], k?: number): string {
   const kinds = Object.keys(report.byKind).sort((a, b) => (a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b)))
   const lines = [`mode: ${mode}`, `${'kind'.padEnd(12)} ${'n'.padStart(3)}  ${RECALL_AT.map((k) => `R@${k}`.padStart(5)).join(' ')}  MRR@8`]
   for (const kind of kinds) {
@@ -129,6 +148,9 @@ function table(report: EvalReport, mode: string, questions?: { id: string; q: st
     `gate: off-topic refused ${pct(g.offTopicRefused)} (${Math.round(g.offTopicRefused * g.offTopic)}/${g.offTopic}); ` +
       `answerable wrongly refused ${pct(g.answerableRefused)} (${Math.round(g.answerableRefused * g.answerable)}/${g.answerable})`,
   )
+  // With --k 1, R@3 and R@8 repeated R@1 under headers that promise more.
+  const cut = k === undefined ? [] : RECALL_AT.filter((n) => n > k)
+  if (cut.length) lines.push(`note: --k ${k} keeps the top ${k} of each question, so ${[...cut.map((n) => `R@${n}`), 'MRR@8'].join(', ')} see only those`)
   if (report.missing.length) lines.push(`no output for: ${report.missing.join(', ')}`)
   if (questions && report.misses.length) {
     const byId = new Map(questions.map((q) => [q.id, q.q]))

@@ -9,6 +9,7 @@ import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
 import { DEFAULT_SITE_OUT, siteOutFor } from '../site-out.ts'
+import { docsPage } from '../package-root.ts'
 import type { LlmsResult } from '../../indexer/llms.ts'
 
 interface IndexFlags {
@@ -156,7 +157,7 @@ function llmsLines(ctx: CliContext, llms: LlmsResult | undefined): string[] {
   const where = rel && !rel.startsWith('..') ? rel : llms.dir
   const lines = [
     `  Agents: llms.txt ${kb(llms.bytes.llmsTxt)}, llms-full.txt ${kb(llms.bytes.llmsFull)}, ${llms.pages} page copies (${kb(llms.bytes.copies)}) in ${where}; ` +
-      'serve that folder at urls.base (docs/agents.md).',
+      `serve that folder at urls.base (${docsPage(ctx.cwd, 'agents.md')}).`,
   ]
   if (llms.untitled !== undefined) {
     lines.push(`  Note: llms.txt is titled "${llms.untitled}", the docs folder's name, as no page is served at urls.base to take a title from: set llms.title to your site's name.`)

@@ -7,6 +7,7 @@ import { MANIFEST_FILE } from '../../core/index/format.ts'
 import { DEFAULT_DB_PATH } from '../../proxy/node.ts'
 import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
 import { openIndexDir } from '../index-dir.ts'
+import { docsPage } from '../package-root.ts'
 import { renderHtml } from '../insights/html.ts'
 import { renderMarkdown } from '../insights/markdown.ts'
 import { buildReport, gapQuestions, parseEvents } from '../insights/report.ts'
@@ -85,7 +86,7 @@ Examples:
       if (report.turns === 0 && !loaded.config.insights.enabled) {
         ctx.stdout(
           `insights.enabled is off in ${loaded.file ? shown(loaded.file) : 'the config (there is no config file)'}, so the panel sends no records and the proxy stores none. ` +
-            'Set insights: { enabled: true }, run docpilot index again and restart the proxy (docs/insights.md).\n',
+            `Set insights: { enabled: true }, run docpilot index again and restart the proxy (${docsPage(ctx.cwd, 'insights.md')}).\n`,
         )
       }
       if (flags.export) {

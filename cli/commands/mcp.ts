@@ -19,6 +19,7 @@ import { mcpSettingsFor } from '../../proxy/mcp-settings.ts'
 import { indexDirFor, loadConfigFor, type CliContext } from '../context.ts'
 import { openIndexDir } from '../index-dir.ts'
 import { DEFAULT_SITE_OUT, siteOutFor } from '../site-out.ts'
+import { docsPage } from '../package-root.ts'
 
 interface McpFlags {
   index?: string
@@ -33,7 +34,7 @@ export function defineMcpCommand(program: Command, ctx: CliContext): void {
     .description(
       'An MCP server on standard input and output with two tools, search_docs (the panel\'s search, the same results as\n' +
         '`docpilot query`) and get_page (a page\'s Markdown), and llms.txt as a resource. Your editor starts it;\n' +
-        'the config snippets for Claude Desktop, Cursor and VS Code are in docs/agents.md.',
+        `the config snippets for Claude Desktop, Cursor and VS Code are in docpilot's docs:\n  ${docsPage(ctx.cwd, 'agents.md')}`,
     )
     .option('--index <dir>', 'index folder (default: `out` from the config, .docpilot/index)')
     .option('--site-out <dir>', `the folder \`docpilot index\` wrote llms.txt and the page copies to (default: llms.siteOut from the config, ${DEFAULT_SITE_OUT})`)

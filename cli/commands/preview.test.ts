@@ -88,7 +88,7 @@ describe('a site whose pages carry the script tag and whose folder holds the ind
     })
     expect(res.status).toBe(200)
     expect(await res.text()).toContain('data:')
-    expect(server.answers).toBe(`Answering with: openai (${manifest.chat.chain[0]!.models.join(', ')})`)
+    expect(server.answers).toBe(`Answering with: docpilot's fake providers in place of openai (${manifest.chat.chain[0]!.models.join(', ')}); no real service is called.`)
   })
 
   it('answers pages of its own port on 127.0.0.1 and localhost, and nothing else (whatever the Host says)', async () => {
@@ -123,6 +123,33 @@ describe('a site built for a base path (VitePress base, Docusaurus baseUrl, Astr
     expect(lines.join('\n')).toContain('The pages are built for the base path /docs/')
     expect(lines.join('\n')).not.toContain("serving docpilot's own widget files")
     expect(lines.join('\n')).not.toContain('No page in')
+  })
+})
+
+describe('a site built for a base path, before its widget and index are in it', () => {
+  let server: PreviewServer
+  beforeAll(async () => {
+    lines.length = 0
+    // A VitePress build with base '/docs/': its stylesheet and pages sit at the folder's root, linked below /docs/.
+    const dir = join(work, 'based-bare')
+    const head = '<link rel="stylesheet" href="/docs/assets/style.css"><script src="/docs/docpilot-assets/docpilot.js" data-index="/docs/docpilot/" defer></script>'
+    mkdirSync(join(dir, 'guide'), { recursive: true })
+    mkdirSync(join(dir, 'assets'))
+    writeFileSync(join(dir, 'assets', 'style.css'), 'body {}')
+    writeFileSync(join(dir, 'index.html'), page('Home', head))
+    writeFileSync(join(dir, 'guide', 'cookies.html'), page('Cookies', head))
+    server = await startPreviewServer({ siteDir: dir, config, indexDir, cwd: work, env: {}, dbPath: ':memory:', log })
+  })
+  afterAll(() => server?.close())
+
+  it('is still served below its base, and names the folders inside it where the widget and index go', async () => {
+    expect(server.base).toBe('/docs/')
+    expect(await (await fetch(`${server.url}/docs/guide/cookies`)).text()).toContain('<h1>Cookies</h1>')
+    expect((await fetch(`${server.url}/docs/docpilot/manifest.json`)).status).toBe(200)
+    expect((await fetch(`${server.url}/docs/docpilot-assets/docpilot.js`)).status).toBe(200)
+    const said = lines.join('\n')
+    expect(said).toContain('The pages are built for the base path /docs/')
+    expect(said).toContain(`docpilot widget --out ${join(work, 'based-bare', 'docpilot-assets')}`)
   })
 })
 

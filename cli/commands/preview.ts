@@ -67,14 +67,20 @@ export async function findLoaderTag(siteDir: string): Promise<LoaderTag | undefi
  * The URL path the site folder is deployed below: '/' unless its pages were
  * built for a base path (VitePress `base`, Docusaurus `baseUrl`, Astro `base`),
  * whose output holds at its root what the pages load from below that base.
+ * `pageHtml`, the page holding the tag, tells it when neither the widget nor
+ * the index is in the site yet: what else the page loads or links (its
+ * stylesheet, the next page) is found below the base, and not as written.
  */
-export function siteBase(siteDir: string, tag: LoaderTag | undefined): string {
+export function siteBase(siteDir: string, tag: LoaderTag | undefined, pageHtml = ''): string {
   if (!tag || siteFile(siteDir, tag.src)) return '/'
   const dirs = tag.src.split('/').slice(1, -1)
+  const linked = [...pageHtml.matchAll(/\b(?:href|src)\s*=\s*["'](\/(?!\/)[^"'#?]*)/gi)].map((m) => m[1]!)
   for (let n = 1; n < dirs.length; n++) {
     const base = `/${dirs.slice(0, n).join('/')}/`
     const below = (url: string) => url.slice(base.length - 1)
-    if (tag.index.startsWith(base) && (siteFile(siteDir, below(tag.src)) || siteFile(siteDir, `${below(tag.index)}${MANIFEST_FILE}`))) return base
+    if (!tag.index.startsWith(base)) continue
+    if (siteFile(siteDir, below(tag.src)) || siteFile(siteDir, `${below(tag.index)}${MANIFEST_FILE}`)) return base
+    if (linked.some((url) => url.startsWith(base) && !siteFile(siteDir, url) && siteFile(siteDir, below(url)))) return base
   }
   return '/'
 }
@@ -126,7 +132,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
   const loaderUrl = tag?.src ?? `${ASSET_PATH}docpilot.js`
   const indexUrl = tag?.index ?? INDEX_PATH
   const assetUrl = loaderUrl.slice(0, loaderUrl.lastIndexOf('/') + 1)
-  const base = siteBase(siteDir, tag)
+  const base = siteBase(siteDir, tag, tag ? await readFile(join(siteDir, tag.page), 'utf8') : '')
   /** Where a URL path's file sits in the site folder (undefined: outside the base the site is served below). */
   const inSite = (url: string) => (url.startsWith(base) ? url.slice(base.length - 1) : undefined)
   const siteFileAt = (url: string) => {
@@ -174,7 +180,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
     // The real manifest, as deployed; with the fakes, the chain they stand in for, as `dev` does.
     const manifest: Manifest = fakes ? { ...stored, chat } : stored
     // Who answers here: the members this environment can serve, not every member the index names.
-    const answers = whoAnswers(manifest.chat.chain, settings, env, 'index', log)
+    const answers = whoAnswers(manifest.chat.chain, settings, env, 'index', log, fakes)
 
     const shell = { assetBase: assetUrl, indexUrl, ...(fakes ? { demoNotice: DEMO_NOTICE } : {}) }
     const site = await startSiteServer({

@@ -58,7 +58,7 @@ Examples:
       const opts = { k: flags.k, lexicalOnly: flags.lexicalOnly }
 
       if (flags.questions) {
-        for (const q of await readQuestions(ctx, flags.questions)) {
+        for (const q of await readQuestions(ctx, flags.questions, '{"id","q"}')) {
           ctx.stdout(JSON.stringify(toContractLine(q.id, await index.search(q.q, { ...opts, context: q.context }))) + '\n')
         }
         return

@@ -71,10 +71,25 @@ export const UrlsSchema = z.strictObject({
   trailingSlash: z.boolean().default(false),
 })
 
-export const ChunksSchema = z.strictObject({
-  maxWords: z.number().int().min(50).max(2000).default(220),
-  overlapWords: z.number().int().min(0).max(500).default(40),
-})
+export const ChunksSchema = z
+  .strictObject({
+    maxWords: z.number().int().min(50).max(2000).default(220),
+    overlapWords: z.number().int().min(0).max(500).default(40),
+  })
+  .superRefine(
+    (chunks, ctx) => {
+      // The indexer would quietly cut the overlap to maxWords - 1: windows one word apart, dozens of times the chunks.
+      if (chunks.overlapWords >= chunks.maxWords) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['overlapWords'],
+          message: `must be less than chunks.maxWords (${chunks.maxWords}): each window repeats this many words of the one before`,
+        })
+      }
+    },
+    // Only once both numbers are valid: a maxWords of 10 is its own mistake, not a second one about the overlap.
+    { when: (payload) => payload.issues.length === 0 },
+  )
 
 const chainEntry = z.union([
   memberId,

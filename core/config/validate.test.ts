@@ -64,6 +64,26 @@ describe('validateConfig', () => {
     expect(problems({ chat: { chain: 'atuo' } })).toEqual([`Invalid config docpilot.config.ts: chat.chain must be false, 'auto' or an array of providers (got "atuo"); did you mean 'auto'?`])
   })
 
+  it('names the section a setting belongs to when it is written in another one', () => {
+    expect(problems({ proxy: { dailyLimit: 100 } })).toEqual(['Invalid config docpilot.config.ts: proxy.dailyLimit is not a known setting; did you mean budget.dailyLimit?'])
+    expect(problems({ slugger: 'vitepress' })).toEqual(['Invalid config docpilot.config.ts: slugger is not a known setting; did you mean anchors.slugger?'])
+    expect(problems({ maxTokens: 500 })).toEqual(['Invalid config docpilot.config.ts: maxTokens is not a known setting; did you mean chat.maxTokens or proxy.maxTokens?'])
+  })
+
+  it("says a top-level widget section is not where the widget's options go, rather than guessing budget", () => {
+    expect(problems({ widget: { theme: 'dark' } })).toEqual([
+      "Invalid config docpilot.config.ts: widget is not a setting of the config file: the widget's options are its script tag's data- attributes (widget.md in docpilot's docs); its suggested questions are panel.suggestions",
+    ])
+  })
+
+  it('refuses an overlap of chunks.maxWords or more, which the indexer could only cut down', () => {
+    expect(problems({ chunks: { overlapWords: 500 } })).toEqual([
+      'Invalid config docpilot.config.ts: chunks.overlapWords: must be less than chunks.maxWords (220): each window repeats this many words of the one before (got 500)',
+    ])
+    expect(problems({ chunks: { maxWords: 60, overlapWords: 60 } })).toHaveLength(1)
+    expect(validateConfig({ chunks: { maxWords: 60, overlapWords: 59 } }, 'x').chunks).toEqual({ maxWords: 60, overlapWords: 59 })
+  })
+
   it('lists the known keys when nothing is close', () => {
     const [line] = problems({ zzzzzz: 1 })
     expect(line).toMatch(/zzzzzz is not a known setting; remove it \(top-level settings are: docs, out, anchors/)

@@ -64,6 +64,21 @@ function keysOf(s: AnySchema | undefined): string[] {
   return []
 }
 
+/** Every path below `root` whose last key is `key` (any case): a setting written in the wrong section. */
+function pathsNamed(root: AnySchema, key: string, at: readonly string[] = []): string[][] {
+  return keysOf(root).flatMap((k) => {
+    const here = [...at, k]
+    const found = k.toLowerCase() === key.toLowerCase() && at.length > 0 ? [here] : []
+    const child = childOf(unwrap(root).schema, k)
+    return child ? [...found, ...pathsNamed(child, key, here)] : found
+  })
+}
+
+/** Keys an owner is likely to write for something configured elsewhere. */
+const ELSEWHERE: Record<string, string> = {
+  widget: "the widget's options are its script tag's data- attributes (widget.md in docpilot's docs); its suggested questions are panel.suggestions",
+}
+
 const quote = (v: unknown): string => (typeof v === 'string' ? `'${v}'` : String(v))
 
 function orList(items: string[]): string {
@@ -226,10 +241,13 @@ function problemsOf(issue: z.core.$ZodIssue, input: unknown): string[] {
       const known = keysOf(schema ?? ConfigSchema)
       return issue.keys.map((key) => {
         const field = formatPath([...path, key])
+        const hint = path.length === 0 ? ELSEWHERE[key] : undefined
+        if (hint) return `${field} is not a setting of the config file: ${hint}`
         const guess = closestKey(key, known)
-        return guess
-          ? `${field} is not a known setting; did you mean ${formatPath([...path, guess])}?`
-          : `${field} is not a known setting; remove it (${where === 'the config' ? 'top-level' : where} settings are: ${known.join(', ')})`
+        if (guess) return `${field} is not a known setting; did you mean ${formatPath([...path, guess])}?`
+        const moved = pathsNamed(ConfigSchema, key).filter((p) => formatPath(p) !== field)
+        if (moved.length) return `${field} is not a known setting; did you mean ${orList(moved.map(formatPath))}?`
+        return `${field} is not a known setting; remove it (${where === 'the config' ? 'top-level' : where} settings are: ${known.join(', ')})`
       })
     }
     case 'invalid_type':

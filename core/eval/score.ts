@@ -134,8 +134,13 @@ export function scoreRun(questions: readonly EvalQuestion[], outputs: readonly Q
   }
 }
 
-/** Parses a question set (JSONL), naming the line of any bad entry. */
-export function parseQuestions(text: string, file: string): EvalQuestion[] {
+const EVAL_LINE = '{"id","q","kind","gold"}'
+
+/**
+ * Parses a question set (JSONL), naming the line of any bad entry. `shape` is the line the reader's
+ * command expects: `docpilot query` reads only {"id","q"}, and "kind"/"gold" there would send them astray.
+ */
+export function parseQuestions(text: string, file: string, shape = EVAL_LINE): EvalQuestion[] {
   const out: EvalQuestion[] = []
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return
@@ -143,11 +148,11 @@ export function parseQuestions(text: string, file: string): EvalQuestion[] {
     try {
       parsed = JSON.parse(line)
     } catch {
-      throw new Error(`${file}:${i + 1}: not valid JSON. Each line must be one object {"id","q","kind","gold"}.`)
+      throw new Error(`${file}:${i + 1}: not valid JSON. Each line must be one object ${shape}.`)
     }
     // Valid JSON that is no object (null, a list, a bare string) is no question either.
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new Error(`${file}:${i + 1}: not an object. Each line must be one object {"id","q","kind","gold"}.`)
+      throw new Error(`${file}:${i + 1}: not an object. Each line must be one object ${shape}.`)
     }
     const q = parsed as Partial<EvalQuestion>
     if (typeof q.id !== 'string' || typeof q.q !== 'string') {
