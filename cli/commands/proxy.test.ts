@@ -30,6 +30,16 @@ describe('docpilot proxy --settings', () => {
     expect(r.o.err).toContain('DOCPILOT_PROXY JSON that `docpilot doctor --proxy` prints')
   })
 
+  it("reads the JSON inside the wrangler.toml line doctor --proxy prints, when the whole line or the quoted value was saved", async () => {
+    for (const text of [`DOCPILOT_PROXY = '{"routes":[]}'\n`, `  '{"routes":[]}'`]) {
+      const r = await run(['--settings', 'ps.json', '--db', ':memory:'])
+      r.write('ps.json', text)
+      expect(await r.main()).toBe(2)
+      // Parsed: the settings' own problem is named, not a JSON syntax error.
+      expect(r.o.err).toMatch(/--settings .*ps\.json: proxy\.siteOrigins is not set/)
+    }
+  })
+
   it('says to add the site origin to the settings file itself, which is what this run reads', async () => {
     const r = await run(['--settings', 'ps.json', '--db', ':memory:'])
     r.write('ps.json', JSON.stringify({ routes: [] }))

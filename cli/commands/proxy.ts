@@ -22,6 +22,14 @@ interface ProxyFlags {
   settings?: string
 }
 
+/**
+ * `doctor --proxy` prints the value as a wrangler.toml line, `DOCPILOT_PROXY = '<json>'`: an owner who saves
+ * the whole line, or the value with its quotes, means the JSON inside (a TOML literal string holds no quote).
+ */
+function settingsJson(text: string): string {
+  return /^\s*(?:DOCPILOT_PROXY\s*=\s*)?'([^']*)'\s*$/.exec(text)?.[1] ?? text
+}
+
 /** The DOCPILOT_PROXY value `doctor --proxy` prints, read from a file: the same routes a Worker would serve. */
 function settingsFile(cwd: string, file: string): ProxySettings {
   const path = resolve(cwd, file)
@@ -33,7 +41,7 @@ function settingsFile(cwd: string, file: string): ProxySettings {
   }
   let settings: ProxySettings
   try {
-    settings = parseProxySettings(text)
+    settings = parseProxySettings(settingsJson(text))
   } catch (err) {
     throw new UsageError(`--settings ${path}: ${(err as Error).message}. Use the DOCPILOT_PROXY JSON that \`docpilot doctor --proxy\` prints.`)
   }
