@@ -262,11 +262,15 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
     const helpCmd = await sh('npx docpilot help preview', project)
     ok(helpCmd, 'help preview')
     expect(helpCmd.stdout).toContain('Usage: docpilot preview')
-    // The installed widget files are prebuilt: an option that could not change them is not offered.
+    // The installed widget files are prebuilt: an option that could not change them (or skip their build) is not offered.
     const widgetHelp = await sh('npx docpilot widget --help', project)
     ok(widgetHelp, 'widget --help')
     expect(widgetHelp.stdout).toContain('--out <dir>')
     expect(widgetHelp.stdout).not.toContain('--no-minify')
+    const devHelp = await sh('npx docpilot dev --help', project)
+    ok(devHelp, 'dev --help')
+    expect(devHelp.stdout).toContain('--fake-providers')
+    expect(devHelp.stdout).not.toContain('--no-build')
     const none = await sh('npx docpilot', project)
     expect(none.code).toBe(2)
     expect(none.stdout).toContain('Commands:')

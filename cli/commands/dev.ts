@@ -18,7 +18,7 @@ import { buildIndex } from '../../indexer/build.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
 import { checkPortFree, type NodeProxy } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP, loadConfig } from '../config-file.ts'
-import { PACKAGE_ROOT } from '../package-root.ts'
+import { FROM_SOURCES, PACKAGE_ROOT } from '../package-root.ts'
 import { readIndexManifest } from '../index-dir.ts'
 import { loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, whoAnswers, withoutProviderVars } from '../local-proxy.ts'
@@ -249,12 +249,13 @@ interface DevFlags {
   host: string
   fakeProviders?: boolean
   csp: boolean
-  build: boolean
+  /** Only in a checkout, where the option exists. */
+  build?: boolean
   config?: string
 }
 
 export function defineDevCommand(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('dev')
     .summary('index your docs and serve them with the panel and the proxy on one port')
     .description(
@@ -269,7 +270,9 @@ export function defineDevCommand(program: Command, ctx: CliContext): void {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--fake-providers', 'start the fake LLM providers and answer from them (a demo, no keys needed)')
     .option('--no-csp', 'serve pages without the strict Content-Security-Policy')
-    .option('--no-build', 'in a checkout of docpilot: serve dist/widget/ as it is instead of rebuilding it first')
+  // Only a checkout rebuilds the widget as dev starts; an install's files are prebuilt, so there is no build to skip.
+  if (FROM_SOURCES) command.option('--no-build', 'in a checkout of docpilot: serve dist/widget/ as it is instead of rebuilding it first')
+  command
     .option('--config <file>', CONFIG_OPTION_HELP)
     .addHelpText(
       'after',
@@ -292,7 +295,7 @@ Keys stay in this process (the proxy); the page only ever calls same-origin /ai/
         host: flags.host,
         fakeProviders: Boolean(flags.fakeProviders),
         csp: flags.csp,
-        buildWidget: flags.build,
+        ...(flags.build === false ? { buildWidget: false } : {}),
         log: (line) => ctx.stderr(`${line}\n`),
       })
       if (server.fakes) await server.fakes.control({ echo: true, deltas: 12, paceMs: 40 })
