@@ -167,6 +167,9 @@ describe('doctor --proxy --wrangler', () => {
     const value = /^DOCPILOT_PROXY = '(.*)'$/m.exec(text)?.[1]
     expect(parseProxySettings(value!).routes.map((r) => r.member)).toEqual(['openai'])
     expect(text).toContain('class_name = "ProxyLimits"')
+    // In the owner's project a bare docs/agents.md names their own docs folder.
+    expect(text).not.toMatch(/\(docs\/[a-z-]+\.md\)/)
+    expect(text).toContain("(agents.md in docpilot's docs)")
 
     writeFileSync(file, text.replace('database_id = "00000000-0000-0000-0000-000000000000"', 'database_id = "my-real-id"'))
     writeFileSync(join(dir, 'docpilot.config.json'), JSON.stringify({ chat: { provider: 'openai', model: 'gpt-4.1-mini' } }))
