@@ -412,6 +412,23 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
     }
   })
 
+  it("types a docpilot.config.ts with the package's defineConfig: it loads, and tsc flags a misspelt field", async () => {
+    const dir = join(project, 'typed')
+    await mkdir(dir)
+    const config = (chat: string) => `import { defineConfig } from 'docpilot'\n\nexport default defineConfig({ ${chat}: { provider: 'openai' } })\n`
+    await writeFile(join(dir, 'docpilot.config.ts'), config('chat'))
+    const r = await sh('npx docpilot doctor --proxy', dir)
+    ok(r, 'doctor with a typed .ts config')
+    expect(r.stdout).toContain('/ai/openai/chat/completions')
+    // The compiler is the checkout's (the project has none); the types are the tarball's, resolved from the project.
+    const tsc = `node ${createRequire(import.meta.url).resolve('typescript/bin/tsc')} --noEmit --strict --module nodenext --skipLibCheck docpilot.config.ts`
+    ok(await sh(tsc, dir), 'tsc on the typed config')
+    await writeFile(join(dir, 'docpilot.config.ts'), config('chatt'))
+    const misspelt = await sh(tsc, dir)
+    expect(misspelt.code).not.toBe(0)
+    expect(misspelt.stdout).toContain("'chatt' does not exist")
+  })
+
   it('loads a CommonJS config and names the line of a syntax error', async () => {
     const dir = join(project, 'cjs')
     await mkdir(dir)
