@@ -25,6 +25,14 @@ describe('loadConfig', () => {
     expect(loaded.dir).toBe(dir)
   })
 
+  it("loads a docpilot.config.ts that types itself with the package's defineConfig", async () => {
+    const entry = join(import.meta.dirname, '../core/config/define.ts')
+    await writeFile(join(dir, 'docpilot.config.ts'), `import { defineConfig } from ${JSON.stringify(entry)}\nexport default defineConfig({ anchors: { slugger: 'starlight' } })\n`)
+    expect((await loadConfig({ cwd: dir })).config.anchors.slugger).toBe('starlight')
+    await writeFile(join(dir, 'docpilot.config.ts'), `import { defineConfig } from ${JSON.stringify(entry)}\nexport default defineConfig(async () => ({ out: 'public/idx' }))\n`)
+    expect((await loadConfig({ cwd: dir })).config.out).toBe('public/idx')
+  })
+
   it('loads a JSON config named with --config and names it in errors', async () => {
     await writeFile(join(dir, 'site.json'), JSON.stringify({ chat: { chain: 'yes' } }))
     await expect(loadConfig({ cwd: dir, explicit: 'site.json' })).rejects.toThrow(

@@ -16,6 +16,13 @@ async function run(site: string, cacheDir: string | undefined, files: Record<str
 
 const inode = (file: string) => statSync(file).ino
 
+/** A folder holding an index (what a record's scope names), as far as telling one apart from a deleted one goes. */
+function indexFolder(): string {
+  const dir = temp()
+  writeFileSync(join(dir, 'manifest.json'), '{}')
+  return dir
+}
+
 describe('files written into a folder the indexer does not own', () => {
   it('a run rewrites only what changed or is no longer as written; without a record, everything', async () => {
     const [site, cache] = [temp(), temp()]
@@ -99,17 +106,31 @@ describe('files written into a folder the indexer does not own', () => {
   })
 
   it("two indexes sharing the folder remove none of each other's files, and say they share it", async () => {
-    const [site, cache] = [temp(), temp()]
-    await run(site, cache, { 'a/one.md': 'A1', 'a/two.md': 'A2' }, '/out-a')
-    await run(site, cache, { 'b/one.md': 'B1' }, '/out-b')
-    const again = await WrittenFiles.open(site, { cacheDir: cache, scope: '/out-a' })
-    expect(again.sharedWith).toBe('/out-b')
+    const [site, cache, outA, outB] = [temp(), temp(), indexFolder(), indexFolder()]
+    await run(site, cache, { 'a/one.md': 'A1', 'a/two.md': 'A2' }, outA)
+    await run(site, cache, { 'b/one.md': 'B1' }, outB)
+    const again = await WrittenFiles.open(site, { cacheDir: cache, scope: outA })
+    expect(again.sharedWith).toBe(outB)
     again.write(join(site, 'a/one.md'), 'A1')
     await again.finish()
     expect(readFileSync(join(site, 'b/one.md'), 'utf8')).toBe('B1')
     // Its own deleted page's copy stays too: the record of it was the other index's run's to keep.
     expect(readFileSync(join(site, 'a/two.md'), 'utf8')).toBe('A2')
-    expect((await WrittenFiles.open(site, { cacheDir: cache, scope: '/out-a' })).sharedWith).toBeUndefined()
+    expect((await WrittenFiles.open(site, { cacheDir: cache, scope: outA })).sharedWith).toBeUndefined()
+  })
+
+  it("takes over the record of an index that is gone (its folder deleted, or holding no index), removing the files only it wrote", async () => {
+    const [site, cache, old, emptied] = [temp(), temp(), indexFolder(), indexFolder()]
+    await run(site, cache, { 'one.md': '1', 'two.md': '2' }, old)
+    rmSync(old, { recursive: true })
+    const again = await WrittenFiles.open(site, { cacheDir: cache, scope: emptied })
+    expect(again.sharedWith).toBeUndefined()
+    again.write(join(site, 'one.md'), '1')
+    await again.finish()
+    expect(again.written).toBe(0)
+    expect(existsSync(join(site, 'two.md'))).toBe(false)
+    rmSync(join(emptied, 'manifest.json'))
+    expect((await WrittenFiles.open(site, { cacheDir: cache, scope: indexFolder() })).sharedWith).toBeUndefined()
   })
 
   it('names a file below the folder as path.resolve does, and nothing that is not below it', () => {

@@ -15,14 +15,19 @@
  * Two indexes may share a site folder (docs/a with --out out-a, docs/b with
  * --out out-b, both with the default site folder): a run finding the other
  * index's record removes none of its files, which are that index's pages, not
- * gone ones (`sharedWith` says so, for a warning).
+ * gone ones (`sharedWith` says so, for a warning). That holds only while the
+ * other index is still there: once its folder holds no index (the owner
+ * deleted it, or moved --out), nothing else writes here, and its record is
+ * taken over as this index's own, so the copies only it made are removed.
  */
 import { closeSync, constants, ftruncateSync, mkdirSync, openSync, writevSync } from 'node:fs'
 import { readFile, rmdir, unlink } from 'node:fs/promises'
-import { dirname, resolve, sep } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
+import { MANIFEST_FILE } from '../core/index/format.ts'
 import { fileStamp, isInside } from './read-source.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
+import { isFile } from './stat.ts'
 
 /** A file's bytes: text (written as UTF-8), or bytes, whole or in pieces written in turn (llms-full.txt, from its pages' stored copies). */
 export type FileContent = string | Uint8Array | readonly Uint8Array[]
@@ -71,7 +76,8 @@ export class WrittenFiles {
     }
     // A record without a scope (an older format, or damaged) is no record.
     const before = typeof stored.scope === 'string' && stored.files && typeof stored.files === 'object' ? stored.files : {}
-    const sharedWith = record && typeof stored.scope === 'string' && stored.scope !== record.scope ? stored.scope : undefined
+    const other = record && typeof stored.scope === 'string' && stored.scope !== record.scope ? stored.scope : undefined
+    const sharedWith = other !== undefined && (await isFile(join(other, MANIFEST_FILE))) ? other : undefined
     return new WrittenFiles(root, file && record ? { file, scope: record.scope } : undefined, before, sharedWith)
   }
 

@@ -37,7 +37,7 @@ import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
 import { readInput, readJsonBody } from './json-body.ts'
 import { clientBlock, clientKey, nextUtcMidnight, type LimitStore } from './limits.ts'
-import { attachCredential, filterQuery, matchPath, probePath, protocolPaths, requestModels, shapeBody, type RouteKind } from './protocol.ts'
+import { attachCredential, filterQuery, matchPath, probePath, protocolPaths, requestModels, shapeBody, type MatchedPath, type RouteKind } from './protocol.ts'
 import { ERROR_ID_HEADER, Refusal } from './refusal.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
 
@@ -282,8 +282,20 @@ interface Accepted {
   key: string | undefined
 }
 
-/** What the middleware below hands on: the request's runtime, its redactor, the CORS origin to answer, and an accepted member request. */
-type ProxyVars = { Variables: { rt: ProxyRuntime; redactor: Redactor; cors: string | undefined; accepted: Accepted } }
+/** A member route a request names, and the path below it that the route forwards. */
+interface MemberTarget {
+  route: ProxyRoute
+  spec: ProviderSpec
+  rest: string
+  matched: MatchedPath
+  declared: string[]
+}
+
+/** The routes besides the members' (each registered below) and the method a reader would use: what an unknown route's refusal lists. */
+const FIXED_ROUTES: Readonly<Record<string, string>> = { health: 'GET', feedback: 'POST', events: 'POST', mcp: 'POST' }
+
+/** What the middleware below hands on: the request's runtime, its redactor, the CORS origin to answer, a member route's target, and an accepted member request. */
+type ProxyVars = { Variables: { rt: ProxyRuntime; redactor: Redactor; cors: string | undefined; target: MemberTarget; accepted: Accepted } }
 export type ProxyApp = Hono<ProxyVars>
 
 export function createProxyApp(options: ProxyAppOptions): ProxyApp {
@@ -306,7 +318,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     await next()
   }
 
-  /** Only the site's pages and the listed others; a preflight is answered here, and only the route's methods pass. */
+  /** Only the site's pages and the listed others; a preflight for a route's `methods` is answered here. */
   const origin = (methods: string[]): MiddlewareHandler<ProxyVars> => async (c, next) => {
     const { siteOrigins, allowedOrigins } = c.var.rt.settings.proxy
     const verdict = checkOrigin(c.req.header('origin'), siteOrigins, allowedOrigins)
@@ -317,7 +329,12 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       )
     }
     c.set('cors', verdict.cors)
-    if (c.req.method === 'OPTIONS') return preflight(methods, verdict.cors)
+    if (c.req.method === 'OPTIONS' && methods.length) return preflight(methods, verdict.cors)
+    await next()
+  }
+
+  /** Only the route's methods pass; checked once the route is known to exist (a route that does not is a 404 whatever the method). */
+  const allow = (methods: string[]): MiddlewareHandler<ProxyVars> => async (c, next) => {
     if (!methods.includes(c.req.method)) {
       throw new Refusal('method_not_allowed', `Method ${c.req.method} is not allowed here; use ${methods.join(' or ')}.`, { allow: [...methods, 'OPTIONS'].join(', ') })
     }
@@ -344,7 +361,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   }
 
   /** What every /ai route runs first, in this order. */
-  const admit = (methods: string[], bucket = '') => [runtime, origin(methods), rateLimit(bucket)] as const
+  const admit = (methods: string[], bucket = '') => [runtime, origin(methods), allow(methods), rateLimit(bucket)] as const
 
   /** One GET of the upstream's model list (or key record) with the proxy's key: reachability and auth, no tokens spent. */
   async function probe(spec: ProviderSpec, base: string | undefined, key: string | undefined): Promise<{ status: number | null; result: 'ok' | 'auth' | 'unreachable' | 'error' }> {
@@ -444,21 +461,39 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     return options.mcp(c, c.var.rt, async (request) => app.fetch(request, c.env))
   })
 
-  /** The member route's checks, in order; a request that passes is handed on as `accepted`. */
-  const memberRequest: MiddlewareHandler<ProxyVars> = async (c, next) => {
+  /** The configured members, as the refusals of an unknown route name them. */
+  const members = (rt: ProxyRuntime) => rt.settings.routes.map((r) => r.member).join(', ') || 'none'
+
+  /** A path under /ai that is no route: 404, naming the routes there are. */
+  const unknownRoute: Handler<ProxyVars> = (c) => {
+    const fixed = Object.entries(FIXED_ROUTES).map(([name, method]) => `${method} /ai/${name}`)
+    throw new Refusal('unknown_route', `No route ${new URL(c.req.url).pathname} on this proxy; it serves ${fixed.join(', ')} and POST /ai/<member>/<path> for the configured members: ${members(c.var.rt)}.`)
+  }
+
+  /** The member route and path a request names, before its method is looked at: a route that does not exist is a 404. */
+  const memberTarget: MiddlewareHandler<ProxyVars> = async (c, next) => {
     const rt = c.var.rt
     const memberName = c.req.param('member') ?? ''
     const route = isMemberId(memberName) ? rt.settings.routes.find((r) => r.member === memberName) : undefined
-    if (!route) throw new Refusal('unknown_member', `No provider route "${memberName}" on this proxy; the configured members are: ${rt.settings.routes.map((r) => r.member).join(', ') || 'none'}.`)
+    const rest = new URL(c.req.url).pathname.slice(`/ai/${memberName}/`.length)
+    // `/ai/<name>` alone, or below a fixed route (/ai/health/x), names no member: an unknown route.
+    if (!route && (rest === '' || Object.hasOwn(FIXED_ROUTES, memberName))) return unknownRoute(c, next)
+    if (!route) throw new Refusal('unknown_member', `No provider route "${memberName}" on this proxy; the configured members are: ${members(rt)}.`)
     const spec = providerSpec(route.member)
-
-    const url = new URL(c.req.url)
-    const rest = url.pathname.slice(`/ai/${memberName}/`.length)
     const matched = matchPath(spec.protocol, rest)
     const declared = matched ? (matched.kind === 'chat' ? route.chatModels : route.embedModels) : []
     if (!matched || declared.length === 0) {
       throw new Refusal('path_not_allowed', `The ${route.member} route does not forward "${rest}"; it serves only: ${protocolPaths(spec.protocol, [...(route.chatModels.length ? (['chat'] as const) : []), ...(route.embedModels.length ? (['embed'] as const) : [])]).join(', ')}.`)
     }
+    c.set('target', { route, spec, rest, matched, declared })
+    await next()
+  }
+
+  /** The member route's checks after its method and the client's bucket, in order; a request that passes is handed on as `accepted`. */
+  const memberRequest: MiddlewareHandler<ProxyVars> = async (c, next) => {
+    const rt = c.var.rt
+    const { route, spec, rest, matched, declared } = c.var.target
+    const url = new URL(c.req.url)
 
     const cap = rt.settings.proxy.maxBodyBytes
     const json = await readJsonBody(c.req.raw, cap, `Request bodies are limited to ${cap} bytes (proxy.maxBodyBytes).`)
@@ -587,11 +622,10 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     return new Response(stream, { status: upstream.status, headers: outHeaders })
   }
 
-  app.all('/ai/:member/*', ...admit(['POST']), memberRequest, dailyCeiling, forward)
+  app.all('/ai/:member/*', runtime, origin(['POST']), memberTarget, allow(['POST']), rateLimit(), memberRequest, dailyCeiling, forward)
 
-  app.all('/ai', () => {
-    throw new Refusal('unknown_member', 'Name a provider route: /ai/<member>/<path>.')
-  })
+  app.all('/ai', runtime, origin([]), unknownRoute)
+  app.all('/ai/*', runtime, origin([]), unknownRoute)
 
   app.onError((err, c) => {
     if (err instanceof Refusal) return err.getResponse()

@@ -289,6 +289,9 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
       { name: 'a foreign origin', path: '/ai/openai/chat/completions', init: post(openaiChat(), { origin: 'https://evil.example' }), status: 403, code: 'origin_not_allowed', message: /proxy\.allowedOrigins/ },
       { name: 'feedback from a foreign origin', path: '/ai/feedback', init: post({ rating: 'up' }, { origin: 'https://evil.example' }), status: 403, code: 'origin_not_allowed', message: /proxy\.allowedOrigins/ },
       { name: 'feedback by GET', path: '/ai/feedback', init: { method: 'GET' }, status: 405, code: 'method_not_allowed', message: /use POST/ },
+      { name: 'a GET of no route at all', path: '/ai/unknown-route', init: { method: 'GET' }, status: 404, code: 'unknown_route', message: /^No route \/ai\/unknown-route on this proxy; it serves GET \/ai\/health, POST \/ai\/feedback, POST \/ai\/events, POST \/ai\/mcp and POST \/ai\/<member>\/<path> for the configured members: openai, gemini, / },
+      { name: 'a GET below no member', path: '/ai/nobody/chat/completions', init: { method: 'GET' }, status: 404, code: 'unknown_member', message: /No provider route "nobody"/ },
+      { name: 'a GET of a path no member forwards', path: '/ai/openai/models', init: { method: 'GET' }, status: 404, code: 'path_not_allowed', message: /serves only: chat\/completions, embeddings/ },
       { name: 'an opaque origin', path: '/ai/openai/chat/completions', init: post(openaiChat(), { origin: 'null' }), status: 403, code: 'origin_not_allowed', message: /origin null/ },
     ]
 
@@ -300,7 +303,7 @@ describe.each(RUNTIMES)('proxy on %s', (runtime) => {
       expect(json.error.code).toBe(code)
       expect(json.error.message).toMatch(message)
       expect(fake.requests().length).toBe(before)
-      if (status === 405) expect(res.headers.get('allow')).toBe('POST, OPTIONS')
+      expect(res.headers.get('allow')).toBe(status === 405 ? 'POST, OPTIONS' : null)
     })
 
     it('clamps max_tokens over the cap (and writes it when absent), saying so in a header', async () => {

@@ -11,7 +11,7 @@ import { CLIENT_LIMIT } from '../core/ladder/client-limit.ts'
 import { SITE_CEILING } from '../core/ladder/site-ceiling.ts'
 
 export const REFUSAL_STATUS = {
-  /** Anything but POST (and OPTIONS preflight); anything but GET or HEAD on /ai/health. */
+  /** Anything but POST (and OPTIONS preflight) on a route that exists; anything but GET or HEAD on /ai/health. */
   method_not_allowed: 405,
   /** A browser Origin that is neither one of proxy.siteOrigins nor in proxy.allowedOrigins. */
   origin_not_allowed: 403,
@@ -19,6 +19,8 @@ export const REFUSAL_STATUS = {
   [CLIENT_LIMIT.code]: CLIENT_LIMIT.status,
   /** /ai/<member>/ names no member of the resolved chain. */
   unknown_member: 404,
+  /** A path under /ai that is no route at all (/ai, /ai/<name>, /ai/health/x), whatever the method; the message lists the routes. */
+  unknown_route: 404,
   /** A path the member's wire protocol does not need (chat, embeddings only). */
   path_not_allowed: 404,
   /** /ai/events while insights.enabled is false (nothing is stored). */

@@ -204,4 +204,25 @@ describe('two indexes writing their agent files into one site folder (the defaul
     expect(await readFile(join(cwd, '.docpilot/site/alpha.md'), 'utf8')).toMatch(/^# Alpha/)
     expect(stderr).toContain(`the index in ${join(cwd, 'out-b')} also writes its agent files into this folder`)
   })
+
+  it('once the other index is deleted, the folder is not shared: no warning, and the copies only it made are removed', async () => {
+    const cwd = await mkdtemp(join(dir, 'deleted-index-'))
+    await mkdir(join(cwd, 'docs'))
+    await writeFile(join(cwd, 'docs/alpha.md'), '# Alpha\n\nA page.')
+    await writeFile(join(cwd, 'docs/beta.md'), '# Beta\n\nA page deleted later.')
+    await writeFile(join(cwd, 'config.json'), JSON.stringify({ embed: false }))
+    const run = async (out: string) => {
+      let stderr = ''
+      const io = { cwd, env: { DOCPILOT_CACHE_DIR: join(cwd, 'cache') }, stdout: () => {}, stderr: (t: string) => void (stderr += t), stderrIsTTY: false }
+      expect(await main(['index', 'docs', '--out', out, '--config', 'config.json'], io)).toBe(0)
+      return stderr
+    }
+    await run('old-idx')
+    await rm(join(cwd, 'old-idx'), { recursive: true })
+    await rm(join(cwd, 'docs/beta.md'))
+    const stderr = await run('idx')
+    expect(stderr).not.toContain('also writes its agent files')
+    expect(await readFile(join(cwd, '.docpilot/site/alpha.md'), 'utf8')).toMatch(/^# Alpha/)
+    await expect(readFile(join(cwd, '.docpilot/site/beta.md'), 'utf8')).rejects.toThrow(/ENOENT/)
+  })
 })

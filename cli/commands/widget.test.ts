@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runMain } from '../test-helpers.ts'
 import { defaultCacheDir } from '../../indexer/cache-dir.ts'
 import { WrittenFiles } from '../../indexer/written-files.ts'
+import { indexDirsFor, onnxNoteForIndex } from './widget.ts'
 
 let dir: string
 
@@ -71,5 +72,33 @@ describe('docpilot widget', () => {
     const r = await run(['widget', '--out', 'x', '--index', 'docpilot'])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/--index must be a URL path/)
+  })
+})
+
+describe('the ONNX runtime note of `docpilot widget` (an installed docpilot without onnxruntime-web)', () => {
+  const NOTE = 'ONNX runtime files not included: onnxruntime-web is not installed.'
+
+  it('asks the index the script tag points at (below public/, dist/ or static/), then the default index folder', () => {
+    expect(indexDirsFor('/site', 'public/docpilot-assets', '/docpilot/')).toEqual(['/site/public/docpilot', '/site/.docpilot/index'])
+    expect(indexDirsFor('/site', 'static/assets/w', '/search/idx/')).toEqual(['/site/static/search/idx', '/site/.docpilot/index'])
+    expect(indexDirsFor('/site', 'assets', '/docpilot/')).toEqual(['/site/.docpilot/index'])
+    expect(indexDirsFor('/site', 'public/w', 'https://cdn.example.com/docpilot/')).toEqual(['/site/.docpilot/index'])
+  })
+
+  it('is printed for an index with an ONNX embedder only: not for the default static model, nor when no index is found', async () => {
+    const site = await mkdtemp(join(dir, 'onnx-note-'))
+    await mkdir(join(site, 'docs'))
+    await writeFile(join(site, 'docs/a.md'), '# Cookies\n\nSigned cookies keep the session.')
+    const indexed = await runMain(['index', 'docs', '--out', 'public/docpilot'], site, { DOCPILOT_CACHE_DIR: join(site, 'cache') })
+    expect(indexed.code, indexed.stderr).toBe(0)
+    const dirs = indexDirsFor(site, 'public/docpilot-assets', '/docpilot/')
+    expect(await onnxNoteForIndex(NOTE, dirs)).toBeUndefined()
+    expect(await onnxNoteForIndex(NOTE, [join(site, 'nowhere')])).toBeUndefined()
+    // The same index, as one built with an ONNX embedder would name it.
+    const manifest = JSON.parse(await readFile(join(site, 'public/docpilot/manifest.json'), 'utf8')) as { embedder: object }
+    manifest.embedder = { ...manifest.embedder, id: 'hf:acme/tiny-bert', model: 'onnx:hf:acme/tiny-bert' }
+    await writeFile(join(site, 'public/docpilot/manifest.json'), JSON.stringify(manifest))
+    expect(await onnxNoteForIndex(NOTE, dirs)).toBe(NOTE)
+    expect(await onnxNoteForIndex(undefined, dirs)).toBeUndefined()
   })
 })

@@ -11,14 +11,43 @@ import { readFile } from 'node:fs/promises'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { Command } from 'commander'
+import { ConfigSchema } from '../../core/config/schema.ts'
 import { MANIFEST_FILE } from '../../core/index/format.ts'
 import { UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
-import { writeWidget } from '../widget-files.ts'
+import { readIndexManifest } from '../index-dir.ts'
+import { onnxNoteFor, writeWidget } from '../widget-files.ts'
 import { FROM_SOURCES } from '../package-root.ts'
 import { defaultCacheDir } from '../../indexer/cache-dir.ts'
 
 const DEFAULT_OUT = 'public/docpilot-assets'
+
+/** The folder a site generator serves at the site's root: the widget folder's path below it is its URL path. */
+const SITE_ROOT = /^(public|dist|static)(?:\/|$)/
+
+/**
+ * The index folders the printed script tag may point at, most likely first:
+ * its --index path below the site folder the widget goes into (`rel`, from
+ * the working directory), then where `docpilot index` writes by default.
+ */
+export function indexDirsFor(cwd: string, rel: string, indexUrl: string): string[] {
+  const root = SITE_ROOT.exec(rel)?.[1]
+  const served = root && indexUrl.startsWith('/') ? [resolve(cwd, root, `.${indexUrl}`)] : []
+  return [...served, resolve(cwd, ConfigSchema.shape.out.parse(undefined))]
+}
+
+/**
+ * The ONNX runtime note for the first of `dirs` that holds an index: only an
+ * index with an ONNX embedder loads the runtime. None when no index is found
+ * (or it cannot be read): the default embedder needs no runtime, and an ONNX
+ * index cannot be built without onnxruntime-web installed.
+ */
+export async function onnxNoteForIndex(note: string | undefined, dirs: readonly string[]): Promise<string | undefined> {
+  const dir = note === undefined ? undefined : dirs.find((d) => existsSync(join(d, MANIFEST_FILE)))
+  if (dir === undefined) return undefined
+  const manifest = await readIndexManifest(dir).catch(() => undefined)
+  return manifest && onnxNoteFor(manifest.embedder, note)
+}
 
 interface WidgetFlags {
   out: string
@@ -61,11 +90,12 @@ Examples:
             `Write the widget into a folder of its own, e.g. --out ${DEFAULT_OUT}`,
         )
       }
-      const { files, note: onnx } = await writeWidget(out, { ...(flags.minify === false ? { minify: false } : {}), cacheDir: defaultCacheDir(ctx.cwd, ctx.env) })
+      const { files, note } = await writeWidget(out, { ...(flags.minify === false ? { minify: false } : {}), cacheDir: defaultCacheDir(ctx.cwd, ctx.env) })
       const loaderGzip = gzipSync(await readFile(join(out, 'docpilot.js'))).length
       const rel = relative(ctx.cwd, out).split('\\').join('/')
       // A folder outside the working directory (or on another drive) has no URL this command can know.
       const inside = !isAbsolute(rel) && rel !== '..' && !rel.startsWith('../')
+      const onnx = await onnxNoteForIndex(note, indexDirsFor(ctx.cwd, inside ? rel : '', flags.index))
       ctx.stdout(`Wrote the widget into ${inside ? rel || '.' : out}: ${files} files; the loader is ${kb(loaderGzip)} gzip, the rest loads when a reader opens the panel.\n`)
       if (onnx) ctx.stdout(`${onnx}\n`)
       if (!inside) {
@@ -76,7 +106,7 @@ Examples:
         return
       }
       // A site serves public/, dist/ or static/ at its root; the folder below it is the URL path.
-      const served = rel.replace(/^(public|dist|static)(\/|$)/, '')
+      const served = rel.replace(SITE_ROOT, '')
       const src = `/${served ? `${served}/` : ''}docpilot.js`
       ctx.stdout(`\nAdd this to your pages (adjust src to where the folder is served):\n  <script src="${src}" data-index="${flags.index}" defer></script>\n`)
     })
