@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { Command } from 'commander'
-import { ConfigSchema } from '../../core/config/schema.ts'
+import { DEFAULT_INDEX_OUT } from '../../core/config/index-out.ts'
 import { MANIFEST_FILE } from '../../core/index/format.ts'
 import { UsageError, type CliContext } from '../context.ts'
 import { kb } from '../format.ts'
@@ -33,7 +33,7 @@ const SITE_ROOT = /^(public|dist|static)(?:\/|$)/
 export function indexDirsFor(cwd: string, rel: string, indexUrl: string): string[] {
   const root = SITE_ROOT.exec(rel)?.[1]
   const served = root && indexUrl.startsWith('/') ? [resolve(cwd, root, `.${indexUrl}`)] : []
-  return [...served, resolve(cwd, ConfigSchema.shape.out.parse(undefined))]
+  return [...served, resolve(cwd, DEFAULT_INDEX_OUT)]
 }
 
 /**

@@ -13,6 +13,7 @@ import { CHAIN, isMemberId, MEMBER_IDS, providerSpec, type MemberId } from '../p
 import { baseUrlProblem } from './base-url.ts'
 import { CHAT_DEFAULTS } from './chat-defaults.ts'
 import { DEFAULT_FILE_LIMITS } from './file-limits.ts'
+import { DEFAULT_INDEX_OUT } from './index-out.ts'
 import { cannotEmbed, memberTwice } from './refusals.ts'
 
 const memberId = z.enum(MEMBER_IDS as [MemberId, ...MemberId[]])
@@ -296,7 +297,7 @@ export const McpSchema = z.strictObject({
 export const ConfigSchema = z.strictObject({
   docs: DocsSchema.prefault({}),
   /** Output folder of `docpilot index`. */
-  out: z.string().min(1).default('.docpilot/index'),
+  out: z.string().min(1).default(DEFAULT_INDEX_OUT),
   anchors: AnchorsSchema.prefault({}),
   urls: UrlsSchema.prefault({}),
   chunks: ChunksSchema.prefault({}),
