@@ -14,13 +14,21 @@
  * only its thread down. That is why large pages, and runs with many pages to
  * parse, still go to the thread (collect.ts decides).
  */
-import { createContext, Script, type Context } from 'node:vm'
+import { Script } from 'node:vm'
 import { overTime, timeLeft } from './parse-pool.ts'
 import { fileParser, type ParseJob, type ParseOutcome } from './parse-file.ts'
 import { withHtmlParser } from './sources/html-text.ts'
 import { now } from './clock.ts'
 
-let sandbox: { context: Context; script: Script } | undefined
+/**
+ * Where the tiny script finds the parse: a global under a registered
+ * symbol (no name a page's code could meet), set for one call. The script
+ * runs in this context: a context of its own (vm.createContext) cost a
+ * re-index about 8 ms of CPU to create, a thirtieth of its run, and the
+ * watchdog stops a script here just as well.
+ */
+const PARSE = Symbol.for('docpilot.parseHere')
+let call: Script | undefined
 
 /** `job` parsed here, or skipped with the parse thread's reason when it runs past `timeoutMs`. */
 export async function parseHere(job: ParseJob, timeoutMs: number): Promise<ParseOutcome> {
@@ -32,15 +40,15 @@ export async function parseHere(job: ParseJob, timeoutMs: number): Promise<Parse
 
 /** `parse` stopped after `budgetMs`, and then said to have run past the page's limit, `limitMs`. */
 function timed(parse: () => ParseOutcome, budgetMs: number, limitMs: number): ParseOutcome {
-  sandbox ??= { context: createContext({}), script: new Script('run()') }
-  const { context, script } = sandbox
-  context.run = parse
+  const global = globalThis as typeof globalThis & { [PARSE]?: () => ParseOutcome }
+  call ??= new Script(`globalThis[Symbol.for('docpilot.parseHere')]()`)
+  global[PARSE] = parse
   try {
-    return script.runInContext(context, { timeout: budgetMs }) as ParseOutcome
+    return call.runInThisContext({ timeout: budgetMs }) as ParseOutcome
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return { ok: false, reason: overTime(limitMs), transient: true }
     throw error
   } finally {
-    context.run = undefined
+    delete global[PARSE]
   }
 }
