@@ -2,7 +2,8 @@
  * What every framework integration does once the framework has written its
  * site: index the built pages into `<outDir>/docpilot/` and write the widget
  * into `<outDir>/docpilot-assets/`, where the script tag each integration adds
- * to the pages looks for them. `docpilot preview <outDir>` then serves the
+ * to the pages looks for them, and the agent files (llms.txt, llms-full.txt,
+ * the page copies) into `<outDir>`. `docpilot preview <outDir>` then serves the
  * result as deployed.
  *
  * The owner's options are docpilot's own config (one schema, validated the
