@@ -236,6 +236,30 @@ describe('the agent files of an integration', () => {
     }
   })
 
+  it("keeps the owner's own llms.txt that the site build copied in, and writes over docpilot's own from an earlier build", async () => {
+    const outDir = await mkdtemp(join(tmpdir(), 'docpilot-agent-files-'))
+    const theirs = '# Acme\n\n- [Guide](https://acme.example/guide.md)\n'
+    await writeFile(join(outDir, 'index.html'), page('Home', 'Start here.'))
+    await writeFile(join(outDir, 'llms.txt'), theirs)
+    const lines: string[] = []
+    const { config } = resolveOptions(site, { embed: false })
+    const run = () => indexBuiltSite({ ...site, root: outDir, config, outDir, log: (line) => lines.push(line) })
+    try {
+      await run()
+      expect(await readFile(join(outDir, 'llms.txt'), 'utf8')).toBe(theirs)
+      expect(await glob('**/*.{md,txt}', { cwd: outDir, ignore: ['.docpilot/**', '**/docpilot/**'] })).toEqual(['llms.txt'])
+      expect(lines[0]).toMatch(/^kept .*llms\.txt, which your site build put there: wrote no llms\.txt, llms-full\.txt or page copies into .*llms\.enabled: false/)
+      await rm(join(outDir, 'llms.txt'))
+      await run()
+      await writeFile(join(outDir, 'index.html'), page('Welcome', 'Start here.'))
+      await run()
+      expect(await readFile(join(outDir, 'llms.txt'), 'utf8')).toMatch(/^# Welcome\n/)
+      expect(await readFile(join(outDir, 'llms-full.txt'), 'utf8')).toMatch(/^# Welcome\nSource: \/\n/)
+    } finally {
+      await rm(outDir, { recursive: true, force: true })
+    }
+  })
+
   it('writes none when the framework would read them back as pages, and says why', async () => {
     const outDir = await mkdtemp(join(tmpdir(), 'docpilot-agent-files-'))
     await writeFile(join(outDir, 'index.html'), page('Home', 'Start here.'))

@@ -186,6 +186,26 @@ async function excludedIn(outDir: string, locale: string, patterns: string[]): P
   return (await glob(files, { cwd: outDir })).filter((file) => !kept.has(file)).map((file) => escapePath(file.slice(locale.length + 1)))
 }
 
+/**
+ * An llms.txt or llms-full.txt in a built folder that docpilot did not write: the owner's own, which the
+ * framework copied from the site's public folder. Only each file's start is read.
+ */
+async function ownersAgentFile(dir: string): Promise<string | undefined> {
+  const [{ open }, { LLMS_FULL_TXT, LLMS_TXT }, { writtenByDocpilot }] = await Promise.all([import('node:fs/promises'), import('../core/site-files.ts'), import('../indexer/llms.ts')])
+  for (const name of [LLMS_TXT, LLMS_FULL_TXT] as const) {
+    const file = join(dir, name)
+    const handle = await open(file).catch(() => undefined)
+    if (!handle) continue
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0)
+      if (!writtenByDocpilot(name, buffer.subarray(0, bytesRead).toString('utf8'))) return file
+    } finally {
+      await handle.close()
+    }
+  }
+  return undefined
+}
+
 export interface IndexSiteOptions extends FrameworkSite {
   config: DocpilotConfig
   /** The built site folder. */
@@ -247,6 +267,14 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
     // A site whose every page is in a locale folder (Astro's prefixDefaultLocale) has no root index to build.
     if (scope.dir === opts.outDir && locales.length && !(await glob('**/*.html', { cwd: scope.dir, ignore: scope.exclude })).length) continue
     const indexDir = join(scope.dir, INDEX_FOLDER)
+    // The owner's own llms.txt is served as they wrote it: docpilot's would replace it without a word.
+    const theirs = agentFiles ? await ownersAgentFile(scope.dir) : undefined
+    if (theirs) {
+      opts.log(
+        `kept ${shownPath(theirs)}, which your site build put there: wrote no llms.txt, llms-full.txt or page copies into ${shownPath(scope.dir)}. ` +
+          "Remove that file from your site's public folder for docpilot's, or set llms.enabled: false to keep yours without this line.",
+      )
+    }
     const result = await buildIndex({
       root: scope.dir,
       mode: 'site',
@@ -259,7 +287,7 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
       allowShrink: true,
       onWarnings: (warnings) => warnings.forEach((w) => opts.log(`warning: ${w.file}: ${w.message}`)),
       embed: { env: process.env, configDir: opts.root, cacheDir: defaultCacheDir(opts.root, process.env) },
-      ...(agentFiles ? { llms: { siteOut: scope.dir } } : {}),
+      ...(agentFiles && !theirs ? { llms: { siteOut: scope.dir } } : {}),
     })
     built.push({ indexDir, base: scope.base, result })
   }
