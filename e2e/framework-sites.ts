@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { startPreviewServer, type PreviewServer } from '../cli/commands/preview.ts'
 import { validateConfig } from '../core/config/validate.ts'
 import type { ChunkRecord } from '../core/index/format.ts'
+import { pageCopyUrl } from '../core/site-files.ts'
 import { buildFrameworkSite, indexChunks, missingTargets, type BuiltSite, type FrameworkBuild } from './framework-build.ts'
 import { ask, expect, keepScreenshot, openPanel, settled, test } from './harness.ts'
 import { COVERED } from './paths.ts'
@@ -78,6 +79,17 @@ export function describeFrameworkSite(spec: FrameworkSpec): { url: () => string 
     expect(state.chunks.length).toBeGreaterThan(40)
     expect(state.chunks.filter((c) => c.anchor).length).toBeGreaterThan(30)
     expect(await missingTargets(state.site.outDir, state.chunks)).toEqual([])
+  })
+
+  test(`${spec.name}: the built site serves llms.txt, llms-full.txt and a Markdown copy of each page at its URL + .md`, async () => {
+    const llms = await fetch(`${state.server.url}/llms.txt`)
+    expect(llms.status).toBe(200)
+    const copy = pageCopyUrl(spec.start)
+    expect(await llms.text()).toContain(`](${copy})`)
+    const page = await fetch(`${state.server.url}${copy}`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toMatch(/^# /)
+    expect(await (await fetch(`${state.server.url}/llms-full.txt`)).text()).toContain(`Source: ${spec.start}`)
   })
 
   // For the framework's own tests in the same file, on the same served site.

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile, mkdir } from 'node:fs/
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { excludeSiteOut, firstSentence, llmsFullTxt, llmsTxt, LlmsError, pageEntry, writeAgentFiles, writeLlms, type PageEntry } from './llms.ts'
+import { excludeSiteOut, firstSentence, llmsFullTxt, llmsTxt, LlmsError, pageEntry, writeAgentFiles, writeLlms, writtenByDocpilot, type PageEntry } from './llms.ts'
 
 const page = (path: string, url: string, title: string, description = `About ${title}.`): PageEntry => ({
   path,
@@ -197,5 +197,16 @@ describe('a site output folder inside the docs folder', () => {
     expect(excludeSiteOut('/site/docs', '/site/docs/public')).toEqual(['public/**'])
     expect(excludeSiteOut('/site/docs', '/site/dist')).toEqual([])
     expect(excludeSiteOut('/site/docs', undefined)).toEqual([])
+  })
+})
+
+describe('writtenByDocpilot', () => {
+  it("tells docpilot's llms.txt and llms-full.txt from an owner's own", () => {
+    const pages = [page('index.md', '/', 'Home'), page('guide.md', '/guide', 'Guide', '')]
+    expect(writtenByDocpilot('llms.txt', llmsTxt(pages, { siteUrl: '/', fallbackTitle: 'x' }))).toBe(true)
+    expect(writtenByDocpilot('llms-full.txt', Buffer.concat(llmsFullTxt(pages)).toString())).toBe(true)
+    expect(writtenByDocpilot('llms-full.txt', Buffer.concat(llmsFullTxt([{ ...pages[0]!, markdown: 'No title.\n' }])).toString())).toBe(true)
+    expect(writtenByDocpilot('llms.txt', '# Acme\n\n> Docs for Acme.\n\n- [Guide](https://acme.example/guide.md)\n')).toBe(false)
+    expect(writtenByDocpilot('llms-full.txt', '# Acme\n\nEverything about Acme.\n')).toBe(false)
   })
 })

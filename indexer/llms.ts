@@ -119,12 +119,26 @@ function homeOf(pages: readonly PageEntry[], siteUrl: string): PageEntry | undef
 /** The H1 of llms.txt: llms.title, else the home page's title, else the fallback. */
 const llmsTitle = (home: PageEntry | undefined, opts: Pick<LlmsOptions, 'title' | 'fallbackTitle'>): string => opts.title ?? home?.title ?? opts.fallbackTitle
 
+const LIST_NOTE = 'Each page below links to its Markdown copy'
+const SOURCE_LINE = 'Source: '
+
+/**
+ * Whether the start of an llms.txt or llms-full.txt is docpilot's: llms.txt says how its list
+ * links, llms-full.txt's first page has its Source line on the first or second line. Another
+ * one is the owner's own (a framework copies it from the site's public folder into its build).
+ */
+export function writtenByDocpilot(name: typeof LLMS_TXT | typeof LLMS_FULL_TXT, head: string): boolean {
+  if (name === LLMS_TXT) return head.includes(`\n${LIST_NOTE} `)
+  const [first = '', second = ''] = head.split('\n', 2)
+  return first.startsWith(SOURCE_LINE) || (first.startsWith('# ') && second.startsWith(SOURCE_LINE))
+}
+
 export function llmsTxt(pages: readonly PageEntry[], opts: Pick<LlmsOptions, 'siteUrl' | 'title' | 'fallbackTitle'>): string {
   const home = homeOf(pages, opts.siteUrl)
   const lines = [`# ${llmsTitle(home, opts)}`, '']
   if (home?.description) lines.push(`> ${home.description}`, '')
   lines.push(
-    `Each page below links to its Markdown copy (the page URL with .md). ${LLMS_FULL_TXT} holds all ${pages.length} pages in one file.`,
+    `${LIST_NOTE} (the page URL with .md). ${LLMS_FULL_TXT} holds all ${pages.length} pages in one file.`,
     '',
   )
   const groups = new Map<string, PageEntry[]>()
@@ -160,7 +174,7 @@ export function llmsFullTxt(pages: readonly PageEntry[]): Uint8Array[] {
   pages.forEach((page, i) => {
     if (i) parts.push(PAGE_BREAK)
     const markdown = utf8Of(page, 'markdown')
-    const source = `Source: ${page.url}`
+    const source = `${SOURCE_LINE}${page.url}`
     if (markdown[0] !== HASH || markdown[1] !== SPACE) return parts.push(Buffer.from(`${source}\n\n`), markdown)
     // The source line goes under the title line.
     const end = markdown.indexOf(NEWLINE)

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { glob } from 'tinyglobby'
 import { describe, expect, it, vi } from 'vitest'
 import { ConfigError } from '../core/config/validate.ts'
 import { openIndex } from '../core/retrieval/search.ts'
@@ -155,6 +156,121 @@ describe('a site with locale folders', () => {
       expect(await site.html('404.html')).toContain('data-index="/docs/en/docpilot/"')
     } finally {
       await site.remove()
+    }
+  })
+})
+
+describe('the agent files of an integration', () => {
+  const page = (title: string, text: string) => `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`
+
+  async function build(pages: Record<string, string>, options: Parameters<typeof resolveOptions>[1], locales: string[] = []) {
+    const outDir = await mkdtemp(join(tmpdir(), 'docpilot-agent-files-'))
+    for (const [file, html] of Object.entries(pages)) {
+      await mkdir(join(outDir, file, '..'), { recursive: true })
+      await writeFile(join(outDir, file), html)
+    }
+    const lines: string[] = []
+    const { config } = resolveOptions(site, { embed: false, ...options })
+    await indexBuiltSite({ ...site, root: outDir, config, outDir, locales, log: (line) => lines.push(line) })
+    const markdown = await glob('**/*.{md,txt}', { cwd: outDir, ignore: ['.docpilot/**', '**/docpilot/**'] })
+    return { outDir, lines, markdown: markdown.sort(), read: (file: string) => readFile(join(outDir, file), 'utf8'), remove: () => rm(outDir, { recursive: true, force: true }) }
+  }
+
+  it('writes llms.txt, llms-full.txt and a copy of each page into the built site, at the URLs the pages are served at', async () => {
+    // Starlight's shape: folder pages below a base path, links ending in a slash.
+    const built = await build(
+      { 'index.html': page('Acme docs', 'Acme routes requests.'), 'guide/routing/index.html': page('Routing', 'Routes map paths to handlers.'), '404.html': page('Not found', 'Nothing here.') },
+      { urls: { base: '/docs/', trailingSlash: true } },
+    )
+    try {
+      expect(built.markdown).toEqual(['guide/routing/index.md', 'index.md', 'llms-full.txt', 'llms.txt'])
+      const llms = await built.read('llms.txt')
+      expect(llms).toMatch(/^# Acme docs\n/)
+      expect(llms).toContain('- [Acme docs](/docs/index.md): Acme routes requests.')
+      expect(llms).toContain('- [Routing](/docs/guide/routing/index.md): Routes map paths to handlers.')
+      expect(await built.read('llms-full.txt')).toContain('# Routing\nSource: /docs/guide/routing/\n')
+      expect(await built.read('guide/routing/index.md')).toContain('Routes map paths to handlers.')
+      expect(built.lines).toContain(`wrote llms.txt, llms-full.txt and 2 page copies for agents (${built.outDir})`)
+    } finally {
+      await built.remove()
+    }
+  })
+
+  it("follows the site's URL shape: a page served as .html gets its copy at that URL + .md", async () => {
+    // VitePress without cleanUrls.
+    const built = await build({ 'index.html': page('Home', 'Start here.'), 'guide/routing.html': page('Routing', 'Routes map paths.') }, { urls: { stripExtension: false } })
+    try {
+      expect(built.markdown).toEqual(['guide/routing.html.md', 'index.md', 'llms-full.txt', 'llms.txt'])
+      expect(await built.read('llms.txt')).toContain('- [Routing](/guide/routing.html.md): Routes map paths.')
+    } finally {
+      await built.remove()
+    }
+  })
+
+  it("writes each locale's agent files into its own folder, listing its own pages", async () => {
+    const built = await build(
+      { 'index.html': page('Home', 'Start here.'), 'fr/index.html': page('Accueil', 'Commencez ici.'), 'fr/guide.html': page('Guide', 'Le guide.') },
+      { urls: { base: '/docs/' } },
+      ['fr'],
+    )
+    try {
+      expect(built.markdown).toEqual(['fr/guide.md', 'fr/index.md', 'fr/llms-full.txt', 'fr/llms.txt', 'index.md', 'llms-full.txt', 'llms.txt'])
+      expect(await built.read('llms.txt')).not.toContain('Accueil')
+      expect(await built.read('fr/llms.txt')).toMatch(/^# Accueil\n[^]*- \[Guide\]\(\/docs\/fr\/guide\.md\)/)
+    } finally {
+      await built.remove()
+    }
+  })
+
+  it('takes llms.title, and writes none of them with llms.enabled: false', async () => {
+    const pages = { 'index.html': page('Home', 'Start here.'), 'guide.html': page('Guide', 'The guide.') }
+    const titled = await build(pages, { llms: { title: 'Acme' } })
+    const off = await build(pages, { llms: { enabled: false } })
+    try {
+      expect(await titled.read('llms.txt')).toMatch(/^# Acme\n/)
+      expect(off.markdown).toEqual([])
+      expect(off.lines.join('\n')).not.toContain('llms.txt')
+    } finally {
+      await titled.remove()
+      await off.remove()
+    }
+  })
+
+  it("keeps the owner's own llms.txt that the site build copied in, and writes over docpilot's own from an earlier build", async () => {
+    const outDir = await mkdtemp(join(tmpdir(), 'docpilot-agent-files-'))
+    const theirs = '# Acme\n\n- [Guide](https://acme.example/guide.md)\n'
+    await writeFile(join(outDir, 'index.html'), page('Home', 'Start here.'))
+    await writeFile(join(outDir, 'llms.txt'), theirs)
+    const lines: string[] = []
+    const { config } = resolveOptions(site, { embed: false })
+    const run = () => indexBuiltSite({ ...site, root: outDir, config, outDir, log: (line) => lines.push(line) })
+    try {
+      await run()
+      expect(await readFile(join(outDir, 'llms.txt'), 'utf8')).toBe(theirs)
+      expect(await glob('**/*.{md,txt}', { cwd: outDir, ignore: ['.docpilot/**', '**/docpilot/**'] })).toEqual(['llms.txt'])
+      expect(lines[0]).toMatch(/^kept .*llms\.txt, which your site build put there: wrote no llms\.txt, llms-full\.txt or page copies into .*llms\.enabled: false/)
+      await rm(join(outDir, 'llms.txt'))
+      await run()
+      await writeFile(join(outDir, 'index.html'), page('Welcome', 'Start here.'))
+      await run()
+      expect(await readFile(join(outDir, 'llms.txt'), 'utf8')).toMatch(/^# Welcome\n/)
+      expect(await readFile(join(outDir, 'llms-full.txt'), 'utf8')).toMatch(/^# Welcome\nSource: \/\n/)
+    } finally {
+      await rm(outDir, { recursive: true, force: true })
+    }
+  })
+
+  it('writes none when the framework would read them back as pages, and says why', async () => {
+    const outDir = await mkdtemp(join(tmpdir(), 'docpilot-agent-files-'))
+    await writeFile(join(outDir, 'index.html'), page('Home', 'Start here.'))
+    const lines: string[] = []
+    try {
+      const { config } = resolveOptions(site, { embed: false })
+      await indexBuiltSite({ ...site, root: outDir, config, outDir, readsBackMarkdown: 'because', log: (line) => lines.push(line) })
+      expect(await glob('**/*.{md,txt}', { cwd: outDir, ignore: ['.docpilot/**', '**/docpilot/**'] })).toEqual([])
+      expect(lines[0]).toBe('wrote no llms.txt or page copies: because')
+    } finally {
+      await rm(outDir, { recursive: true, force: true })
     }
   })
 })

@@ -2,7 +2,8 @@
  * What every framework integration does once the framework has written its
  * site: index the built pages into `<outDir>/docpilot/` and write the widget
  * into `<outDir>/docpilot-assets/`, where the script tag each integration adds
- * to the pages looks for them. `docpilot preview <outDir>` then serves the
+ * to the pages looks for them, and the agent files (llms.txt, llms-full.txt,
+ * the page copies) into `<outDir>`. `docpilot preview <outDir>` then serves the
  * result as deployed.
  *
  * The owner's options are docpilot's own config (one schema, validated the
@@ -185,6 +186,26 @@ async function excludedIn(outDir: string, locale: string, patterns: string[]): P
   return (await glob(files, { cwd: outDir })).filter((file) => !kept.has(file)).map((file) => escapePath(file.slice(locale.length + 1)))
 }
 
+/**
+ * An llms.txt or llms-full.txt in a built folder that docpilot did not write: the owner's own, which the
+ * framework copied from the site's public folder. Only each file's start is read.
+ */
+async function ownersAgentFile(dir: string): Promise<string | undefined> {
+  const [{ open }, { LLMS_FULL_TXT, LLMS_TXT }, { writtenByDocpilot }] = await Promise.all([import('node:fs/promises'), import('../core/site-files.ts'), import('../indexer/llms.ts')])
+  for (const name of [LLMS_TXT, LLMS_FULL_TXT] as const) {
+    const file = join(dir, name)
+    const handle = await open(file).catch(() => undefined)
+    if (!handle) continue
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0)
+      if (!writtenByDocpilot(name, buffer.subarray(0, bytesRead).toString('utf8'))) return file
+    } finally {
+      await handle.close()
+    }
+  }
+  return undefined
+}
+
 export interface IndexSiteOptions extends FrameworkSite {
   config: DocpilotConfig
   /** The built site folder. */
@@ -194,6 +215,11 @@ export interface IndexSiteOptions extends FrameworkSite {
    * each gets its own index, so a reader is answered from the pages in the language they read.
    */
   locales?: readonly string[]
+  /**
+   * Why the framework would read Markdown written into `outDir` back as pages on its next build
+   * (its source folder holds `outDir`): then no agent files are written, and the log says this.
+   */
+  readsBackMarkdown?: string
   log: (line: string) => void
 }
 
@@ -202,6 +228,11 @@ export interface IndexSiteOptions extends FrameworkSite {
  * `<outDir>/docpilot-assets/`. A locale folder's pages are indexed apart, into
  * `<outDir>/<locale>/docpilot/`: one index across languages answered readers
  * from a translation (or from a locale's untranslated copy of a page).
+ *
+ * Unless `llms.enabled` is false, each index also writes its agent files (llms.txt, llms-full.txt,
+ * the page copies) into the folder it indexes, as `docpilot index --site` does with `--site-out`:
+ * that folder is served at the index's base, so the links in llms.txt are the pages' own URLs.
+ * `llms.siteOut` is not read: the built site is the site output folder.
  */
 export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
   const started = performance.now()
@@ -229,11 +260,21 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
       })),
     )),
   ]
-  const built: { indexDir: string; result: Awaited<ReturnType<typeof buildIndex>> }[] = []
+  const agentFiles = opts.config.llms.enabled && !opts.readsBackMarkdown
+  if (opts.config.llms.enabled && opts.readsBackMarkdown) opts.log(`wrote no llms.txt or page copies: ${opts.readsBackMarkdown}`)
+  const built: { indexDir: string; base: string; result: Awaited<ReturnType<typeof buildIndex>> }[] = []
   for (const scope of scopes) {
     // A site whose every page is in a locale folder (Astro's prefixDefaultLocale) has no root index to build.
     if (scope.dir === opts.outDir && locales.length && !(await glob('**/*.html', { cwd: scope.dir, ignore: scope.exclude })).length) continue
     const indexDir = join(scope.dir, INDEX_FOLDER)
+    // The owner's own llms.txt is served as they wrote it: docpilot's would replace it without a word.
+    const theirs = agentFiles ? await ownersAgentFile(scope.dir) : undefined
+    if (theirs) {
+      opts.log(
+        `kept ${shownPath(theirs)}, which your site build put there: wrote no llms.txt, llms-full.txt or page copies into ${shownPath(scope.dir)}. ` +
+          "Remove that file from your site's public folder for docpilot's, or set llms.enabled: false to keep yours without this line.",
+      )
+    }
     const result = await buildIndex({
       root: scope.dir,
       mode: 'site',
@@ -246,12 +287,13 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
       allowShrink: true,
       onWarnings: (warnings) => warnings.forEach((w) => opts.log(`warning: ${w.file}: ${w.message}`)),
       embed: { env: process.env, configDir: opts.root, cacheDir: defaultCacheDir(opts.root, process.env) },
+      ...(agentFiles && !theirs ? { llms: { siteOut: scope.dir } } : {}),
     })
-    built.push({ indexDir, result })
+    built.push({ indexDir, base: scope.base, result })
   }
   const { result } = built.at(-1)!
   const onnxNote = onnxNoteFor(result.manifest.embedder, (await writeWidget(join(opts.outDir, ASSET_FOLDER))).note)
-  for (const [i, { indexDir, result }] of built.entries()) {
+  for (const [i, { indexDir, base, result }] of built.entries()) {
     opts.log(
       `indexed ${result.files.length} pages into ${result.chunks} chunks (${shownPath(indexDir)})` +
         (result.noindex ? `, left out ${result.noindex} not meant for search (noindex, generated indexes)` : '') +
@@ -260,6 +302,10 @@ export async function indexBuiltSite(opts: IndexSiteOptions): Promise<void> {
           : ` and wrote the widget in ${((performance.now() - started) / 1000).toFixed(1)} s` +
             (result.chat.chain.length ? `; answers: ${result.chat.chain.map((m) => m.provider).join(' → ')}` : '; no provider configured: readers get search answers')),
     )
+    if (result.llms) {
+      opts.log(`wrote llms.txt, llms-full.txt and ${result.llms.pages} page copies for agents (${shownPath(result.llms.dir)})`)
+      if (result.llms.untitled !== undefined) opts.log(`note: llms.txt is titled "${result.llms.untitled}", the folder's name, as no page is served at ${normalizeBase(base)} to take a title from: set llms.title to your site's name`)
+    }
   }
   if (onnxNote) opts.log(onnxNote)
 }

@@ -11,6 +11,7 @@
  * The options are checked as soon as VitePress resolves its config, in dev and
  * build alike. VitePress itself is only a type here: the owner's own dependency.
  */
+import { isAbsolute, relative, sep } from 'node:path'
 import type { HeadConfig, SiteConfig, UserConfig } from 'vitepress'
 import { indexBuiltSite, loaderAttributes, localeOf, resolveOptions, type DocpilotOptions, type FrameworkSite, type ResolvedOptions } from './site-build.ts'
 
@@ -48,6 +49,31 @@ function localeFolders(site: SiteConfig): string[] {
   return Object.keys(site.site.locales ?? {}).filter((key) => key !== 'root')
 }
 
+/**
+ * Why VitePress would read the page copies written into its output folder back as pages: it takes
+ * every Markdown file in its source folder for a page (on the next build, before it empties the
+ * output folder, and in dev), skipping only dot folders, node_modules, dist and `srcExclude`. The
+ * default output folder (.vitepress/dist) is skipped; an `outDir` such as `docs/out` is not.
+ */
+export async function readsBackMarkdown(site: Pick<SiteConfig, 'srcDir' | 'outDir' | 'userConfig'>): Promise<string | undefined> {
+  const rel = relative(site.srcDir, site.outDir)
+  if (rel.startsWith('..') || isAbsolute(rel)) return undefined
+  const segments = rel ? rel.split(sep) : []
+  if (segments.some((s) => s.startsWith('.') || s === 'dist' || s === 'node_modules')) return undefined
+  const srcExclude = site.userConfig.srcExclude ?? []
+  if (srcExclude.length && rel) {
+    // Whether srcExclude skips the output folder, asked of the files the build just wrote there.
+    const { escapePath, glob } = await import('tinyglobby')
+    const kept = await glob(`${escapePath(segments.join('/'))}/**`, { cwd: site.srcDir, ignore: srcExclude })
+    if (!kept.length) return undefined
+  }
+  const shown = rel ? `${segments.join('/')}/**` : '**'
+  return (
+    `VitePress would read the page copies in its outDir ${site.outDir} as pages on the next build, as that folder is inside srcDir ${site.srcDir}. ` +
+    `Put outDir outside srcDir (or in a folder named dist), or add '${shown}' to srcExclude; llms.enabled: false silences this.`
+  )
+}
+
 export function withDocpilot<T extends UserConfig>(config: T, options?: DocpilotOptions): T {
   const resolve = (site: SiteConfig): ResolvedOptions => resolveOptions(frameworkSite(site), options, vitepressDefaults(site))
   // VitePress puts its resolved site config on Vite's: the first place the config file's path is known.
@@ -69,7 +95,9 @@ export function withDocpilot<T extends UserConfig>(config: T, options?: Docpilot
     },
     async buildEnd(site) {
       await config.buildEnd?.(site)
-      await indexBuiltSite({ ...frameworkSite(site), config: resolve(site).config, outDir: site.outDir, locales: localeFolders(site), log })
+      const resolved = resolve(site).config
+      const readsBack = resolved.llms.enabled ? await readsBackMarkdown(site) : undefined
+      await indexBuiltSite({ ...frameworkSite(site), config: resolved, outDir: site.outDir, locales: localeFolders(site), ...(readsBack ? { readsBackMarkdown: readsBack } : {}), log })
     },
   }
 }
