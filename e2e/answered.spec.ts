@@ -28,6 +28,25 @@ test('a streamed answer with citations that link to the cited heading', async ({
   await expect(page.locator(`[id="${decodeURIComponent(anchor!)}"]`)).toBeVisible()
 })
 
+test('the question box stays put while an answer streams in: the dialog does not grow under the reader', async ({ page }) => {
+  await site.fakes.control({ member: 'openai', echo: true, deltas: 12, paceMs: 150 })
+  await page.setViewportSize({ width: 1280, height: 900 })
+  await page.goto(site.url)
+  const d = await openPanel(page)
+  await d.evaluate((el) => Promise.all(el.getAnimations().map((a) => a.finished)))
+  const box = d.getByRole('textbox')
+  const tops: number[] = []
+  const turn = await ask(page, COVERED)
+  await expect(turn).toHaveAttribute('data-phase', 'answering')
+  while ((await turn.getAttribute('data-phase')) !== 'settled') {
+    tops.push((await box.boundingBox())!.y)
+    await page.waitForTimeout(50)
+  }
+  tops.push((await box.boundingBox())!.y)
+  expect(tops.length).toBeGreaterThan(3)
+  expect(new Set(tops).size, `the box moved: ${tops.join(', ')}`).toBe(1)
+})
+
 test('a citation cut between two chunks is not shown as raw text while the rest arrives', async ({ page }) => {
   await site.fakes.reset()
   // No space but the one inside the marker (the rest are no-break spaces): the first chunk ends at "[1,".

@@ -260,7 +260,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
   return (
     <div class="dp-backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div
-        class="dp-dialog"
+        class={turns.length > 0 ? 'dp-dialog dp-talking' : 'dp-dialog'}
         role="dialog"
         aria-modal="true"
         aria-labelledby="dp-title"
