@@ -97,12 +97,17 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       const controller = new AbortController()
       abortRef.current = controller
       setBusy(true)
+      const root = dialogRef.current?.getRootNode() as ShadowRoot | undefined
+      const from = root?.activeElement
       try {
         await engine.ask(q, { earlier, history }, controller.signal, (change) => onChange(id, change))
       } finally {
         abortRef.current = null
         setBusy(false)
-        inputRef.current?.focus()
+        // Back to the box for the next question, unless the reader moved while the answer came (into the
+        // conversation, to scroll or read it): taken back at the end, they lost their place.
+        const now = root?.activeElement
+        if (!now || now === from || inputRef.current?.form?.contains(now)) inputRef.current?.focus()
       }
     },
     [engine, turns, onChange],
