@@ -211,6 +211,15 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
     if (!article || article.dataset.phase === 'settled') scrollTo.current = null
   })
 
+  // The box grows with the question, to its CSS max-height: one line high, a question of a few lines showed only
+  // its last line or two, cut through the middle, and could not be read over before it was asked.
+  useLayoutEffect(() => {
+    const box = inputRef.current
+    if (!open || !box) return
+    box.style.height = ''
+    if (box.scrollHeight > box.clientHeight) box.style.height = `${box.scrollHeight + box.offsetHeight - box.clientHeight}px`
+  }, [open, draft])
+
   // Kept for the tab (or as the owner chose) whenever nothing is in flight, and as the page goes away.
   useEffect(() => {
     if (!busy) store.save(turns)
