@@ -96,3 +96,19 @@ test.describe("the owner's answer settings", () => {
     expect(chats[0]!.body).toMatchObject({ max_tokens: 321, temperature: 0.6 })
   })
 })
+
+test("an answer's quote and inline code are marked as such, not left as a bare indent and a change of font", async ({ page }) => {
+  await site.fakes.control({ member: 'openai', text: 'Read it with `getCookie(c, "name")` [1].\n\n> Signed cookies need the secret.' })
+  await page.goto(site.url)
+  await openPanel(page)
+  const body = await settled(await ask(page, COVERED), 'answered')
+  const code = body.locator('.dp-answer p code')
+  await expect(code).toHaveText('getCookie(c, "name")')
+  const background = (el: Element) => getComputedStyle(el).backgroundColor
+  expect(await code.evaluate(background)).not.toBe(await body.evaluate(background))
+  const quote = body.locator('.dp-answer blockquote')
+  expect(await quote.evaluate((el) => parseFloat(getComputedStyle(el).borderLeftWidth))).toBeGreaterThan(0)
+  // The quote's text starts near the answer's own left edge, not 40px in.
+  const [q, a] = [await quote.locator('p').boundingBox(), await body.locator('.dp-answer').boundingBox()]
+  expect(q!.x - a!.x).toBeLessThan(20)
+})
