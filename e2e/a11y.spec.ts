@@ -85,3 +85,14 @@ test('the error state passes axe (dark)', async ({ page }, info) => {
   await expectAccessible(page, info, 'dark-error')
   await keepScreenshot(page, info, 'dark-error')
 })
+
+test('each question is a heading, so a screen reader moves from question to question; its sources are a level below', async ({ page }) => {
+  await site.fakes.control({ echo: true })
+  await page.goto(site.url)
+  const d = await openPanel(page)
+  await settled(await ask(page, COVERED), 'answered')
+  await settled(await ask(page, `${COVERED} And in a middleware?`), 'answered')
+  expect(await d.getByRole('heading', { level: 3 }).allTextContents()).toEqual([COVERED, `${COVERED} And in a middleware?`])
+  await expect(d.getByRole('heading', { name: 'Sources', level: 4 })).toHaveCount(2)
+  await expectAccessible(page, test.info(), 'question-headings')
+})

@@ -28,6 +28,25 @@ test('a streamed answer with citations that link to the cited heading', async ({
   await expect(page.locator(`[id="${decodeURIComponent(anchor!)}"]`)).toBeVisible()
 })
 
+test('the question box stays put while an answer streams in: the dialog does not grow under the reader', async ({ page }) => {
+  await site.fakes.control({ member: 'openai', echo: true, deltas: 12, paceMs: 150 })
+  await page.setViewportSize({ width: 1280, height: 900 })
+  await page.goto(site.url)
+  const d = await openPanel(page)
+  await d.evaluate((el) => Promise.all(el.getAnimations().map((a) => a.finished)))
+  const box = d.getByRole('textbox')
+  const tops: number[] = []
+  const turn = await ask(page, COVERED)
+  await expect(turn).toHaveAttribute('data-phase', 'answering')
+  while ((await turn.getAttribute('data-phase')) !== 'settled') {
+    tops.push((await box.boundingBox())!.y)
+    await page.waitForTimeout(50)
+  }
+  tops.push((await box.boundingBox())!.y)
+  expect(tops.length).toBeGreaterThan(3)
+  expect(new Set(tops).size, `the box moved: ${tops.join(', ')}`).toBe(1)
+})
+
 test('a citation cut between two chunks is not shown as raw text while the rest arrives', async ({ page }) => {
   await site.fakes.reset()
   // No space but the one inside the marker (the rest are no-break spaces): the first chunk ends at "[1,".
@@ -76,4 +95,20 @@ test.describe("the owner's answer settings", () => {
     expect(chats).toHaveLength(1)
     expect(chats[0]!.body).toMatchObject({ max_tokens: 321, temperature: 0.6 })
   })
+})
+
+test("an answer's quote and inline code are marked as such, not left as a bare indent and a change of font", async ({ page }) => {
+  await site.fakes.control({ member: 'openai', text: 'Read it with `getCookie(c, "name")` [1].\n\n> Signed cookies need the secret.' })
+  await page.goto(site.url)
+  await openPanel(page)
+  const body = await settled(await ask(page, COVERED), 'answered')
+  const code = body.locator('.dp-answer p code')
+  await expect(code).toHaveText('getCookie(c, "name")')
+  const background = (el: Element) => getComputedStyle(el).backgroundColor
+  expect(await code.evaluate(background)).not.toBe(await body.evaluate(background))
+  const quote = body.locator('.dp-answer blockquote')
+  expect(await quote.evaluate((el) => parseFloat(getComputedStyle(el).borderLeftWidth))).toBeGreaterThan(0)
+  // The quote's text starts near the answer's own left edge, not 40px in.
+  const [q, a] = [await quote.locator('p').boundingBox(), await body.locator('.dp-answer').boundingBox()]
+  expect(q!.x - a!.x).toBeLessThan(20)
 })

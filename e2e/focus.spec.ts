@@ -25,6 +25,23 @@ test('after a thumbs click focus is in the question box, and Esc still closes th
   await expect(d).toBeHidden()
 })
 
+test('a reader who moves into the conversation while the answer comes keeps their place when it settles', async ({ page }) => {
+  await site.fakes.control({ member: 'openai', echo: true, deltas: 10, paceMs: 200 })
+  await page.goto(site.url)
+  const d = await openPanel(page)
+  const turn = await ask(page, COVERED)
+  await expect(turn).toHaveAttribute('data-phase', 'answering')
+  // Focus on the conversation, as Shift+Tab or a click puts it there, to scroll it with the arrow keys.
+  const log = d.getByRole('region', { name: 'Conversation' })
+  await log.focus()
+  await settled(turn, 'answered')
+  await expect(log).toBeFocused()
+  // Asked from the box, the box keeps focus for the next question.
+  const next = await ask(page, COVERED)
+  await settled(next, 'answered')
+  await expect(d.getByRole('textbox')).toBeFocused()
+})
+
 /** The element that really has focus: through the page's shadow roots (the launcher's button is inside one). */
 function focused(page: Page): Promise<string> {
   return page.evaluate(() => {

@@ -43,3 +43,25 @@ test('the box counts near the limit, will not ask past it, and a question at the
   await settled(turn, 'answered')
   await expect(d.locator('#dp-length')).toHaveCount(0)
 })
+
+test('the box grows with a question of a few lines, up to its cap, and is one line again once it is asked', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto(site.url)
+  const d = await openPanel(page)
+  const box = d.getByRole('textbox')
+  const size = () => box.evaluate((el) => ({ shown: el.clientHeight, needed: el.scrollHeight, outer: el.getBoundingClientRect().height }))
+  const oneLine = await size()
+  // Three lines or so at this width: all of it in view, none scrolled out of the box.
+  await box.fill(longQuestion(100))
+  const few = await size()
+  expect(few.outer).toBeGreaterThan(oneLine.outer)
+  expect(few.shown).toBeGreaterThanOrEqual(few.needed)
+  // Far more than the cap: the box stops growing and scrolls inside.
+  await box.fill(longQuestion(2_000))
+  expect((await size()).outer).toBeLessThanOrEqual(160)
+  await box.fill(longQuestion(100))
+  expect((await size()).outer).toBe(few.outer)
+  await box.press('Enter')
+  await settled(d.locator('article.dp-turn').first(), 'answered')
+  expect((await size()).outer).toBe(oneLine.outer)
+})

@@ -29,10 +29,10 @@ test.describe('a site without a chat chain', () => {
       await expect(d.getByRole('button', { name: 'Search the docs' })).toHaveCount(0)
       await expect(body.locator('.dp-lead')).toHaveText(/^\d+ results on \d+ pages?$/)
       // Grouped by page: each page once, as a heading linking to it, its sections below.
-      const pages = await body.locator('.dp-page > h3 a').evaluateAll((as) => as.map((a) => a.getAttribute('href')))
+      const pages = await body.locator('.dp-page > h4 a').evaluateAll((as) => as.map((a) => a.getAttribute('href')))
       expect(pages.length).toBeGreaterThan(1)
       expect(new Set(pages).size).toBe(pages.length)
-      const cli = body.locator('.dp-page', { has: page.locator('h3 a[href="/reference/cli"]') })
+      const cli = body.locator('.dp-page', { has: page.locator('h4 a[href="/reference/cli"]') })
       // Code stays code and a table stays a table.
       const build = cli.locator('.dp-row', { has: page.locator('a[href="/reference/cli#lumen-build"]') })
       await expect(build.locator('pre code')).toContainText('lumen build --target')

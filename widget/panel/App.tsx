@@ -97,12 +97,17 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       const controller = new AbortController()
       abortRef.current = controller
       setBusy(true)
+      const root = dialogRef.current?.getRootNode() as ShadowRoot | undefined
+      const from = root?.activeElement
       try {
         await engine.ask(q, { earlier, history }, controller.signal, (change) => onChange(id, change))
       } finally {
         abortRef.current = null
         setBusy(false)
-        inputRef.current?.focus()
+        // Back to the box for the next question, unless the reader moved while the answer came (into the
+        // conversation, to scroll or read it): taken back at the end, they lost their place.
+        const now = root?.activeElement
+        if (!now || now === from || inputRef.current?.form?.contains(now)) inputRef.current?.focus()
       }
     },
     [engine, turns, onChange],
@@ -206,6 +211,15 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
     if (!article || article.dataset.phase === 'settled') scrollTo.current = null
   })
 
+  // The box grows with the question, to its CSS max-height: one line high, a question of a few lines showed only
+  // its last line or two, cut through the middle, and could not be read over before it was asked.
+  useLayoutEffect(() => {
+    const box = inputRef.current
+    if (!open || !box) return
+    box.style.height = ''
+    if (box.scrollHeight > box.clientHeight) box.style.height = `${box.scrollHeight + box.offsetHeight - box.clientHeight}px`
+  }, [open, draft])
+
   // Kept for the tab (or as the owner chose) whenever nothing is in flight, and as the page goes away.
   useEffect(() => {
     if (!busy) store.save(turns)
@@ -260,7 +274,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
   return (
     <div class="dp-backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div
-        class="dp-dialog"
+        class={turns.length > 0 ? 'dp-dialog dp-talking' : 'dp-dialog'}
         role="dialog"
         aria-modal="true"
         aria-labelledby="dp-title"

@@ -27,9 +27,9 @@ export function SearchView({ turn, source }: { turn: TurnView; source: ExcerptSo
       <ol class="dp-pages">
         {pages.map((page) => (
           <li key={page.url} class="dp-page">
-            <h3>
+            <h4>
               <a href={page.url}>{page.title}</a>
-            </h3>
+            </h4>
             <ul class="dp-hits">
               {page.sections.map((row) => (
                 <li key={row.href} class="dp-row">

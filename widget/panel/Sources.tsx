@@ -43,7 +43,7 @@ export function Sources({ turn }: { turn: TurnView }) {
   const { cited, uncited } = answerSources(turn.text, given)
   return (
     <div class="dp-sources">
-      <h3>{COPY.sources}</h3>
+      <h4>{COPY.sources}</h4>
       {cited.length > 0 ? (
         <>
           <SectionLinks rows={cited} marked />

@@ -246,9 +246,10 @@ export function Turn({ turn, actions, debug, lexical }: TurnProps) {
   const source = useMemo(() => ({ question: turn.question, lexical }), [turn.question, lexical])
   return (
     <article class="dp-turn" data-turn-id={turn.id} data-phase={turn.phase} aria-busy={turn.phase !== 'settled'}>
-      <p class="dp-question" dir="auto">
+      {/* A heading: in a long conversation, a screen reader moves from question to question by heading. */}
+      <h3 class="dp-question" dir="auto">
         {turn.question}
-      </p>
+      </h3>
       <Body turn={turn} actions={actions} source={source} />
       {debug && turn.phase === 'settled' && turn.receipt !== undefined ? (
         <details class="dp-debug" data-testid="dp-debug">

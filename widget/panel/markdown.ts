@@ -68,6 +68,11 @@ export function answerMarked(targets: readonly CitationTarget[]): Marked {
     renderer: {
       // Raw HTML in model output is shown as text, never parsed.
       html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text),
+      // Under the question's h3 (Turn.tsx): a model's # was an h1 in a 30px type, and a level above the question it answers.
+      heading(token: Tokens.Heading) {
+        const level = Math.min(token.depth + 3, 6)
+        return `<h${level}>${this.parser.parseInline(token.tokens)}</h${level}>`
+      },
       // The panel copies the code next to a button with data-copy-code (one click handler for every code block).
       code: (token: Tokens.Code) =>
         `<div class="dp-code"><button type="button" class="dp-copy" data-copy-code aria-label="${COPY.copyCode}"><span class="dp-copy-label">${COPY.copy}</span></button><pre><code>${escapeHtml(token.text)}</code></pre></div>`,

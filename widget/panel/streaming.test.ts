@@ -207,3 +207,11 @@ describe('streamingMarkdown while the answer grows', () => {
     })
   }
 })
+
+describe('answerMarked headings', () => {
+  it("puts a model's headings under the question's h3: # is an h4, ## an h5, anything deeper an h6", () => {
+    const html = answerMarked([]).parse('# Deploy\n\n## With Wrangler\n\n### Steps\n\n#### Notes\n\nRun `npm run deploy`.') as string
+    expect(html.match(/<h\d/g)).toEqual(['<h4', '<h5', '<h6', '<h6'])
+    expect(html).toContain('<h5>With Wrangler</h5>')
+  })
+})
