@@ -5,7 +5,7 @@
  * corpora in cli/agents.test.ts and core/mcp/docs-server.test.ts.
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -106,6 +106,29 @@ describe('docpilot mcp with a --site-out that holds no page copies', () => {
     expect(r.replies.find((m) => m.id === 2)!.result!.isError).not.toBe(true)
     // The right folder: not a word of it.
     expect((await mcpWith([initialize, initialized])).stderr).not.toContain('no llms.txt')
+  }, 120_000)
+})
+
+describe('docpilot mcp on an index folder with a damaged part', () => {
+  /** A copy of the index whose lexical head is changed by `damage`. */
+  function brokenIndex(name: string, damage: (head: string) => void): string {
+    const dir = join(work, name)
+    cpSync(indexDir, dir, { recursive: true })
+    damage(join(dir, readdirSync(dir).find((f) => f.startsWith('lexical.'))!))
+    return dir
+  }
+
+  it('stops before serving, naming the missing or damaged file, rather than failing every search', async () => {
+    const missing = brokenIndex('index-no-head', (head) => rmSync(head))
+    const gone = await mcpWith([initialize], { indexDir: missing, siteDir })
+    expect(gone.code).toBe(1)
+    expect(gone.replies).toEqual([])
+    expect(gone.stderr).toMatch(new RegExp(`the index at ${missing} cannot be searched: index part ${missing}/lexical\\.\\w+\\.json\\.gz could not be read: .*Copy the whole folder, or rebuild it with \`docpilot index\`\\.`, 's'))
+    expect(gone.stderr).not.toContain('over stdio')
+    const damaged = brokenIndex('index-bad-head', (head) => writeFileSync(head, 'garbage\n'))
+    const bad = await mcpWith([initialize], { indexDir: damaged, siteDir })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/cannot be searched: index part lexical\.\w+\.json\.gz is damaged \(.*\)\. Rebuild the index with `docpilot index`\./s)
   }, 120_000)
 })
 

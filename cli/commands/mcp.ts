@@ -12,6 +12,7 @@ import type { Transport } from '@modelcontextprotocol/server'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Command } from 'commander'
 import { createDocsMcpServer } from '../../core/mcp/docs-server.ts'
+import { PartMissingError } from '../../core/index/parts.ts'
 import { LLMS_TXT } from '../../core/site-files.ts'
 import { envEmbedTransport } from '../../indexer/embed.ts'
 import { diskSite } from '../../proxy/mcp-disk.ts'
@@ -57,6 +58,12 @@ Editors start servers in a folder of their choosing: give absolute folders (or -
       await openIndexDir(indexDir)
       const siteDir = siteOutFor(ctx, loaded, flags.siteOut)
       const site = diskSite({ indexDir, siteDir }, mcpSettingsFor(loaded.config), { index: { transport: envEmbedTransport(ctx.env) } })
+      // Every search reads the lexical head first: one missing or damaged (a half-copied folder) is reported here,
+      // naming the file, rather than as the error of every search_docs call. Read through the site's own index, so it stays warm.
+      await site.index().then((index) => index.lexical()).catch((err: unknown) => {
+        const why = err instanceof Error ? err.message : String(err)
+        throw new Error(`docpilot mcp: the index at ${indexDir} cannot be searched: ${why}${err instanceof PartMissingError ? '. Copy the whole folder, or rebuild it with `docpilot index`.' : ''}`)
+      })
       const server = createDocsMcpServer(site, { version: ctx.version })
       // The SDK's transport closes itself when its input ends, dropping the requests still running; a client that
       // writes its requests and closes stdin (`printf ... | docpilot mcp`) is owed every answer. So the transport
