@@ -154,6 +154,14 @@ describe('get_page over stdio', () => {
     expect(missing).toEqual({ isError: true, text: expect.stringContaining('There is no page at /nope/ (no Markdown copy at /nope/index.md)') })
   }, 120_000)
 
+  it('reads llms.txt for a client without resources, which every missing page points to', async () => {
+    const [bare, byUrl, missing] = await pages(['llms.txt', '/llms.txt', '/nope'])
+    for (const got of [bare, byUrl]) expect(got).toEqual({ isError: false, text: expect.stringMatching(/\[Cookies\]\(\/cookies\.md\)/) })
+    expect(missing).toEqual({ isError: true, text: expect.stringContaining('list every page with get_page("llms.txt")') })
+    const [unpublished] = await pages(['llms.txt'], { indexDir, siteDir: join(work, 'not-the-site') })
+    expect(unpublished).toEqual({ isError: true, text: expect.stringMatching(/^llms\.txt is not at \/llms\.txt: the docs owner has not published it/) })
+  }, 120_000)
+
   it('refuses a blank page name rather than returning the home page', async () => {
     const [blank] = await pages(['   '])
     expect(blank).toEqual({ isError: true, text: expect.stringMatching(/^No page named\./) })

@@ -147,7 +147,7 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
     {
       instructions:
         'Search this documentation site with search_docs (the same hybrid search its "Ask the docs" panel uses) and read a whole page ' +
-        `with get_page. Cite passages by their url. The ${LLMS_TXT} resource lists every page with a one-line description.`,
+        `with get_page. Cite passages by their url. ${LLMS_TXT} (a resource, and get_page("${LLMS_TXT}")) lists every page with a one-line description.`,
     },
   )
 
@@ -185,22 +185,25 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
     {
       title: 'Read a docs page',
       description:
-        'The whole page as Markdown. Pass a url from search_docs (its #anchor is ignored) or from llms.txt, or the page\'s source path.',
+        `The whole page as Markdown. Pass a url from search_docs (its #anchor is ignored) or from ${LLMS_TXT}, or the page's source path. ` +
+        `Pass "${LLMS_TXT}" for the list of every page, each with a one-line description and its link.`,
       inputSchema: z.object({
-        page: z.string().min(1).max(2000).describe('page URL (e.g. /docs/api/context#set-get) or source path (e.g. docs/api/context.md)'),
+        page: z.string().min(1).max(2000).describe(`page URL (e.g. /docs/api/context#set-get), source path (e.g. docs/api/context.md), or "${LLMS_TXT}"`),
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ page }) => {
       // Blank would name the site's home page, which the agent did not ask for.
-      if (!page.trim()) return failure(`No page named. Pass a url from search_docs or ${LLMS_TXT}, or a source path.`)
+      if (!page.trim()) return failure(`No page named. Pass a url from search_docs or ${LLMS_TXT}, or a source path; "${LLMS_TXT}" lists every page.`)
       let url: string
       try {
         url = pageUrlFor(site, page)
       } catch (err) {
         return failure(`"${page}" is neither a page URL nor a source path: ${message(err)}`)
       }
-      const copies = pageCopyUrls(url)
+      const listing = llmsUrl(site.siteUrl, LLMS_TXT)
+      // The page list every error here points to: a client that offers tools but not resources has no other way to it.
+      const copies = page.trim() === LLMS_TXT || url === listing ? [listing] : pageCopyUrls(url)
       const copy = copies[0]
       let text: string | undefined
       for (const candidate of copies) {
@@ -211,8 +214,9 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
         }
         if (text !== undefined) break
       }
+      if (text === undefined && copy === listing) return failure(`${LLMS_TXT} is not at ${listing}: the docs owner has not published it (\`docpilot index\` writes it). Find pages with search_docs.`)
       if (text === undefined) {
-        return failure(`There is no page at ${url} (no Markdown copy at ${copy}). Find page URLs with search_docs or in ${LLMS_TXT}.`)
+        return failure(`There is no page at ${url} (no Markdown copy at ${copy}). Find page URLs with search_docs, or list every page with get_page("${LLMS_TXT}").`)
       }
       return { content: [{ type: 'text', text }] }
     },
