@@ -12,13 +12,12 @@ import type { Transport } from '@modelcontextprotocol/server'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Command } from 'commander'
 import { createDocsMcpServer } from '../../core/mcp/docs-server.ts'
-import { PartMissingError } from '../../core/index/parts.ts'
 import { LLMS_TXT } from '../../core/site-files.ts'
 import { envEmbedTransport } from '../../indexer/embed.ts'
 import { diskSite } from '../../proxy/mcp-disk.ts'
 import { mcpSettingsFor } from '../../proxy/mcp-settings.ts'
 import { indexDirFor, loadConfigFor, type CliContext } from '../context.ts'
-import { openIndexDir } from '../index-dir.ts'
+import { openIndexDir, unsearchable } from '../index-dir.ts'
 import { DEFAULT_SITE_OUT, siteOutFor } from '../site-out.ts'
 import { docsPage } from '../package-root.ts'
 
@@ -58,12 +57,9 @@ Editors start servers in a folder of their choosing: give absolute folders (or -
       await openIndexDir(indexDir)
       const siteDir = siteOutFor(ctx, loaded, flags.siteOut)
       const site = diskSite({ indexDir, siteDir }, mcpSettingsFor(loaded.config), { index: { transport: envEmbedTransport(ctx.env) } })
-      // Every search reads the lexical head first: one missing or damaged (a half-copied folder) is reported here,
-      // naming the file, rather than as the error of every search_docs call. Read through the site's own index, so it stays warm.
-      await site.index().then((index) => index.lexical()).catch((err: unknown) => {
-        const why = err instanceof Error ? err.message : String(err)
-        throw new Error(`docpilot mcp: the index at ${indexDir} cannot be searched: ${why}${err instanceof PartMissingError ? '. Copy the whole folder, or rebuild it with `docpilot index`.' : ''}`)
-      })
+      // Through the site's own index, so what the check reads stays warm for the first question.
+      const problem = await unsearchable(indexDir, site.index)
+      if (problem) throw new Error(`docpilot mcp: ${problem}`)
       const server = createDocsMcpServer(site, { version: ctx.version })
       // The SDK's transport closes itself when its input ends, dropping the requests still running; a client that
       // writes its requests and closes stdin (`printf ... | docpilot mcp`) is owed every answer. So the transport
