@@ -177,6 +177,16 @@ describe('get_page over stdio', () => {
     for (const searched of results.slice(3)) expect(searched.isError).not.toBe(true)
   }, 120_000)
 
+  it('refuses an empty or over-long query as a tool error that says what to send instead', async () => {
+    const asked = ['', `${'my app crashes with this log: '}${'TypeError at line 1 '.repeat(250)}`]
+    const calls = asked.map((query, i) => ({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'search_docs', arguments: { query } } }))
+    const r = await mcpWith([initialize, initialized, ...calls])
+    expect(r.code, r.stderr).toBe(0)
+    const [empty, long] = asked.map((_, i) => r.replies.find((m) => m.id === i + 2)!.result as { isError?: boolean; content: Array<{ text: string }> })
+    expect(empty).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('query: empty; ask in plain words, e.g. "how do I set a cookie?"') }] })
+    expect(long).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('query: longer than 2000 characters; ask the question in a sentence or a few keywords') }] })
+  }, 120_000)
+
   it('says a page with a name too long for any file is not there, without showing where the site folder is', async () => {
     const [long] = await pages([`/${'a'.repeat(300)}`])
     expect(long).toEqual({ isError: true, text: expect.stringMatching(/^There is no page at \/a+ /) })

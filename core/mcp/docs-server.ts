@@ -45,6 +45,7 @@ const MAX_QUERY = 2000
 
 /** A letter or a digit, in any script: what a query needs for there to be anything to search. */
 const WORDY = /[\p{L}\p{N}]/u
+const EXAMPLE_QUERY = '"how do I set a cookie?"'
 
 /** What search_docs returns: the `docpilot query` line (without its id), each result with its text. */
 export interface SearchDocsOutput extends Omit<ContractLine, 'id' | 'results' | 'gate'> {
@@ -160,7 +161,12 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
         'Returns each passage with its heading trail, its url (page URL with #anchor, to cite) and its text, plus the verdict ' +
         'of a relevance gate: gate.pass false means the docs probably do not cover the question.',
       inputSchema: z.object({
-        query: z.string().min(1).max(MAX_QUERY).describe('the question or keywords, in plain words'),
+        // The SDK's own words ("Too big: expected string to have <=2000 characters") say the limit, not what to send instead.
+        query: z
+          .string()
+          .min(1, { error: `empty; ask in plain words, e.g. ${EXAMPLE_QUERY}` })
+          .max(MAX_QUERY, { error: `longer than ${MAX_QUERY} characters; ask the question in a sentence or a few keywords, not a whole file or log` })
+          .describe('the question or keywords, in plain words'),
         limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`how many passages (default ${DEFAULT_K})`),
       }),
       outputSchema: SearchOutputSchema,
@@ -168,7 +174,7 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
     },
     async ({ query, limit }) => {
       // A query of blanks, punctuation or emoji searches for nothing: eight unrelated passages at score 0 would read as an answer.
-      if (!WORDY.test(query)) return failure(`The query "${query}" has no words to search for. Ask in plain words, e.g. "how do I set a cookie?".`)
+      if (!WORDY.test(query)) return failure(`The query "${query}" has no words to search for. Ask in plain words, e.g. ${EXAMPLE_QUERY}.`)
       let index: DocIndex
       try {
         index = await site.index()
