@@ -23,7 +23,7 @@ export interface DiskDocs {
 }
 
 export interface DiskSiteOptions {
-  /** The origin requests came to (resource URIs); without one, resources are file:// URLs. */
+  /** The site's origin (resource URIs, cited page URLs); without one, resources are file:// URLs and page URLs stay as the index has them. */
   origin?: string
   /** Per-request route to a hosted embedder (the proxy's own). */
   embedTransport?: Transport
@@ -45,6 +45,7 @@ export function diskSite(docs: DiskDocs, mcp: Pick<McpSettings, 'siteUrl' | 'url
     ...(opts.embedTransport ? { embedTransport: opts.embedTransport } : {}),
     siteUrl: mcp.siteUrl,
     uriOf: (url) => (opts.origin ? new URL(url, opts.origin).href : pathToFileURL(fileOf(url) ?? resolve(siteDir, url.replace(/^\/+/, ''))).href),
+    ...(opts.origin ? { citeUrl: (url: string) => new URL(url, opts.origin).href } : {}),
     urlOfPath: (path) => pathToUrl(path, mcp.urls),
     async file(url) {
       const file = fileOf(url)

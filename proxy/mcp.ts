@@ -160,6 +160,7 @@ export function originSite(
     embedTransport,
     siteUrl: mcp.siteUrl,
     uriOf: (url) => new URL(url, siteUrl).href,
+    citeUrl: (url) => new URL(url, origin).href,
     urlOfPath: (path) => pathToUrl(path, mcp.urls),
     async file(url) {
       // Root-relative page URLs live on the site's host (the request's own origin unless siteUrl names another).

@@ -33,6 +33,13 @@ export interface DocsSite {
   /** A source path's page URL, by the site's path-to-URL mapping. */
   urlOfPath(path: string): string
   /**
+   * The link an agent cites for a page URL of the index: absolute on the
+   * site's origin where the transport knows it (HTTP). An agent in an editor
+   * cannot open a root-relative link, nor tell which site it is on. Unset
+   * (stdio, which knows no origin): the URL as the index has it.
+   */
+  citeUrl?(url: string): string
+  /**
    * How this request reaches a hosted embedder (the proxy's own embeddings
    * route, as this client). Unset: the index's own reader embeds (a local
    * model, or the transport it was opened with).
@@ -135,9 +142,14 @@ function message(err: unknown): string {
  * keeps only its path unless the site URL itself is absolute: files are only
  * ever read from this site, whatever host the argument names.
  */
-export function pageUrlFor(site: Pick<DocsSite, 'urlOfPath' | 'siteUrl'>, page: string): string {
+export function pageUrlFor(site: Pick<DocsSite, 'urlOfPath' | 'siteUrl' | 'citeUrl'>, page: string): string {
   const value = page.trim()
-  if (/^https?:\/\//i.test(value)) return pageUrlOf(/^https?:\/\//i.test(site.siteUrl) ? value : new URL(value).pathname)
+  if (/^https?:\/\//i.test(value)) {
+    const url = new URL(value)
+    // A link search_docs cited is on the site's origin, which need not be where the files are served (mcp.siteUrl).
+    const cited = site.citeUrl !== undefined && url.origin === new URL(site.citeUrl('/')).origin
+    return pageUrlOf(/^https?:\/\//i.test(site.siteUrl) && !cited ? value : url.pathname)
+  }
   if (value.startsWith('/')) return pageUrlOf(value)
   return site.urlOfPath(pageUrlOf(value))
 }
@@ -181,7 +193,9 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
       } catch (err) {
         return failure(`The docs index could not be opened: ${message(err)}`)
       }
-      const out = searchDocsOutput(await searchIndex(index, query, limit ?? DEFAULT_K, site.embedTransport))
+      const found = searchDocsOutput(await searchIndex(index, query, limit ?? DEFAULT_K, site.embedTransport))
+      const cite = site.citeUrl
+      const out = cite ? { ...found, results: found.results.map((r) => ({ ...r, url: cite(r.url) })) } : found
       return { content: [{ type: 'text', text: passagesText(out) }], structuredContent: { ...out } }
     },
   )
