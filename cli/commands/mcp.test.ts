@@ -164,7 +164,13 @@ describe('get_page over stdio', () => {
 
   it('refuses a blank page name rather than returning the home page', async () => {
     const [blank] = await pages(['   '])
-    expect(blank).toEqual({ isError: true, text: expect.stringMatching(/^No page named\./) })
+    expect(blank).toEqual({ isError: true, text: expect.stringMatching(/^No page named: pass a url from search_docs/) })
+  }, 120_000)
+
+  it('refuses an empty or over-long page name saying what to pass, not only the limit', async () => {
+    const [empty, long] = await pages(['', `/${'a'.repeat(2001)}`])
+    expect(empty).toEqual({ isError: true, text: expect.stringContaining('page: empty; pass a url from search_docs or llms.txt, or a source path; "llms.txt" lists every page.') })
+    expect(long).toEqual({ isError: true, text: expect.stringContaining('page: longer than 2000 characters, which no page URL is; pass a url') })
   }, 120_000)
 
   it('refuses a search with no words (blanks, punctuation, emoji) rather than returning unrelated passages; any script counts as words', async () => {

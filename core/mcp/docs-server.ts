@@ -53,6 +53,7 @@ const MAX_QUERY = 2000
 /** A letter or a digit, in any script: what a query needs for there to be anything to search. */
 const WORDY = /[\p{L}\p{N}]/u
 const EXAMPLE_QUERY = '"how do I set a cookie?"'
+const WHICH_PAGE = `pass a url from search_docs or ${LLMS_TXT}, or a source path; "${LLMS_TXT}" lists every page.`
 
 /** What search_docs returns: the `docpilot query` line (without its id), each result with its text. */
 export interface SearchDocsOutput extends Omit<ContractLine, 'id' | 'results' | 'gate'> {
@@ -208,13 +209,17 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
         `The whole page as Markdown. Pass a url from search_docs (its #anchor is ignored) or from ${LLMS_TXT}, or the page's source path. ` +
         `Pass "${LLMS_TXT}" for the list of every page, each with a one-line description and its link.`,
       inputSchema: z.object({
-        page: z.string().min(1).max(2000).describe(`page URL (e.g. /docs/api/context#set-get), source path (e.g. docs/api/context.md), or "${LLMS_TXT}"`),
+        page: z
+          .string()
+          .min(1, { error: `empty; ${WHICH_PAGE}` })
+          .max(2000, { error: `longer than 2000 characters, which no page URL is; ${WHICH_PAGE}` })
+          .describe(`page URL (e.g. /docs/api/context#set-get), source path (e.g. docs/api/context.md), or "${LLMS_TXT}"`),
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ page }) => {
       // Blank would name the site's home page, which the agent did not ask for.
-      if (!page.trim()) return failure(`No page named. Pass a url from search_docs or ${LLMS_TXT}, or a source path; "${LLMS_TXT}" lists every page.`)
+      if (!page.trim()) return failure(`No page named: ${WHICH_PAGE}`)
       let url: string
       try {
         url = pageUrlFor(site, page)
