@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
 import { MANIFEST_FILE, type Manifest } from '../core/index/format.ts'
 import { IndexFormatError, readManifest } from '../core/index/read-manifest.ts'
+import { PartMissingError } from '../core/index/parts.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 
@@ -21,6 +22,22 @@ export async function openIndexDir(dir: string, opts: DenseOptions = {}): Promis
     throw new IndexFormatError(`No index at ${dir} (manifest.json is missing). Build one with \`docpilot index <docs-dir> --out ${dir}\`, or pass --index.`)
   }
   return inFolder(dir, () => openIndex(fsPartLoader(dir), opts))
+}
+
+/**
+ * Why the index `open` gives cannot be searched, or undefined. Its lexical
+ * head, which every search reads first, is read now: a server started on a
+ * half-copied or damaged folder says so at startup, naming the file, rather
+ * than in the error of every search.
+ */
+export async function unsearchable(dir: string, open: () => Promise<DocIndex>): Promise<string | undefined> {
+  try {
+    await (await open()).lexical()
+    return undefined
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err)
+    return `the index at ${dir} cannot be searched: ${why}${err instanceof PartMissingError ? '. Copy the whole folder, or rebuild it with `docpilot index`.' : ''}`
+  }
 }
 
 /** The checked manifest of the index folder `dir` (core/index/read-manifest.ts). */

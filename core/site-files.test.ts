@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { llmsUrl, pageCopyUrl, pageCopyUrls, siteRelativePath } from './site-files.ts'
+import { llmsUrl, onOrigin, pageCopyUrl, pageCopyUrls, siteRelativePath } from './site-files.ts'
 
 describe('where a page copy is served', () => {
   it('is the page URL + .md; a folder URL gets index.md; anchors and queries are dropped', () => {
@@ -38,5 +38,17 @@ describe('a served URL inside the site output folder', () => {
     expect(siteRelativePath('/docs/%2e%2e/%2e%2e/x.md', '/docs/')).toBeUndefined()
     expect(siteRelativePath('/docs/a%5c..%5cx.md', '/docs/')).toBeUndefined()
     expect(siteRelativePath('https://other.example/docs/x.md', 'https://example.com/docs/')).toBeUndefined()
+  })
+})
+
+describe('onOrigin', () => {
+  it('puts a root-relative URL on the origin, spelled as the index spells it', () => {
+    expect(onOrigin('/%E3%83%AB%E3%83%BC%E3%83%88#基本', 'https://docs.example')).toBe('https://docs.example/%E3%83%AB%E3%83%BC%E3%83%88#基本')
+    expect(onOrigin('/docs/cookie#signed-cookies', 'https://docs.example/any/path')).toBe('https://docs.example/docs/cookie#signed-cookies')
+  })
+
+  it('leaves an absolute URL (urls.base is one) and a protocol-relative one as they are', () => {
+    expect(onOrigin('https://hono.dev/docs/cookie#a', 'https://docs.example')).toBe('https://hono.dev/docs/cookie#a')
+    expect(onOrigin('//evil.example/x', 'https://docs.example')).toBe('//evil.example/x')
   })
 })

@@ -65,6 +65,15 @@ export function siteRelativePath(url: string, siteUrl: string): string | undefin
   return decoded
 }
 
+/**
+ * A root-relative page URL on an origin, spelled as the index spells it:
+ * new URL() would percent-encode the anchor (#基本 -> #%E5%9F%BA%E6%9C%AC),
+ * which an agent then reads and quotes. An absolute URL is left as it is.
+ */
+export function onOrigin(url: string, origin: string): string {
+  return url.startsWith('/') && !url.startsWith('//') ? `${new URL(origin).origin}${url}` : url
+}
+
 /** The site file of llms.txt (or llms-full.txt) for a site URL: `${siteUrl}llms.txt`. */
 export function llmsUrl(siteUrl: string, name: typeof LLMS_TXT | typeof LLMS_FULL_TXT = LLMS_TXT): string {
   return `${siteBase(siteUrl)}${name}`

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url'
 import type { Transport } from '../core/ladder/attempt.ts'
 import type { DocsSite } from '../core/mcp/docs-server.ts'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
-import { siteRelativePath } from '../core/site-files.ts'
+import { onOrigin, siteRelativePath } from '../core/site-files.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { pathToUrl } from '../indexer/urls.ts'
 import { keptIndex, serveMcp, siteOriginOf, throughProxy, type McpMount } from './mcp.ts'
@@ -23,7 +23,7 @@ export interface DiskDocs {
 }
 
 export interface DiskSiteOptions {
-  /** The origin requests came to (resource URIs); without one, resources are file:// URLs. */
+  /** The site's origin (resource URIs, cited page URLs); without one, resources are file:// URLs and page URLs stay as the index has them. */
   origin?: string
   /** Per-request route to a hosted embedder (the proxy's own). */
   embedTransport?: Transport
@@ -34,6 +34,7 @@ export interface DiskSiteOptions {
 export function diskSite(docs: DiskDocs, mcp: Pick<McpSettings, 'siteUrl' | 'urls'>, opts: DiskSiteOptions = {}): DocsSite {
   const indexDir = resolve(docs.indexDir)
   const siteDir = resolve(docs.siteDir)
+  const origin = opts.origin
   const fileOf = (url: string): string | undefined => {
     const rel = siteRelativePath(url, mcp.siteUrl)
     if (rel === undefined) return undefined
@@ -45,6 +46,7 @@ export function diskSite(docs: DiskDocs, mcp: Pick<McpSettings, 'siteUrl' | 'url
     ...(opts.embedTransport ? { embedTransport: opts.embedTransport } : {}),
     siteUrl: mcp.siteUrl,
     uriOf: (url) => (opts.origin ? new URL(url, opts.origin).href : pathToFileURL(fileOf(url) ?? resolve(siteDir, url.replace(/^\/+/, ''))).href),
+    ...(origin ? { citeUrl: (url: string) => onOrigin(url, origin) } : {}),
     urlOfPath: (path) => pathToUrl(path, mcp.urls),
     async file(url) {
       const file = fileOf(url)

@@ -97,6 +97,17 @@ describe.each<Runtime>(['node', 'workers'])('MCP on the %s proxy', (runtime) => 
     expect(text).toContain(gold!.url)
   })
 
+  it("search_docs cites each passage by an absolute link on the site's origin, which get_page takes back", async () => {
+    const res = await client.callTool({ name: 'search_docs', arguments: { query: 'how do I set a signed cookie?', limit: 3 } })
+    const out = res.structuredContent as unknown as SearchDocsOutput
+    for (const r of out.results) expect(r.url).toBe(`${host.url}/${r.path.replace(/\.md$/, '')}${r.anchor ? `#${r.anchor}` : ''}`)
+    const text = (res.content as Array<{ text: string }>)[0]!.text
+    for (const r of out.results) expect(text).toContain(`\n${r.url}\n`)
+    const page = await client.callTool({ name: 'get_page', arguments: { page: out.results[0]!.url } })
+    expect(page.isError).toBeFalsy()
+    expect((page.content as Array<{ text: string }>)[0]!.text).toMatch(/^# Cookie Helper\n/)
+  })
+
   it('search_docs honours limit', async () => {
     const res = await client.callTool({ name: 'search_docs', arguments: { query: 'cookie', limit: 2 } })
     expect((res.structuredContent as unknown as SearchDocsOutput).results).toHaveLength(2)

@@ -20,7 +20,7 @@ import type { DenseOptions } from '../core/retrieval/hybrid.ts'
 import { httpPartLoader } from '../core/index/http-parts.ts'
 import type { PartLoader } from '../core/index/parts.ts'
 import type { DocIndex } from '../core/retrieval/search.ts'
-import { siteRelativePath } from '../core/site-files.ts'
+import { onOrigin, siteRelativePath } from '../core/site-files.ts'
 import { pathToUrl } from '../indexer/urls.ts'
 import type { ProxyAppOptions } from './app.ts'
 import type { McpSettings } from './mcp-settings.ts'
@@ -160,6 +160,7 @@ export function originSite(
     embedTransport,
     siteUrl: mcp.siteUrl,
     uriOf: (url) => new URL(url, siteUrl).href,
+    citeUrl: (url) => onOrigin(url, origin),
     urlOfPath: (path) => pathToUrl(path, mcp.urls),
     async file(url) {
       // Root-relative page URLs live on the site's host (the request's own origin unless siteUrl names another).

@@ -5,7 +5,7 @@
  * corpora in cli/agents.test.ts and core/mcp/docs-server.test.ts.
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -109,6 +109,29 @@ describe('docpilot mcp with a --site-out that holds no page copies', () => {
   }, 120_000)
 })
 
+describe('docpilot mcp on an index folder with a damaged part', () => {
+  /** A copy of the index whose lexical head is changed by `damage`. */
+  function brokenIndex(name: string, damage: (head: string) => void): string {
+    const dir = join(work, name)
+    cpSync(indexDir, dir, { recursive: true })
+    damage(join(dir, readdirSync(dir).find((f) => f.startsWith('lexical.'))!))
+    return dir
+  }
+
+  it('stops before serving, naming the missing or damaged file, rather than failing every search', async () => {
+    const missing = brokenIndex('index-no-head', (head) => rmSync(head))
+    const gone = await mcpWith([initialize], { indexDir: missing, siteDir })
+    expect(gone.code).toBe(1)
+    expect(gone.replies).toEqual([])
+    expect(gone.stderr).toMatch(new RegExp(`the index at ${missing} cannot be searched: index part ${missing}/lexical\\.\\w+\\.json\\.gz could not be read: .*Copy the whole folder, or rebuild it with \`docpilot index\`\\.`, 's'))
+    expect(gone.stderr).not.toContain('over stdio')
+    const damaged = brokenIndex('index-bad-head', (head) => writeFileSync(head, 'garbage\n'))
+    const bad = await mcpWith([initialize], { indexDir: damaged, siteDir })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/cannot be searched: index part lexical\.\w+\.json\.gz is damaged \(.*\)\. Rebuild the index with `docpilot index`\./s)
+  }, 120_000)
+})
+
 describe('get_page over stdio', () => {
   /** The text of each get_page call's result, in the order asked, with whether it was an error. */
   async function pages(asked: string[], dirs?: { indexDir: string; siteDir: string }): Promise<Array<{ isError: boolean; text: string }>> {
@@ -131,9 +154,23 @@ describe('get_page over stdio', () => {
     expect(missing).toEqual({ isError: true, text: expect.stringContaining('There is no page at /nope/ (no Markdown copy at /nope/index.md)') })
   }, 120_000)
 
+  it('reads llms.txt for a client without resources, which every missing page points to', async () => {
+    const [bare, byUrl, missing] = await pages(['llms.txt', '/llms.txt', '/nope'])
+    for (const got of [bare, byUrl]) expect(got).toEqual({ isError: false, text: expect.stringMatching(/\[Cookies\]\(\/cookies\.md\)/) })
+    expect(missing).toEqual({ isError: true, text: expect.stringContaining('list every page with get_page("llms.txt")') })
+    const [unpublished] = await pages(['llms.txt'], { indexDir, siteDir: join(work, 'not-the-site') })
+    expect(unpublished).toEqual({ isError: true, text: expect.stringMatching(/^llms\.txt is not at \/llms\.txt: the docs owner has not published it/) })
+  }, 120_000)
+
   it('refuses a blank page name rather than returning the home page', async () => {
     const [blank] = await pages(['   '])
-    expect(blank).toEqual({ isError: true, text: expect.stringMatching(/^No page named\./) })
+    expect(blank).toEqual({ isError: true, text: expect.stringMatching(/^No page named: pass a url from search_docs/) })
+  }, 120_000)
+
+  it('refuses an empty or over-long page name saying what to pass, not only the limit', async () => {
+    const [empty, long] = await pages(['', `/${'a'.repeat(2001)}`])
+    expect(empty).toEqual({ isError: true, text: expect.stringContaining('page: empty; pass a url from search_docs or llms.txt, or a source path; "llms.txt" lists every page.') })
+    expect(long).toEqual({ isError: true, text: expect.stringContaining('page: longer than 2000 characters, which no page URL is; pass a url') })
   }, 120_000)
 
   it('refuses a search with no words (blanks, punctuation, emoji) rather than returning unrelated passages; any script counts as words', async () => {
@@ -144,6 +181,16 @@ describe('get_page over stdio', () => {
     const results = asked.map((_, i) => r.replies.find((m) => m.id === i + 2)!.result as { isError?: boolean; content: Array<{ text: string }> })
     for (const refused of results.slice(0, 3)) expect(refused).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('has no words to search for') }] })
     for (const searched of results.slice(3)) expect(searched.isError).not.toBe(true)
+  }, 120_000)
+
+  it('refuses an empty or over-long query as a tool error that says what to send instead', async () => {
+    const asked = ['', `${'my app crashes with this log: '}${'TypeError at line 1 '.repeat(250)}`]
+    const calls = asked.map((query, i) => ({ jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'search_docs', arguments: { query } } }))
+    const r = await mcpWith([initialize, initialized, ...calls])
+    expect(r.code, r.stderr).toBe(0)
+    const [empty, long] = asked.map((_, i) => r.replies.find((m) => m.id === i + 2)!.result as { isError?: boolean; content: Array<{ text: string }> })
+    expect(empty).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('query: empty; ask in plain words, e.g. "how do I set a cookie?"') }] })
+    expect(long).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('query: longer than 2000 characters; ask the question in a sentence or a few keywords') }] })
   }, 120_000)
 
   it('says a page with a name too long for any file is not there, without showing where the site folder is', async () => {

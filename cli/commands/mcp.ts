@@ -17,7 +17,7 @@ import { envEmbedTransport } from '../../indexer/embed.ts'
 import { diskSite } from '../../proxy/mcp-disk.ts'
 import { mcpSettingsFor } from '../../proxy/mcp-settings.ts'
 import { indexDirFor, loadConfigFor, type CliContext } from '../context.ts'
-import { openIndexDir } from '../index-dir.ts'
+import { openIndexDir, unsearchable } from '../index-dir.ts'
 import { DEFAULT_SITE_OUT, siteOutFor } from '../site-out.ts'
 import { docsPage } from '../package-root.ts'
 
@@ -57,6 +57,9 @@ Editors start servers in a folder of their choosing: give absolute folders (or -
       await openIndexDir(indexDir)
       const siteDir = siteOutFor(ctx, loaded, flags.siteOut)
       const site = diskSite({ indexDir, siteDir }, mcpSettingsFor(loaded.config), { index: { transport: envEmbedTransport(ctx.env) } })
+      // Through the site's own index, so what the check reads stays warm for the first question.
+      const problem = await unsearchable(indexDir, site.index)
+      if (problem) throw new Error(`docpilot mcp: ${problem}`)
       const server = createDocsMcpServer(site, { version: ctx.version })
       // The SDK's transport closes itself when its input ends, dropping the requests still running; a client that
       // writes its requests and closes stdin (`printf ... | docpilot mcp`) is owed every answer. So the transport

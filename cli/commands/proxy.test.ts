@@ -1,8 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { validateConfig } from '../../core/config/validate.ts'
+import { buildIndex } from '../../indexer/build.ts'
 import { main } from '../main.ts'
 
 // Serving is covered end to end by proxy/proxy.test.ts, which runs `docpilot proxy --settings`
@@ -75,4 +78,29 @@ describe('docpilot proxy without a site origin', () => {
     expect(o.err).toMatch(/proxy\.siteOrigins is not set.*Set proxy\.siteOrigins in docpilot\.config, e\.g\. \['https:\/\/docs\.example\.com'\]/)
     expect(o.out).toBe('')
   })
+})
+
+describe('docpilot proxy on a damaged index', () => {
+  it('says at startup which file keeps /ai/mcp from searching, and still serves', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-'))
+    const docs = join(dir, 'docs')
+    mkdirSync(docs)
+    writeFileSync(join(docs, 'cookies.md'), '# Cookies\n\nUse setSignedCookie with a secret to sign a cookie.\n')
+    const indexDir = join(dir, 'index')
+    await buildIndex({ root: docs, mode: 'source', out: indexDir, config: validateConfig({ embed: false }, '(test)'), docpilotVersion: 'test', embed: { env: {}, cacheDir: join(dir, 'cache') }, llms: { siteOut: join(dir, 'site') } })
+    const head = readdirSync(indexDir).find((f) => f.startsWith('lexical.'))!
+    rmSync(join(indexDir, head))
+    writeFileSync(join(dir, 'docpilot.config.json'), JSON.stringify({ proxy: { siteOrigins: ['https://docs.example.com'] } }))
+    const bin = new URL('../../bin/docpilot.cjs', import.meta.url).pathname
+    const child = spawn(process.execPath, [bin, 'proxy', '--port', '0', '--db', ':memory:', '--index', indexDir, '--site-out', join(dir, 'site')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    const said = { out: '', err: '' }
+    child.stderr.on('data', (d: Buffer) => void (said.err += d))
+    const closed = new Promise((done) => child.on('close', done))
+    await new Promise<void>((ready) => child.stdout.on('data', (d: Buffer) => (said.out += d).includes('/ai/mcp') && ready()))
+    child.kill('SIGTERM')
+    await closed
+    expect(said.out).toContain('MCP for agents on')
+    expect(said.err).toContain(`docpilot proxy: the index at ${indexDir} cannot be searched: index part ${join(indexDir, head)} could not be read`)
+    expect(said.err).toContain('Copy the whole folder, or rebuild it with `docpilot index`. Until then /ai/mcp answers every search with that error.')
+  }, 120_000)
 })

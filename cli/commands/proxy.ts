@@ -3,11 +3,14 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { MANIFEST_FILE } from '../../core/index/format.ts'
+import { openIndex } from '../../core/retrieval/search.ts'
+import { fsPartLoader } from '../../indexer/fs-parts.ts'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
 import { DEFAULT_DB_PATH, IN_MEMORY, resolveDbPath, serveProxy, sqliteInstalled } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { indexDirFor, loadConfigFor, portNumber, positiveInt, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
+import { unsearchable } from '../index-dir.ts'
 import { siteOutFor } from '../site-out.ts'
 import { manifestEmbedder } from './doctor.ts'
 
@@ -98,6 +101,9 @@ Examples:
       const trustedHops = flags.trustProxy === true ? 1 : (flags.trustProxy ?? 0)
       // Agents get /ai/mcp when there is an index to search (docs/agents.md).
       const mcp = existsSync(join(indexDir, MANIFEST_FILE)) ? { indexDir, siteDir: siteOutFor(ctx, loaded, flags.siteOut) } : undefined
+      // A damaged index keeps its route (the route re-reads the index within a minute, so a rebuild mends it), but not silently.
+      const problem = mcp && settings.mcp.enabled ? await unsearchable(indexDir, () => openIndex(fsPartLoader(indexDir), { warm: false })) : undefined
+      if (problem) ctx.stderr(`docpilot proxy: ${problem} Until then /ai/mcp answers every search with that error.\n`)
       const served = await serveProxy({ settings, env: ctx.env, dbPath, trustedHops, port: flags.port, hostname: flags.host, ...(mcp ? { mcp } : {}) })
       ctx.stdout(`docpilot proxy on ${served.url}/ai/ (${settings.routes.map((r) => r.member).join(', ') || 'no routes: set a provider key'})\n`)
       ctx.stdout(mcp && settings.mcp.enabled ? `MCP for agents on ${served.url}/ai/mcp (index ${indexDir})\n` : 'No MCP route: no index at ' + indexDir + (settings.mcp.enabled ? '' : ' (and mcp.enabled is false)') + '\n')

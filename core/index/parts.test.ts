@@ -130,3 +130,13 @@ describe('countingLoader.settled', () => {
     expect([...counting.reads.keys()]).toEqual([])
   })
 })
+
+describe('readJsonPart', () => {
+  it('names a part that does not decode, and the fix', async () => {
+    const damaged = { bytes: async () => new TextEncoder().encode('garbage\n') }
+    await expect(readJsonPart(damaged, 'lexical.0a1b.json.gz')).rejects.toThrow(/^index part lexical\.0a1b\.json\.gz is damaged \(.*\)\. Rebuild the index with `docpilot index`\.$/s)
+    // A truncated gzip fails in the gunzip, not the parser: the same message.
+    const truncated = { bytes: async () => new Uint8Array(gzipSync(JSON.stringify({ terms: ['cookie'] })).subarray(0, 12)) }
+    await expect(readJsonPart(truncated, 'texts/0.ab.json.gz')).rejects.toThrow(/^index part texts\/0\.ab\.json\.gz is damaged/)
+  })
+})

@@ -5,6 +5,7 @@
  */
 import { gunzipSync } from 'fflate'
 import type { ChunkRecord } from './format.ts'
+import { IndexFormatError } from './read-manifest.ts'
 
 export interface PartLoader {
   /** A part's bytes exactly as stored (manifest.json is read from them by core/index/read-manifest.ts). */
@@ -59,12 +60,17 @@ function isGzip(bytes: Uint8Array): boolean {
  */
 export async function readJsonPart<T>(loader: PartLoader, name: string): Promise<T> {
   if (decodes(loader)) return (await loader.json(name)) as T
-  return decodeJsonPart(await loader.bytes(name))
+  return decodeJsonPart(name, await loader.bytes(name))
 }
 
-function decodeJsonPart<T>(raw: Uint8Array, gunzip: (gz: Uint8Array) => Uint8Array = gunzipSync): T {
-  const bytes = isGzip(raw) ? gunzip(raw) : raw
-  return JSON.parse(decoder.decode(bytes)) as T
+function decodeJsonPart<T>(name: string, raw: Uint8Array, gunzip: (gz: Uint8Array) => Uint8Array = gunzipSync): T {
+  try {
+    const bytes = isGzip(raw) ? gunzip(raw) : raw
+    return JSON.parse(decoder.decode(bytes)) as T
+  } catch (err) {
+    // A parser's own words ("Unexpected token 'g'") say neither which file is damaged nor what to do about it.
+    throw new IndexFormatError(`index part ${name} is damaged (${err instanceof Error ? err.message : String(err)}). Rebuild the index with \`docpilot index\`.`)
+  }
 }
 
 /**
@@ -176,7 +182,7 @@ export function sharedPartsLoader(inner: PartLoader, gunzip?: (gz: Uint8Array) =
     bytes,
     // Like a range read, a part shorter than `end` gives what it has.
     range: async (name, start, end) => (await bytes(name)).subarray(start, end),
-    json: once(async (name) => decodeJsonPart(await bytes(name), gunzip)),
+    json: once(async (name) => decodeJsonPart(name, await bytes(name), gunzip)),
   }
 }
 

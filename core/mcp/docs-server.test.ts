@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { gate, type GateConfig } from '../retrieval/gate.ts'
 import type { SearchResult } from '../retrieval/search.ts'
-import { passagesText, searchDocsOutput } from './docs-server.ts'
+import { pageUrlFor, passagesText, searchDocsOutput } from './docs-server.ts'
 
 const config: GateConfig = {
   vocabularyFloor: 0.6,
@@ -36,5 +36,18 @@ describe('search_docs verdict', () => {
     const out = searchDocsOutput(searched({ vocabulary: 1, subject: 1, cooccurrence: 0.9, meaning: 0.9 }))
     expect(out.gate).toEqual({ pass: true, score: out.gate.score })
     expect(passagesText(out)).toMatch(/^The docs cover this/)
+  })
+})
+
+describe('get_page on a site whose files are served from another host (mcp.siteUrl absolute)', () => {
+  const site = { siteUrl: 'https://cdn.example/', urlOfPath: (p: string) => `/${p.replace(/\.md$/, '')}`, citeUrl: (u: string) => new URL(u, 'https://docs.example').href }
+
+  it("takes back a link search_docs cited on the site's origin, by its path", () => {
+    expect(pageUrlFor(site, 'https://docs.example/docs/helpers/cookie#signed-cookies')).toBe('/docs/helpers/cookie')
+  })
+
+  it('keeps any other absolute URL whole, so only files under the site URL are read', () => {
+    expect(pageUrlFor(site, 'https://elsewhere.example/docs/x')).toBe('https://elsewhere.example/docs/x')
+    expect(pageUrlFor({ ...site, citeUrl: undefined }, 'https://docs.example/docs/x')).toBe('https://docs.example/docs/x')
   })
 })

@@ -33,6 +33,13 @@ export interface DocsSite {
   /** A source path's page URL, by the site's path-to-URL mapping. */
   urlOfPath(path: string): string
   /**
+   * The link an agent cites for a page URL of the index: absolute on the
+   * site's origin where the transport knows it (HTTP). An agent in an editor
+   * cannot open a root-relative link, nor tell which site it is on. Unset
+   * (stdio, which knows no origin): the URL as the index has it.
+   */
+  citeUrl?(url: string): string
+  /**
    * How this request reaches a hosted embedder (the proxy's own embeddings
    * route, as this client). Unset: the index's own reader embeds (a local
    * model, or the transport it was opened with).
@@ -45,6 +52,8 @@ const MAX_QUERY = 2000
 
 /** A letter or a digit, in any script: what a query needs for there to be anything to search. */
 const WORDY = /[\p{L}\p{N}]/u
+const EXAMPLE_QUERY = '"how do I set a cookie?"'
+const WHICH_PAGE = `pass a url from search_docs or ${LLMS_TXT}, or a source path; "${LLMS_TXT}" lists every page.`
 
 /** What search_docs returns: the `docpilot query` line (without its id), each result with its text. */
 export interface SearchDocsOutput extends Omit<ContractLine, 'id' | 'results' | 'gate'> {
@@ -134,9 +143,14 @@ function message(err: unknown): string {
  * keeps only its path unless the site URL itself is absolute: files are only
  * ever read from this site, whatever host the argument names.
  */
-export function pageUrlFor(site: Pick<DocsSite, 'urlOfPath' | 'siteUrl'>, page: string): string {
+export function pageUrlFor(site: Pick<DocsSite, 'urlOfPath' | 'siteUrl' | 'citeUrl'>, page: string): string {
   const value = page.trim()
-  if (/^https?:\/\//i.test(value)) return pageUrlOf(/^https?:\/\//i.test(site.siteUrl) ? value : new URL(value).pathname)
+  if (/^https?:\/\//i.test(value)) {
+    const url = new URL(value)
+    // A link search_docs cited is on the site's origin, which need not be where the files are served (mcp.siteUrl).
+    const cited = site.citeUrl !== undefined && url.origin === new URL(site.citeUrl('/')).origin
+    return pageUrlOf(/^https?:\/\//i.test(site.siteUrl) && !cited ? value : url.pathname)
+  }
   if (value.startsWith('/')) return pageUrlOf(value)
   return site.urlOfPath(pageUrlOf(value))
 }
@@ -147,7 +161,7 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
     {
       instructions:
         'Search this documentation site with search_docs (the same hybrid search its "Ask the docs" panel uses) and read a whole page ' +
-        `with get_page. Cite passages by their url. The ${LLMS_TXT} resource lists every page with a one-line description.`,
+        `with get_page. Cite passages by their url. ${LLMS_TXT} (a resource, and get_page("${LLMS_TXT}")) lists every page with a one-line description.`,
     },
   )
 
@@ -160,7 +174,12 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
         'Returns each passage with its heading trail, its url (page URL with #anchor, to cite) and its text, plus the verdict ' +
         'of a relevance gate: gate.pass false means the docs probably do not cover the question.',
       inputSchema: z.object({
-        query: z.string().min(1).max(MAX_QUERY).describe('the question or keywords, in plain words'),
+        // The SDK's own words ("Too big: expected string to have <=2000 characters") say the limit, not what to send instead.
+        query: z
+          .string()
+          .min(1, { error: `empty; ask in plain words, e.g. ${EXAMPLE_QUERY}` })
+          .max(MAX_QUERY, { error: `longer than ${MAX_QUERY} characters; ask the question in a sentence or a few keywords, not a whole file or log` })
+          .describe('the question or keywords, in plain words'),
         limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`how many passages (default ${DEFAULT_K})`),
       }),
       outputSchema: SearchOutputSchema,
@@ -168,14 +187,16 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
     },
     async ({ query, limit }) => {
       // A query of blanks, punctuation or emoji searches for nothing: eight unrelated passages at score 0 would read as an answer.
-      if (!WORDY.test(query)) return failure(`The query "${query}" has no words to search for. Ask in plain words, e.g. "how do I set a cookie?".`)
+      if (!WORDY.test(query)) return failure(`The query "${query}" has no words to search for. Ask in plain words, e.g. ${EXAMPLE_QUERY}.`)
       let index: DocIndex
       try {
         index = await site.index()
       } catch (err) {
         return failure(`The docs index could not be opened: ${message(err)}`)
       }
-      const out = searchDocsOutput(await searchIndex(index, query, limit ?? DEFAULT_K, site.embedTransport))
+      const found = searchDocsOutput(await searchIndex(index, query, limit ?? DEFAULT_K, site.embedTransport))
+      const cite = site.citeUrl
+      const out = cite ? { ...found, results: found.results.map((r) => ({ ...r, url: cite(r.url) })) } : found
       return { content: [{ type: 'text', text: passagesText(out) }], structuredContent: { ...out } }
     },
   )
@@ -185,22 +206,29 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
     {
       title: 'Read a docs page',
       description:
-        'The whole page as Markdown. Pass a url from search_docs (its #anchor is ignored) or from llms.txt, or the page\'s source path.',
+        `The whole page as Markdown. Pass a url from search_docs (its #anchor is ignored) or from ${LLMS_TXT}, or the page's source path. ` +
+        `Pass "${LLMS_TXT}" for the list of every page, each with a one-line description and its link.`,
       inputSchema: z.object({
-        page: z.string().min(1).max(2000).describe('page URL (e.g. /docs/api/context#set-get) or source path (e.g. docs/api/context.md)'),
+        page: z
+          .string()
+          .min(1, { error: `empty; ${WHICH_PAGE}` })
+          .max(2000, { error: `longer than 2000 characters, which no page URL is; ${WHICH_PAGE}` })
+          .describe(`page URL (e.g. /docs/api/context#set-get), source path (e.g. docs/api/context.md), or "${LLMS_TXT}"`),
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ page }) => {
       // Blank would name the site's home page, which the agent did not ask for.
-      if (!page.trim()) return failure(`No page named. Pass a url from search_docs or ${LLMS_TXT}, or a source path.`)
+      if (!page.trim()) return failure(`No page named: ${WHICH_PAGE}`)
       let url: string
       try {
         url = pageUrlFor(site, page)
       } catch (err) {
         return failure(`"${page}" is neither a page URL nor a source path: ${message(err)}`)
       }
-      const copies = pageCopyUrls(url)
+      const listing = llmsUrl(site.siteUrl, LLMS_TXT)
+      // The page list every error here points to: a client that offers tools but not resources has no other way to it.
+      const copies = page.trim() === LLMS_TXT || url === listing ? [listing] : pageCopyUrls(url)
       const copy = copies[0]
       let text: string | undefined
       for (const candidate of copies) {
@@ -211,8 +239,9 @@ export function createDocsMcpServer(site: DocsSite, info: { version: string }): 
         }
         if (text !== undefined) break
       }
+      if (text === undefined && copy === listing) return failure(`${LLMS_TXT} is not at ${listing}: the docs owner has not published it (\`docpilot index\` writes it). Find pages with search_docs.`)
       if (text === undefined) {
-        return failure(`There is no page at ${url} (no Markdown copy at ${copy}). Find page URLs with search_docs or in ${LLMS_TXT}.`)
+        return failure(`There is no page at ${url} (no Markdown copy at ${copy}). Find page URLs with search_docs, or list every page with get_page("${LLMS_TXT}").`)
       }
       return { content: [{ type: 'text', text }] }
     },
