@@ -44,7 +44,7 @@ import { sha256 } from './sha256.ts'
 import { decodedWhenRead, heldBytes, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
-const FORMAT = 20
+const FORMAT = 21
 
 /** A journal record: a page by its key, a file's fingerprint and the key of its page, or the docs folder's listing (folder-listing.ts) by what was walked. */
 type Line =

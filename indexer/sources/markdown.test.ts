@@ -167,6 +167,12 @@ describe('text as readers read it', () => {
     ])
   })
 
+  it("indexes a Twoslash block as the page shows it (hono's docs): no hidden set-up, no cut marker; other blocks as written", () => {
+    const fence = (info: string) => `\`\`\`${info}\nimport { Hono } from 'hono'\nconst app = new Hono()\n// ---cut---\napp.get('/', (c) => c.text('Hi'))\n\`\`\`\n`
+    expect(parseMarkdown(`# A\n\n${fence('ts twoslash')}`, { mdx: false }).nodes.at(-1)).toEqual({ type: 'text', text: "app.get('/', (c) => c.text('Hi'))" })
+    expect(parseMarkdown(`# A\n\n${fence('ts')}`, { mdx: false }).nodes.at(-1)!.text).toContain('// ---cut---')
+  })
+
   it('reads Markdown inside a component that opens a line in MDX (it is JSX, not an HTML block)', () => {
     const page = parseMarkdown('<details>\n<summary>**Why use `.get()`?**</summary>\n\nBecause.\n</details>\n', { mdx: true })
     expect(page.nodes.map((n) => n.text)).toEqual(['Why use .get()?', 'Because.'])

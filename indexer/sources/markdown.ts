@@ -13,6 +13,7 @@ import { markdownCopy } from '../page-copy.ts'
 import { htmlFragmentText } from './html-text.ts'
 import { mdxToMarkdown } from './mdx-source.ts'
 import { PageLexer } from './page-lexer.ts'
+import { isTwoslash, twoslashShown } from './twoslash.ts'
 import type { HeadingPart, PageNode, ParsedPage } from './page.ts'
 
 /**
@@ -146,9 +147,11 @@ function walkBlocks(tokens: Token[], out: PageNode[]): void {
         out.push(heading)
         break
       }
-      case 'code':
-        if (token.text.trim()) out.push({ type: 'text', text: token.text })
+      case 'code': {
+        const code = isTwoslash((token as Tokens.Code).lang) ? twoslashShown(token.text) : token.text
+        if (code.trim()) out.push({ type: 'text', text: code })
         break
+      }
       case 'html':
         pushText(out, htmlFragmentText(token.text))
         break
