@@ -356,6 +356,10 @@ describe('the packed package in a fresh npm init -y project', { timeout: 5 * MIN
     const index = blocks.flatMap((b) => (b.lang === 'sh' ? commands(b.body) : [])).find((c) => c.startsWith('npx docpilot index'))!
     const codeCache = () => readdirSync(join(project, '.docpilot/cache/code')).filter((f) => /^index\.[0-9a-f]{16}\.bin$/.test(f))
     expect(codeCache()).toHaveLength(1)
+    // The default model ships with its rows prepacked: the README's first index linked the package's pack, and
+    // neither packed the 16 MB table nor kept a copy in the cache.
+    expect(existsSync(join(project, 'node_modules/docpilot/dist/models/default-en/vectors.bin'))).toBe(false)
+    expect(existsSync(join(project, '.docpilot/cache/model-rows'))).toBe(false)
     const manifest = readFileSync(join(project, 'public/docpilot/manifest.json'), 'utf8')
     ok(await sh(index, project), index)
     expect(readFileSync(join(project, 'public/docpilot/manifest.json'), 'utf8')).toBe(manifest)

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi } from 'vitest'
 import { DEFAULT_MODEL_DIR } from '../cli/package-root.ts'
 import { PackedStaticEmbedder } from '../core/embed/static-packed.ts'
-import { openStaticFolder } from './static-folder.ts'
+import { openStaticFolder, PREPACKED, writePrepackedRows } from './static-folder.ts'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
 const modelCopy = () => {
@@ -112,5 +112,63 @@ describe('a static model folder rows pack in the cache', { timeout: 120_000 }, (
     const cached = await folder.rows()
     await truncate(cached.file!, 0)
     await expect(folder.embedder.embed(['How do I set a cookie on the response?'])).rejects.toThrow(cached.file!)
+  })
+})
+
+describe('a static model folder that carries its rows prepacked (as the package ships the default model)', { timeout: 120_000 }, () => {
+  /** A copy of the default model with its rows prepacked, and (unless `keepTable`) without its table. */
+  const prepackedCopy = async (keepTable = false) => {
+    const model = modelCopy()
+    await writePrepackedRows(model, model)
+    if (!keepTable) rmSync(join(model, 'vectors.bin'))
+    return model
+  }
+
+  it("serves the rows the table packs to, links the folder's own pack, and packs nothing into the cache", async () => {
+    const packed = await rows(modelCopy(), tmp('dp-sf-cache-'))
+    const model = await prepackedCopy()
+    const cacheDir = tmp('dp-sf-cache-')
+    const ready = await rows(model, cacheDir)
+    expect([ready.packDigest, ready.packBytes]).toEqual([packed.packDigest, packed.packBytes])
+    expect(Buffer.from(ready.directory).equals(Buffer.from(packed.directory))).toBe(true)
+    expect(Buffer.from(ready.pack()).equals(Buffer.from(packed.pack()))).toBe(true)
+    expect(ready.file).toBe(join(model, PREPACKED.pack))
+    expect(readdirSync(cacheDir)).not.toContain('model-rows')
+  })
+
+  it('embeds as the packed table does, a few texts by bucket and a full batch whole', async () => {
+    const fresh = await openStaticFolder(modelCopy(), tmp('dp-sf-cache-'))
+    const packed = await fresh.rows()
+    const texts = ['How do I set a cookie on the response?', 'Über-fast routing with regex params', 'zzqxw qqqzzv']
+    const expected = await new PackedStaticEmbedder(fresh.descriptor, { pack: packed.pack(), counts: packed.counts }).embed(texts)
+    const folder = await openStaticFolder(await prepackedCopy(), tmp('dp-sf-cache-'))
+    const few = await folder.embedder.embed(texts)
+    const many = await folder.embedder.embed(Array.from({ length: 64 }, (_, i) => texts[i % texts.length]!))
+    texts.forEach((t, i) => expect(Array.from(few[i]!), t).toEqual(Array.from(expected[i]!)))
+    many.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(expected[i % texts.length]!)))
+  })
+
+  it('packs from the table instead when the prepacked rows were made by another packing, or are damaged', async () => {
+    const packed = await rows(modelCopy(), tmp('dp-sf-cache-'))
+    const other = await prepackedCopy(true)
+    const about = JSON.parse(readFileSync(join(other, PREPACKED.about), 'utf8')) as Record<string, unknown>
+    writeFileSync(join(other, PREPACKED.about), JSON.stringify({ ...about, packing: 'rows-pack-v0 9' }))
+    const cut = await prepackedCopy(true)
+    await truncate(join(cut, PREPACKED.pack), 4096)
+    for (const model of [other, cut]) {
+      const cacheDir = tmp('dp-sf-cache-')
+      const got = await rows(model, cacheDir)
+      expect(got.packDigest).toBe(packed.packDigest)
+      expect(got.file).toBe(join(cacheDir, 'model-rows', packs(cacheDir)[0]!))
+    }
+  })
+
+  it('stops, naming the folder and the fix, when prepacked rows cannot be used and there is no table to pack', async () => {
+    const model = await prepackedCopy()
+    writeFileSync(join(model, PREPACKED.about), JSON.stringify({ packing: 'rows-pack-v0 9', packSha256: 'x', packBytes: 1 }))
+    await expect(openStaticFolder(model, tmp('dp-sf-cache-'))).rejects.toThrow(new RegExp(`model folder ${model}: its rows were packed as "rows-pack-v0 9".*no vectors.bin to pack them from. Reinstall docpilot`))
+    const cut = await prepackedCopy()
+    rmSync(join(cut, PREPACKED.directory))
+    await expect(openStaticFolder(cut, tmp('dp-sf-cache-'))).rejects.toThrow(`model folder ${cut}: its ${PREPACKED.directory} is missing or damaged`)
   })
 })

@@ -70,13 +70,80 @@ export async function openStaticFolder(dir: string, cacheDir?: string): Promise<
   } catch (err) {
     throw new EmbedConfigError(`model file ${join(dir, 'model.json')} is not JSON (${err instanceof Error ? err.message : String(err)})`)
   }
-  const tables = [descriptor.files.vocab, descriptor.files.vectors]
+  const prepacked = await prepackedRows(dir, descriptor)
+  if (typeof prepacked === 'string') {
+    await modelFileStat(dir, descriptor.files.vectors, NEEDS).catch(() => {
+      throw new EmbedConfigError(`model folder ${dir}: ${prepacked}, and it holds no ${descriptor.files.vectors} to pack them from. Reinstall docpilot if this is its default model, else rebuild the folder.`)
+    })
+  }
+  const ready = typeof prepacked === 'object' ? prepacked : undefined
+  const tables = ready ? [descriptor.files.vocab] : [descriptor.files.vocab, descriptor.files.vectors]
   await Promise.all(tables.map((name) => modelFileStat(dir, name, NEEDS)))
   let rows: Promise<ServedRows> | undefined
   const folder = { dir, descriptor, descriptorBytes, stamps: tables.map((name) => fileStamp(join(dir, name))), cacheDir }
-  const read = () => (rows ??= cachedRows(folder))
+  const read = () => (rows ??= ready ? Promise.resolve(ready) : cachedRows(folder))
   return { descriptor, descriptorBytes, rows: read, embedder: new RowsPackEmbedder(descriptor, read) }
 }
+
+/**
+ * A folder may carry its rows pack made beforehand, as docpilot's package
+ * does for its default model (scripts/ship-models.ts): a first build, or any
+ * build with a fresh cache, then links the pack into the index instead of
+ * reading the 16 MB table, packing it and hashing the pack (about 0.2 s of
+ * CPU for the default model). The files are the cache's three, under these
+ * names; rows.json says which packing made them, so a pack made by another
+ * docpilot version is never served as this one's.
+ */
+export const PREPACKED = { pack: 'rows.bin', directory: 'rows.dir.gz', about: 'rows.json' } as const
+
+/** What a rows pack's bytes depend on besides the model: the entry layout and the bucket count. */
+const PACKING = `rows-pack-v3 ${WORDS_PER_BUCKET}`
+
+interface PrepackedAbout {
+  packing: string
+  packSha256: string
+  packBytes: number
+}
+
+/** The folder's prepacked rows; undefined when it has none; a string saying why when they cannot be used. */
+async function prepackedRows(dir: string, descriptor: StaticModelDescriptor): Promise<ServedRows | string | undefined> {
+  let about: PrepackedAbout
+  try {
+    about = JSON.parse(await readFile(join(dir, PREPACKED.about), 'utf8')) as PrepackedAbout
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : `its ${PREPACKED.about} cannot be read (${err instanceof Error ? err.message : String(err)})`
+  }
+  if (about.packing !== PACKING) return `its rows were packed as "${String(about.packing)}", and this docpilot packs them as "${PACKING}"`
+  const file = join(dir, PREPACKED.pack)
+  const expected = descriptor.vocabSize * entryBytes(descriptor.dims)
+  const [size, directory] = await Promise.all([stat(file).then((s) => s.size, () => -1), readFile(join(dir, PREPACKED.directory)).catch(() => undefined)])
+  if (size !== expected || about.packBytes !== expected || !/^[0-9a-f]{64}$/.test(String(about.packSha256))) return `its ${PREPACKED.pack} or ${PREPACKED.about} does not hold ${descriptor.vocabSize} rows of ${descriptor.dims} dimensions`
+  let counts: Buffer
+  try {
+    counts = gunzipSync(directory ?? new Uint8Array())
+  } catch {
+    return `its ${PREPACKED.directory} is missing or damaged`
+  }
+  if (counts.length !== bucketsOf(descriptor)) return `its ${PREPACKED.directory} does not match its vocabulary size`
+  let bytes: Uint8Array | undefined
+  return { packDigest: about.packSha256, packBytes: size, pack: () => (bytes ??= toBytes(readFileSync(file))), held: false, file, counts: toBytes(counts), directory: toBytes(directory!) }
+}
+
+/**
+ * Writes the rows pack of the static model folder `dir` into `out` as a
+ * prepacked folder carries it (PREPACKED). The table itself is then not
+ * needed to index: the package leaves it out.
+ */
+export async function writePrepackedRows(dir: string, out: string): Promise<void> {
+  const folder = await openStaticFolder(dir)
+  const rows = await folder.rows()
+  const about: PrepackedAbout = { packing: PACKING, packSha256: rows.packDigest, packBytes: rows.packBytes }
+  await replaceFile(join(out, PREPACKED.pack), rows.pack())
+  await replaceFile(join(out, PREPACKED.directory), rows.directory)
+  await replaceFile(join(out, PREPACKED.about), `${JSON.stringify(about, null, 2)}\n`)
+}
+
+const bucketsOf = (descriptor: StaticModelDescriptor) => Math.max(1, Math.ceil(descriptor.vocabSize / WORDS_PER_BUCKET))
 
 /**
  * Texts per call from which the whole pack is read: a full batch (embed.ts's
@@ -142,11 +209,11 @@ async function cachedRows(folder: FolderState): Promise<ServedRows> {
   const { descriptor, cacheDir } = folder
   if (!cacheDir) return served(await packRows(folder))
   // The zlib version is in the key: the cached directory must be the bytes this run would compress.
-  const key = createHash('sha256').update(`rows-pack-v3 ${WORDS_PER_BUCKET} zlib ${process.versions.zlib}\0`).update(folder.descriptorBytes)
+  const key = createHash('sha256').update(`${PACKING} zlib ${process.versions.zlib}\0`).update(folder.descriptorBytes)
   for (const stamp of folder.stamps) key.update(`\0${stamp}`)
   const stem = key.digest('hex').slice(0, 32)
   const cached = join(cacheDir, 'model-rows', stem)
-  const buckets = Math.max(1, Math.ceil(descriptor.vocabSize / WORDS_PER_BUCKET))
+  const buckets = bucketsOf(descriptor)
   const stored = await Promise.all([stat(`${cached}.bin`), readFile(`${cached}.dir.gz`), readFile(`${cached}.sha256`, 'utf8')]).then(
     ([pack, directory, packDigest]): ServedRows | undefined => {
       // A cached pack of the wrong size (a damaged cache) is packed again.
