@@ -31,6 +31,8 @@ export const COPY = {
   asking: 'Asking the model…',
   seconds: (s: number) => `${s} s`,
   sources: 'Sources',
+  /** A citation link's accessible name: its visible "[n]" alone says nothing to a screen reader. */
+  citation: (n: number, section: string) => `Source ${n}: ${section}`,
   passagesFound: (n: number) => (n === 1 ? '1 passage found' : `${n} passages found`),
   alsoSearched: (n: number) => `Also searched (${n})`,
   empty: 'Answers come from these docs, with links to the sections they cite.',

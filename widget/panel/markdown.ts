@@ -53,7 +53,8 @@ function citationExtension(targets: readonly CitationTarget[]): TokenizerAndRend
         .map((n) => {
           const target = targets[n - 1]
           if (!target) return escapeHtml(`[${n}]`)
-          return `<a class="dp-cite" data-cite="${n}" href="${escapeHtml(passageHref(target))}" title="${escapeHtml(passageLabel(target))}">[${n}]</a>`
+          const label = passageLabel(target)
+          return `<a class="dp-cite" data-cite="${n}" href="${escapeHtml(passageHref(target))}" title="${escapeHtml(label)}" aria-label="${escapeHtml(COPY.citation(n, label))}">[${n}]</a>`
         })
         .join('')
     },
