@@ -36,7 +36,7 @@ import { CLAMPED_HEADER, checkOrigin, originOf, preflight, withCors } from './co
 import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
 import { readInput, readJsonBody } from './json-body.ts'
-import { clientBlock, clientKey, nextUtcMidnight, type LimitStore } from './limits.ts'
+import { clientBlock, clientKey, nextUtcMidnight, type LimitStore, type RateLimit } from './limits.ts'
 import { attachCredential, filterQuery, matchPath, probePath, protocolPaths, requestModels, shapeBody, type MatchedPath, type RouteKind } from './protocol.ts'
 import { ERROR_ID_HEADER, Refusal } from './refusal.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
@@ -65,8 +65,8 @@ export interface ProxyAppOptions {
   log?: (line: string) => void
   /**
    * The MCP route (/ai/mcp, proxy/mcp.ts) for an admitted request; `self`
-   * sends a request through this same app (a hosted embedder's route, under
-   * the same limits). Unset, or mcp.enabled false: 404.
+   * sends a request through this same app (a hosted embedder's route), which
+   * spends the client's MCP bucket. Unset, or mcp.enabled false: 404.
    */
   mcp?: (c: Context, rt: ProxyRuntime, self: (request: Request) => Promise<Response>) => Promise<Response>
 }
@@ -293,16 +293,29 @@ interface MemberTarget {
 
 /**
  * A route besides the members': its name under /ai, the methods a reader uses,
- * its rate-limit bucket (none: the chat one) and its handler. The one table
+ * its rate-limit bucket (default: the chat one) and its handler. The one table
  * they are registered from, so an unknown route's 404, a wrong method's 405
  * `Allow` and the registration cannot disagree.
  */
 interface FixedRoute {
   name: string
   methods: readonly string[]
-  bucket?: string
+  bucket?: Bucket
   handler: Handler<ProxyVars>
 }
+
+/** A client's rate-limit bucket: its name in the client's key ('' for the chat one) and the limit it keeps. */
+interface Bucket {
+  name: string
+  limit: (settings: ProxySettings) => RateLimit
+}
+
+/** Chat requests and feedback (proxy.rateLimit). */
+const CHAT_BUCKET: Bucket = { name: '', limit: (s) => s.proxy.rateLimit }
+/** Insights events: the same limits, apart, so a reader's own beacons never cost them an answer. */
+const EVENTS_BUCKET: Bucket = { name: 'events', limit: (s) => s.proxy.rateLimit }
+/** /ai/mcp and the hosted embeddings its searches make (mcp.rateLimit): an agent's pace, and never readers' answers. */
+const MCP_BUCKET: Bucket = { name: 'mcp', limit: (s) => s.mcp.rateLimit }
 
 /** A member route's methods (its path is checked before its method, so it is registered apart from the table). */
 const MEMBER_METHODS = ['POST']
@@ -360,14 +373,18 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   }
 
   /**
-   * Requests per client and minute (proxy.rateLimit). `bucket` names a separate
-   * bucket with the same limits (insights events: a reader's own beacons must
-   * never cost them an answer).
+   * Requests the MCP route sends through this app on a client's behalf (a
+   * hosted embedder's calls): they spend that client's MCP bucket, not the
+   * chat one. Only this app can put a request here, so no client can claim it.
    */
-  const rateLimit = (bucket = ''): MiddlewareHandler<ProxyVars> => async (c, next) => {
+  const viaMcp = new WeakSet<Request>()
+
+  /** Requests per client and minute, from the client's bucket for this route. */
+  const rateLimit = (bucket: Bucket = CHAT_BUCKET): MiddlewareHandler<ProxyVars> => async (c, next) => {
     const rt = c.var.rt
+    const { name, limit } = viaMcp.has(c.req.raw) ? MCP_BUCKET : bucket
     const client = clientBlock(rt.clientIp)
-    const take = await rt.limits.take(await clientKey(bucket ? `${client}#${bucket}` : client), rt.settings.proxy.rateLimit, now())
+    const take = await rt.limits.take(await clientKey(name ? `${client}#${name}` : client), limit(rt.settings), now())
     if (!take.ok) {
       throw new Refusal(CLIENT_LIMIT.code, `Too many requests from this client; try again in ${take.retryAfterSec} s.`, {
         'retry-after': String(take.retryAfterSec),
@@ -379,7 +396,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   }
 
   /** What every /ai route runs first, in this order. */
-  const admit = (methods: readonly string[], bucket = '') => {
+  const admit = (methods: readonly string[], bucket?: Bucket) => {
     const allowed = allowedMethods(methods)
     return [runtime, origin(allowed), allow(allowed), rateLimit(bucket)] as const
   }
@@ -479,14 +496,17 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     if (!options.mcp || !c.var.rt.settings.mcp.enabled) {
       throw new Refusal('mcp_not_enabled', 'This proxy serves no MCP route: mcp.enabled is false, or (Node) it was started without an index folder.')
     }
-    return options.mcp(c, c.var.rt, async (request) => app.fetch(request, c.env))
+    return options.mcp(c, c.var.rt, async (request) => {
+      viaMcp.add(request)
+      return app.fetch(request, c.env)
+    })
   }
 
   const fixedRoutes: readonly FixedRoute[] = [
     { name: 'health', methods: ['GET'], handler: health },
     { name: 'feedback', methods: ['POST'], handler: feedback },
-    { name: 'events', methods: ['POST'], bucket: 'events', handler: events },
-    { name: 'mcp', methods: ['POST'], handler: mcp },
+    { name: 'events', methods: ['POST'], bucket: EVENTS_BUCKET, handler: events },
+    { name: 'mcp', methods: ['POST'], bucket: MCP_BUCKET, handler: mcp },
   ]
   for (const route of fixedRoutes) app.all(`/ai/${route.name}`, ...admit(route.methods, route.bucket), route.handler)
 
