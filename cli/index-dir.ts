@@ -10,6 +10,12 @@ import { fsPartLoader } from '../indexer/fs-parts.ts'
 
 /** `opts` reach the dense channel (e.g. how a hosted embedder reaches its provider). */
 export async function openIndexDir(dir: string, opts: DenseOptions = {}): Promise<DocIndex> {
+  await checkIndexDir(dir)
+  return inFolder(dir, () => openIndex(fsPartLoader(dir), opts))
+}
+
+/** Refuses a folder with no manifest.json, saying what to pass or build; nothing is opened (a server opens its own kept index). */
+export async function checkIndexDir(dir: string): Promise<void> {
   const hasManifest = await stat(join(dir, MANIFEST_FILE)).then(
     (s) => s.isFile(),
     () => false,
@@ -21,7 +27,6 @@ export async function openIndexDir(dir: string, opts: DenseOptions = {}): Promis
     }
     throw new IndexFormatError(`No index at ${dir} (manifest.json is missing). Build one with \`docpilot index <docs-dir> --out ${dir}\`, or pass --index.`)
   }
-  return inFolder(dir, () => openIndex(fsPartLoader(dir), opts))
 }
 
 /**

@@ -140,3 +140,28 @@ describe('feedback on a long turn, under the default limits', () => {
     expect(state.feedbackRows()).toHaveLength(1)
   })
 })
+
+describe('the routes the proxy registers are the routes it names', () => {
+  const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
+
+  it('answers a wrong method on every fixed route with 405 and an Allow naming exactly its methods (HEAD wherever GET), and lists each in the 404 of an unknown route', async () => {
+    const { app } = appWith({ routes: [OPENAI] }, KEYS)
+    // What Hono actually routes: every path under /ai without a parameter or a wildcard.
+    const registered = [...new Set(app.routes.map((r) => r.path).filter((p) => /^\/ai\/[a-z]+$/.test(p)))]
+    expect(registered.length).toBeGreaterThanOrEqual(4)
+    const unknown = await app.request('/ai/no-such-route')
+    expect(unknown.status).toBe(404)
+    const message = ((await unknown.json()) as { error: { message: string } }).error.message
+    const listed = new Map([...message.matchAll(/([A-Z/]+) \/ai\/([a-z]+)\b/g)].map((m) => [`/ai/${m[2]}`, m[1]!]))
+    expect([...listed.keys()].sort()).toEqual([...registered].sort())
+    for (const path of registered) {
+      const answers = await Promise.all(METHODS.map(async (method) => ({ method, res: await app.request(path, { method }) })))
+      const served = answers.filter((a) => a.res.status !== 405).map((a) => a.method)
+      const refused = answers.filter((a) => a.res.status === 405)
+      expect(refused.length, `${path} refuses no method`).toBeGreaterThan(0)
+      for (const { res } of refused) expect(res.headers.get('allow'), path).toBe([...served, 'OPTIONS'].join(', '))
+      expect(served.includes('HEAD'), `${path}: HEAD wherever GET`).toBe(served.includes('GET'))
+      expect(listed.get(path), path).toBe(served.filter((m) => m !== 'HEAD').join('/'))
+    }
+  })
+})

@@ -36,7 +36,7 @@ import { CLAMPED_HEADER, checkOrigin, originOf, preflight, withCors } from './co
 import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
 import { readInput, readJsonBody } from './json-body.ts'
-import { clientBlock, clientKey, nextUtcMidnight, type LimitStore } from './limits.ts'
+import { clientBlock, clientKey, nextUtcMidnight, type LimitStore, type RateLimit } from './limits.ts'
 import { attachCredential, filterQuery, matchPath, probePath, protocolPaths, requestModels, shapeBody, type MatchedPath, type RouteKind } from './protocol.ts'
 import { ERROR_ID_HEADER, Refusal } from './refusal.ts'
 import type { ProxyRoute, ProxySettings } from './settings.ts'
@@ -65,8 +65,8 @@ export interface ProxyAppOptions {
   log?: (line: string) => void
   /**
    * The MCP route (/ai/mcp, proxy/mcp.ts) for an admitted request; `self`
-   * sends a request through this same app (a hosted embedder's route, under
-   * the same limits). Unset, or mcp.enabled false: 404.
+   * sends a request through this same app (a hosted embedder's route), which
+   * spends the client's MCP bucket. Unset, or mcp.enabled false: 404.
    */
   mcp?: (c: Context, rt: ProxyRuntime, self: (request: Request) => Promise<Response>) => Promise<Response>
 }
@@ -291,8 +291,39 @@ interface MemberTarget {
   declared: string[]
 }
 
-/** The routes besides the members' (each registered below) and the method a reader would use: what an unknown route's refusal lists. */
-const FIXED_ROUTES: Readonly<Record<string, string>> = { health: 'GET', feedback: 'POST', events: 'POST', mcp: 'POST' }
+/**
+ * A route besides the members': its name under /ai, the methods a reader uses,
+ * its rate-limit bucket (default: the chat one) and its handler. The one table
+ * they are registered from, so an unknown route's 404, a wrong method's 405
+ * `Allow` and the registration cannot disagree.
+ */
+interface FixedRoute {
+  name: string
+  methods: readonly string[]
+  bucket?: Bucket
+  handler: Handler<ProxyVars>
+}
+
+/** A client's rate-limit bucket: its name in the client's key ('' for the chat one) and the limit it keeps. */
+interface Bucket {
+  name: string
+  limit: (settings: ProxySettings) => RateLimit
+}
+
+/** Chat requests and feedback (proxy.rateLimit). */
+const CHAT_BUCKET: Bucket = { name: '', limit: (s) => s.proxy.rateLimit }
+/** Insights events: the same limits, apart, so a reader's own beacons never cost them an answer. */
+const EVENTS_BUCKET: Bucket = { name: 'events', limit: (s) => s.proxy.rateLimit }
+/** /ai/mcp and the hosted embeddings its searches make (mcp.rateLimit): an agent's pace, and never readers' answers. */
+const MCP_BUCKET: Bucket = { name: 'mcp', limit: (s) => s.mcp.rateLimit }
+
+/** A member route's methods (its path is checked before its method, so it is registered apart from the table). */
+const MEMBER_METHODS = ['POST']
+
+/** The methods a route answers: HEAD wherever GET is (the runtimes send the head without the body). */
+function allowedMethods(methods: readonly string[]): string[] {
+  return methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : [...methods]
+}
 
 /** What the middleware below hands on: the request's runtime, its redactor, the CORS origin to answer, a member route's target, and an accepted member request. */
 type ProxyVars = { Variables: { rt: ProxyRuntime; redactor: Redactor; cors: string | undefined; target: MemberTarget; accepted: Accepted } }
@@ -319,7 +350,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   }
 
   /** Only the site's pages and the listed others; a preflight for a route's `methods` is answered here. */
-  const origin = (methods: string[]): MiddlewareHandler<ProxyVars> => async (c, next) => {
+  const origin = (methods: readonly string[]): MiddlewareHandler<ProxyVars> => async (c, next) => {
     const { siteOrigins, allowedOrigins } = c.var.rt.settings.proxy
     const verdict = checkOrigin(c.req.header('origin'), siteOrigins, allowedOrigins)
     if (!verdict.allowed) {
@@ -334,7 +365,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   }
 
   /** Only the route's methods pass; checked once the route is known to exist (a route that does not is a 404 whatever the method). */
-  const allow = (methods: string[]): MiddlewareHandler<ProxyVars> => async (c, next) => {
+  const allow = (methods: readonly string[]): MiddlewareHandler<ProxyVars> => async (c, next) => {
     if (!methods.includes(c.req.method)) {
       throw new Refusal('method_not_allowed', `Method ${c.req.method} is not allowed here; use ${methods.join(' or ')}.`, { allow: [...methods, 'OPTIONS'].join(', ') })
     }
@@ -342,14 +373,18 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   }
 
   /**
-   * Requests per client and minute (proxy.rateLimit). `bucket` names a separate
-   * bucket with the same limits (insights events: a reader's own beacons must
-   * never cost them an answer).
+   * Requests the MCP route sends through this app on a client's behalf (a
+   * hosted embedder's calls): they spend that client's MCP bucket, not the
+   * chat one. Only this app can put a request here, so no client can claim it.
    */
-  const rateLimit = (bucket = ''): MiddlewareHandler<ProxyVars> => async (c, next) => {
+  const viaMcp = new WeakSet<Request>()
+
+  /** Requests per client and minute, from the client's bucket for this route. */
+  const rateLimit = (bucket: Bucket = CHAT_BUCKET): MiddlewareHandler<ProxyVars> => async (c, next) => {
     const rt = c.var.rt
+    const { name, limit } = viaMcp.has(c.req.raw) ? MCP_BUCKET : bucket
     const client = clientBlock(rt.clientIp)
-    const take = await rt.limits.take(await clientKey(bucket ? `${client}#${bucket}` : client), rt.settings.proxy.rateLimit, now())
+    const take = await rt.limits.take(await clientKey(name ? `${client}#${name}` : client), limit(rt.settings), now())
     if (!take.ok) {
       throw new Refusal(CLIENT_LIMIT.code, `Too many requests from this client; try again in ${take.retryAfterSec} s.`, {
         'retry-after': String(take.retryAfterSec),
@@ -361,7 +396,10 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   }
 
   /** What every /ai route runs first, in this order. */
-  const admit = (methods: string[], bucket = '') => [runtime, origin(methods), allow(methods), rateLimit(bucket)] as const
+  const admit = (methods: readonly string[], bucket?: Bucket) => {
+    const allowed = allowedMethods(methods)
+    return [runtime, origin(allowed), allow(allowed), rateLimit(bucket)] as const
+  }
 
   /** One GET of the upstream's model list (or key record) with the proxy's key: reachability and auth, no tokens spent. */
   async function probe(spec: ProviderSpec, base: string | undefined, key: string | undefined): Promise<{ status: number | null; result: 'ok' | 'auth' | 'unreachable' | 'error' }> {
@@ -385,8 +423,8 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     withCors(c.res, c.var.cors)
   })
 
-  // HEAD too: uptime monitors check with it (the runtimes send the head without the body).
-  app.all('/ai/health', ...admit(['GET', 'HEAD']), async (c) => {
+  // HEAD too (allowedMethods): uptime monitors check with it.
+  const health: Handler<ProxyVars> = async (c) => {
     const rt = c.var.rt
     const probing = c.req.query('probe') === '1'
     const routes = await Promise.all(rt.settings.routes.map(async (route) => {
@@ -431,9 +469,9 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
     if (dailySpent) headers['retry-after'] = String(Math.max(1, Math.ceil((daily.resetAt - at) / 1000)))
     return new Response(JSON.stringify(body), { status: body.ok ? 200 : 503, headers })
-  })
+  }
 
-  app.all('/ai/feedback', ...admit(['POST']), async (c) => {
+  const feedback: Handler<ProxyVars> = async (c) => {
     const rt = c.var.rt
     const cap = rt.settings.feedback.maxBytes
     const input = await readInput(c.req.raw, cap, FeedbackInputSchema, 'feedback', `Feedback is limited to ${cap} bytes.`)
@@ -441,10 +479,10 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     // Kept as long as insights events are (insights.retentionDays): the privacy statement names one period for both.
     await rt.feedback.save(row, retentionCutoff(now(), rt.settings.insights.retentionDays))
     return new Response(JSON.stringify({ ok: true, id: row.id }), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } })
-  })
+  }
 
   // Insights: one record per settled turn (or a rating of one), sent as a beacon; the reader never waits on it.
-  app.all('/ai/events', ...admit(['POST'], 'events'), async (c) => {
+  const events: Handler<ProxyVars> = async (c) => {
     const rt = c.var.rt
     if (!rt.settings.insights.enabled) throw new Refusal('insights_off', 'Insights are off on this proxy (insights.enabled in the docpilot config); nothing was stored.')
     const cap = rt.settings.feedback.maxBytes
@@ -452,22 +490,33 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     if (event.kind === 'rating') await rt.feedback.rateEvent({ id: event.turn, tab: event.tab, rating: event.rating })
     else await rt.feedback.saveEvent(eventRow(event, rt.settings.feedback.storeText, new Date(now())), retentionCutoff(now(), rt.settings.insights.retentionDays))
     return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
-  })
+  }
 
-  app.all('/ai/mcp', ...admit(['POST']), async (c) => {
+  const mcp: Handler<ProxyVars> = async (c) => {
     if (!options.mcp || !c.var.rt.settings.mcp.enabled) {
       throw new Refusal('mcp_not_enabled', 'This proxy serves no MCP route: mcp.enabled is false, or (Node) it was started without an index folder.')
     }
-    return options.mcp(c, c.var.rt, async (request) => app.fetch(request, c.env))
-  })
+    return options.mcp(c, c.var.rt, async (request) => {
+      viaMcp.add(request)
+      return app.fetch(request, c.env)
+    })
+  }
+
+  const fixedRoutes: readonly FixedRoute[] = [
+    { name: 'health', methods: ['GET'], handler: health },
+    { name: 'feedback', methods: ['POST'], handler: feedback },
+    { name: 'events', methods: ['POST'], bucket: EVENTS_BUCKET, handler: events },
+    { name: 'mcp', methods: ['POST'], bucket: MCP_BUCKET, handler: mcp },
+  ]
+  for (const route of fixedRoutes) app.all(`/ai/${route.name}`, ...admit(route.methods, route.bucket), route.handler)
 
   /** The configured members, as the refusals of an unknown route name them. */
   const members = (rt: ProxyRuntime) => rt.settings.routes.map((r) => r.member).join(', ') || 'none'
 
   /** A path under /ai that is no route: 404, naming the routes there are. */
   const unknownRoute: Handler<ProxyVars> = (c) => {
-    const fixed = Object.entries(FIXED_ROUTES).map(([name, method]) => `${method} /ai/${name}`)
-    throw new Refusal('unknown_route', `No route ${new URL(c.req.url).pathname} on this proxy; it serves ${fixed.join(', ')} and POST /ai/<member>/<path> for the configured members: ${members(c.var.rt)}.`)
+    const fixed = fixedRoutes.map((r) => `${r.methods.join('/')} /ai/${r.name}`)
+    throw new Refusal('unknown_route', `No route ${new URL(c.req.url).pathname} on this proxy; it serves ${fixed.join(', ')} and ${MEMBER_METHODS.join('/')} /ai/<member>/<path> for the configured members: ${members(c.var.rt)}.`)
   }
 
   /** The member route and path a request names, before its method is looked at: a route that does not exist is a 404. */
@@ -477,7 +526,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const route = isMemberId(memberName) ? rt.settings.routes.find((r) => r.member === memberName) : undefined
     const rest = new URL(c.req.url).pathname.slice(`/ai/${memberName}/`.length)
     // `/ai/<name>` alone, or below a fixed route (/ai/health/x), names no member: an unknown route.
-    if (!route && (rest === '' || Object.hasOwn(FIXED_ROUTES, memberName))) return unknownRoute(c, next)
+    if (!route && (rest === '' || fixedRoutes.some((r) => r.name === memberName))) return unknownRoute(c, next)
     if (!route) throw new Refusal('unknown_member', `No provider route "${memberName}" on this proxy; the configured members are: ${members(rt)}.`)
     const spec = providerSpec(route.member)
     const matched = matchPath(spec.protocol, rest)
@@ -622,7 +671,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     return new Response(stream, { status: upstream.status, headers: outHeaders })
   }
 
-  app.all('/ai/:member/*', runtime, origin(['POST']), memberTarget, allow(['POST']), rateLimit(), memberRequest, dailyCeiling, forward)
+  app.all('/ai/:member/*', runtime, origin(MEMBER_METHODS), memberTarget, allow(MEMBER_METHODS), rateLimit(), memberRequest, dailyCeiling, forward)
 
   app.all('/ai', runtime, origin([]), unknownRoute)
   app.all('/ai/*', runtime, origin([]), unknownRoute)

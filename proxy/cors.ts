@@ -63,7 +63,7 @@ export function checkOrigin(header: string | undefined, site: string[], allowed:
 }
 
 /** A preflight's answer: the route's methods for a listed origin (withCors adds the rest), nothing for the site itself. */
-export function preflight(methods: string[], cors: string | undefined): Response {
+export function preflight(methods: readonly string[], cors: string | undefined): Response {
   const res = new Response(null, { status: 204 })
   if (cors) {
     res.headers.set('access-control-allow-methods', methods.join(', '))

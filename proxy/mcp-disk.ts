@@ -8,7 +8,9 @@ import { resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Transport } from '../core/ladder/attempt.ts'
 import type { DocsSite } from '../core/mcp/docs-server.ts'
+import type { PartLoader } from '../core/index/parts.ts'
 import type { DenseOptions } from '../core/retrieval/hybrid.ts'
+import type { DocIndex } from '../core/retrieval/search.ts'
 import { onOrigin, siteRelativePath } from '../core/site-files.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { pathToUrl } from '../indexer/urls.ts'
@@ -20,6 +22,18 @@ export interface DiskDocs {
   indexDir: string
   /** The site output folder `docpilot index` wrote llms.txt and the page copies to. */
   siteDir: string
+  /** How the index folder's parts are read (default: from disk). */
+  loader?: PartLoader
+}
+
+/**
+ * The index of `docs.indexDir` as this process serves it: one kept reader per
+ * folder (keptIndex), made by whoever asks first, with that caller's loader
+ * and options. A server's start-up check and its searches open it once.
+ */
+export function diskIndex(docs: Pick<DiskDocs, 'indexDir' | 'loader'>, opts?: Pick<DenseOptions, 'transport'>): () => Promise<DocIndex> {
+  const indexDir = resolve(docs.indexDir)
+  return keptIndex(`file:${indexDir}`, docs.loader ?? fsPartLoader(indexDir), opts)
 }
 
 export interface DiskSiteOptions {
@@ -32,7 +46,6 @@ export interface DiskSiteOptions {
 }
 
 export function diskSite(docs: DiskDocs, mcp: Pick<McpSettings, 'siteUrl' | 'urls'>, opts: DiskSiteOptions = {}): DocsSite {
-  const indexDir = resolve(docs.indexDir)
   const siteDir = resolve(docs.siteDir)
   const origin = opts.origin
   const fileOf = (url: string): string | undefined => {
@@ -42,7 +55,7 @@ export function diskSite(docs: DiskDocs, mcp: Pick<McpSettings, 'siteUrl' | 'url
     return file.startsWith(siteDir + sep) ? file : undefined
   }
   return {
-    index: keptIndex(`file:${indexDir}`, fsPartLoader(indexDir), opts.index),
+    index: diskIndex(docs, opts.index),
     ...(opts.embedTransport ? { embedTransport: opts.embedTransport } : {}),
     siteUrl: mcp.siteUrl,
     uriOf: (url) => (opts.origin ? new URL(url, opts.origin).href : pathToFileURL(fileOf(url) ?? resolve(siteDir, url.replace(/^\/+/, ''))).href),

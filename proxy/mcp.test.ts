@@ -46,7 +46,8 @@ const QUESTION = devQuestions('hono').find((q) => q.id === 'hono-d-001')!
 
 /** The site's own origin is its static host: the Worker fetches the index (mcp.indexUrl, /docpilot/ by default) and the page copies from it; Node reads the folders it was given. */
 function settings(): ProxySettingsInput {
-  return { routes: [], proxy: { siteOrigins: [host.url], maxBodyBytes: MAX_BODY, rateLimit: { perMinute: 1, burst: BURST } } }
+  // Readers' chat bucket holds one request, agents' MCP bucket BURST: a burst of agent requests must leave readers theirs.
+  return { routes: [], proxy: { siteOrigins: [host.url], maxBodyBytes: MAX_BODY, rateLimit: { perMinute: 1, burst: 1 } }, mcp: { rateLimit: { perMinute: 1, burst: BURST } } }
 }
 
 describe.each<Runtime>(['node', 'workers'])('MCP on the %s proxy', (runtime) => {
@@ -154,7 +155,7 @@ describe.each<Runtime>(['node', 'workers'])('MCP on the %s proxy', (runtime) => 
     await big.body?.cancel()
   })
 
-  it('spends the client\'s rate limit: the bucket runs dry and says when to come back', async () => {
+  it("spends the client's MCP bucket (mcp.rateLimit), which runs dry and says when to come back, and never readers' chat bucket", async () => {
     let limited: Response | undefined
     for (let i = 0; i <= BURST && !limited; i++) {
       const res = await fetch(`${url}${MCP_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
@@ -163,14 +164,22 @@ describe.each<Runtime>(['node', 'workers'])('MCP on the %s proxy', (runtime) => 
     }
     expect(limited, `no 429 within ${BURST + 1} requests`).toBeDefined()
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(limited!.headers.get('x-docpilot-quota')).toBe('client')
     expect(((await limited!.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
+    // The same client as a reader: feedback spends the chat bucket (proxy.rateLimit, burst 1), still full; the next one finds it empty.
+    const reader = () => fetch(`${url}/ai/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', origin: host.url }, body: '{}' })
+    const first = await reader()
+    expect(first.status, await first.text()).toBe(400)
+    const second = await reader()
+    expect(second.status).toBe(429)
+    await second.body?.cancel()
   })
 })
 
 /**
  * An index whose embedder is a hosted service: the server embeds each
  * question through this proxy's own embeddings route, with the proxy's key,
- * spending the asking client's rate limit, and answers lexical-only with the
+ * spending the asking client's MCP bucket (not the chat one), and answers lexical-only with the
  * reason when the service refuses. Nothing of the key reaches the client.
  */
 describe('MCP on the node proxy with a hosted embedder', () => {
@@ -187,9 +196,13 @@ describe('MCP on the node proxy with a hosted embedder', () => {
     const { readFile } = await import('node:fs/promises')
     const manifest = JSON.parse(await readFile(join(hosted.indexDir, 'manifest.json'), 'utf8'))
     expect(manifest.embedder.kind).toBe('hosted')
-    // Exactly what the tests below spend: the handshake (2), a search and its embedding (2), a search whose two
-    // embedding attempts are refused (3). The next request finds the bucket empty.
-    const proxySettings = parseProxySettings({ routes: routesFor([], manifest.embedder), proxy: { siteOrigins: ['https://docs.example.com'], rateLimit: { perMinute: 1, burst: 7 } } })
+    // The MCP bucket holds exactly what the tests below spend: the handshake (2), a search and its embedding (2), a
+    // search whose two embedding attempts are refused (3). The next request finds it empty. Readers' chat bucket holds one.
+    const proxySettings = parseProxySettings({
+      routes: routesFor([{ provider: 'openai', models: ['gpt-4o-mini'] }], manifest.embedder),
+      proxy: { siteOrigins: ['https://docs.example.com'], rateLimit: { perMinute: 1, burst: 1 } },
+      mcp: { rateLimit: { perMinute: 1, burst: 7 } },
+    })
     const served = await serveProxy({ settings: proxySettings, env: fakes.env(), dbPath: ':memory:', mcp: { indexDir: hosted.indexDir, siteDir: hosted.siteDir } })
     url = served.url
     stop = () => served.close()
@@ -226,9 +239,17 @@ describe('MCP on the node proxy with a hosted embedder', () => {
     expect((res.content as Array<{ text: string }>)[0]!.text).toMatch(/keyword search only \(degraded: /)
   })
 
-  it('counts each embedding against the asking client\'s rate limit', async () => {
+  it("counts each embedding against the asking client's MCP bucket, and none of it against readers' chat bucket", async () => {
     await fakes.reset()
     await expect(client.callTool({ name: 'search_docs', arguments: { query: 'cookies' } })).rejects.toThrow(/rate_limited/)
+    // The same client asks the panel's way: its chat bucket (burst 1) is untouched by the searches and their embeddings.
+    const chat = await fetch(`${url}/ai/openai/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://docs.example.com' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(chat.status, await chat.clone().text()).toBe(200)
+    await chat.body?.cancel()
   })
 })
 

@@ -9,8 +9,8 @@
  * Workers fetched from the origin (`originSite`), on Node read from disk
  * (proxy/mcp-disk.ts). The opened index is kept for the life of the process
  * or isolate. A hosted embedder is called through this proxy's own
- * embeddings route, with the request's client identity, so it spends that
- * client's rate limit like the panel's questions do and never sees a key.
+ * embeddings route, with the request's client identity, so it is counted in
+ * that client's MCP bucket (app.ts) and never sees a key.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import type { Transport } from '../core/ladder/attempt.ts'
@@ -70,8 +70,8 @@ async function indexVersion(site: DocsSite): Promise<string> {
 
 /**
  * A transport for the hosted embedder that goes through this proxy's own
- * /ai/<member> route: the same model allowlist, key, and rate limit, and
- * the client identity of the MCP request that asked.
+ * /ai/<member> route: the same model allowlist and key, and the client
+ * identity of the MCP request that asked (whose MCP bucket it spends).
  */
 export function throughProxy(self: (request: Request) => Promise<Response>, outer: Request): Transport {
   return (member, req) => {

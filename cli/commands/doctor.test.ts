@@ -34,6 +34,13 @@ describe('doctor --proxy (printing)', () => {
     expect(text).toMatch(/origins: https:\/\/docs\.example\.com/)
   })
 
+  it("prints the chat and the MCP route's per-client limits, each from its own config field", () => {
+    const limits = validateConfig({ chat: { chain: 'auto' }, proxy: { rateLimit: { perMinute: 12, burst: 4 } }, mcp: { rateLimit: { perMinute: 90, burst: 45 } } }, 'test')
+    expect(renderProxyPlan(proxyPlan(limits, env))).toContain('12/min per client (burst 4), /ai/mcp 90/min per client (burst 45), ')
+    const closed = validateConfig({ chat: { chain: 'auto' }, mcp: { enabled: false } }, 'test')
+    expect(renderProxyPlan(proxyPlan(closed, env))).not.toContain('/ai/mcp')
+  })
+
   it('says when chat.maxTokens asks for longer answers than proxy.maxTokens lets through, and what to raise', () => {
     const origins = { siteOrigins: ['https://docs.example.com'] }
     const long = validateConfig({ chat: { chain: 'auto', maxTokens: 4000 }, proxy: origins }, 'test')

@@ -186,8 +186,10 @@ export function renderProxyPlan(plan: ProxyPlan, wranglerFile = DEFAULT_WRANGLER
   out.push('')
   out.push(`Models allowed: ${plan.settings.routes.map((r) => `${r.member}: ${[...r.chatModels, ...r.embedModels].join(', ')}`).join('; ')}`)
   const { maxBodyBytes, maxTokens, rateLimit, siteOrigins, allowedOrigins } = plan.settings.proxy
+  const mcp = plan.settings.mcp
   out.push(
     `Limits: body ${maxBodyBytes} B, max_tokens clamped to ${maxTokens}, ${rateLimit.perMinute}/min per client (burst ${rateLimit.burst}), ` +
+      (mcp.enabled ? `/ai/mcp ${mcp.rateLimit.perMinute}/min per client (burst ${mcp.rateLimit.burst}), ` : '') +
       `daily ceiling ${plan.settings.budget.dailyLimit ?? 'none'}, origins: ${[...siteOrigins, ...allowedOrigins].join(', ') || 'none'}`,
   )
   if (siteOrigins.length === 0 && plan.settings.routes.length > 0) {

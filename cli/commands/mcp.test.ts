@@ -5,12 +5,16 @@
  * corpora in cli/agents.test.ts and core/mcp/docs-server.test.ts.
  */
 import { spawn } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { validateConfig } from '../../core/config/validate.ts'
+import { MANIFEST_FILE } from '../../core/index/format.ts'
+import { countingLoader } from '../../core/index/parts.ts'
 import { buildIndex } from '../../indexer/build.ts'
+import { fsPartLoader } from '../../indexer/fs-parts.ts'
+import { openMcpSite } from './mcp.ts'
 
 const BIN = new URL('../../bin/docpilot.cjs', import.meta.url).pathname
 const work = mkdtempSync(join(tmpdir(), 'docpilot-mcp-'))
@@ -198,4 +202,31 @@ describe('get_page over stdio', () => {
     expect(long).toEqual({ isError: true, text: expect.stringMatching(/^There is no page at \/a+ /) })
     expect(long!.text).not.toContain(siteDir)
   }, 120_000)
+})
+
+describe('docpilot mcp at start', () => {
+  const config = validateConfig({ embed: false }, '(test)')
+
+  it('opens the index once: the start-up check and the first search read manifest.json once between them', async () => {
+    // A copy: the process keeps one index per folder, opened with the first loader it is given.
+    const copy = join(work, 'index-opened-once')
+    cpSync(indexDir, copy, { recursive: true })
+    const loader = countingLoader(fsPartLoader(copy))
+    const site = await openMcpSite({ indexDir: copy, siteDir, loader }, config, {})
+    expect((await (await site.index()).search('signed cookies')).results.length).toBeGreaterThan(0)
+    expect(loader.times.get(MANIFEST_FILE)).toBe(1)
+  })
+
+  it('stops on a missing index or a damaged manifest, naming the folder, the field and the fix', async () => {
+    const none = join(work, 'no-index-here')
+    await expect(openMcpSite({ indexDir: none, siteDir }, config, {})).rejects.toThrow(`No index at ${none} (manifest.json is missing). Build one with`)
+    const damaged = join(work, 'index-bad-manifest')
+    cpSync(indexDir, damaged, { recursive: true })
+    const manifest = JSON.parse(readFileSync(join(damaged, MANIFEST_FILE), 'utf8')) as { retrieval: { gate?: unknown } }
+    delete manifest.retrieval.gate
+    writeFileSync(join(damaged, MANIFEST_FILE), JSON.stringify(manifest))
+    await expect(openMcpSite({ indexDir: damaged, siteDir }, config, {})).rejects.toThrow(
+      `docpilot mcp: the index at ${damaged} cannot be searched: manifest.json: retrieval.gate is missing; it must be an object. Rebuild the index with \`docpilot index\`.`,
+    )
+  })
 })

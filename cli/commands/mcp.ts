@@ -11,13 +11,15 @@ import { PassThrough } from 'node:stream'
 import type { Transport } from '@modelcontextprotocol/server'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Command } from 'commander'
-import { createDocsMcpServer } from '../../core/mcp/docs-server.ts'
+import type { Env } from '../../core/chain/resolve.ts'
+import type { DocpilotConfig } from '../../core/config/schema.ts'
+import { createDocsMcpServer, type DocsSite } from '../../core/mcp/docs-server.ts'
 import { LLMS_TXT } from '../../core/site-files.ts'
 import { envEmbedTransport } from '../../indexer/embed.ts'
-import { diskSite } from '../../proxy/mcp-disk.ts'
+import { diskSite, type DiskDocs } from '../../proxy/mcp-disk.ts'
 import { mcpSettingsFor } from '../../proxy/mcp-settings.ts'
 import { indexDirFor, loadConfigFor, type CliContext } from '../context.ts'
-import { openIndexDir, unsearchable } from '../index-dir.ts'
+import { checkIndexDir, unsearchable } from '../index-dir.ts'
 import { DEFAULT_SITE_OUT, siteOutFor } from '../site-out.ts'
 import { docsPage } from '../package-root.ts'
 
@@ -53,13 +55,8 @@ Editors start servers in a folder of their choosing: give absolute folders (or -
     .action(async (flags: McpFlags) => {
       const loaded = await loadConfigFor(ctx, flags.config)
       const indexDir = indexDirFor(ctx, loaded, flags.index)
-      // A missing or unreadable index is reported here, before the editor sees a server with nothing behind it.
-      await openIndexDir(indexDir)
       const siteDir = siteOutFor(ctx, loaded, flags.siteOut)
-      const site = diskSite({ indexDir, siteDir }, mcpSettingsFor(loaded.config), { index: { transport: envEmbedTransport(ctx.env) } })
-      // Through the site's own index, so what the check reads stays warm for the first question.
-      const problem = await unsearchable(indexDir, site.index)
-      if (problem) throw new Error(`docpilot mcp: ${problem}`)
+      const site = await openMcpSite({ indexDir, siteDir }, loaded.config, ctx.env)
       const server = createDocsMcpServer(site, { version: ctx.version })
       // The SDK's transport closes itself when its input ends, dropping the requests still running; a client that
       // writes its requests and closes stdin (`printf ... | docpilot mcp`) is owed every answer. So the transport
@@ -110,6 +107,20 @@ Editors start servers in a folder of their choosing: give absolute folders (or -
       if (why === 'signal') process.stdout.destroy()
       if (unanswered) throw new Error(`docpilot mcp: stdin closed; ${unanswered} request(s) still unanswered after ${DRAIN_MS / 1000} s, closed anyway`)
     })
+}
+
+/**
+ * The docs `docpilot mcp` serves, their index opened once: a missing folder,
+ * a damaged manifest or lexical head stops it here, naming the file, before
+ * the editor sees a server with nothing behind it. The check opens the
+ * site's own kept index, so the first question reuses what it read.
+ */
+export async function openMcpSite(docs: DiskDocs, config: Pick<DocpilotConfig, 'mcp' | 'urls'>, env: Env): Promise<DocsSite> {
+  await checkIndexDir(docs.indexDir)
+  const site = diskSite(docs, mcpSettingsFor(config), { index: { transport: envEmbedTransport(env) } })
+  const problem = await unsearchable(docs.indexDir, site.index)
+  if (problem) throw new Error(`docpilot mcp: ${problem}`)
+  return site
 }
 
 /** How long requests still running when stdin ends may take to answer before the server closes anyway. */

@@ -5,8 +5,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { validateConfig } from '../../core/config/validate.ts'
+import { MANIFEST_FILE } from '../../core/index/format.ts'
+import { countingLoader } from '../../core/index/parts.ts'
 import { buildIndex } from '../../indexer/build.ts'
+import { fsPartLoader } from '../../indexer/fs-parts.ts'
+import { connectHttp } from '../../proxy/mcp-testing.ts'
+import { serveProxy } from '../../proxy/node.ts'
+import { parseProxySettings } from '../../proxy/settings.ts'
 import { main } from '../main.ts'
+import { mcpUnsearchable } from './proxy.ts'
 
 // Serving is covered end to end by proxy/proxy.test.ts, which runs `docpilot proxy --settings`
 // as separate processes sharing one SQLite file. These are the refusals before anything listens.
@@ -102,5 +109,31 @@ describe('docpilot proxy on a damaged index', () => {
     expect(said.out).toContain('MCP for agents on')
     expect(said.err).toContain(`docpilot proxy: the index at ${indexDir} cannot be searched: index part ${join(indexDir, head)} could not be read`)
     expect(said.err).toContain('Copy the whole folder, or rebuild it with `docpilot index`. Until then /ai/mcp answers every search with that error.')
+  }, 120_000)
+})
+
+describe('docpilot proxy on a sound index', () => {
+  it('opens it once: the start-up check and the searches of /ai/mcp read manifest.json once between them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-'))
+    const docs = join(dir, 'docs')
+    mkdirSync(docs)
+    writeFileSync(join(docs, 'cookies.md'), '# Cookies\n\nUse setSignedCookie with a secret to sign a cookie.\n')
+    const indexDir = join(dir, 'index')
+    const siteDir = join(dir, 'site')
+    await buildIndex({ root: docs, mode: 'source', out: indexDir, config: validateConfig({ embed: false }, '(test)'), docpilotVersion: 'test', embed: { env: {}, cacheDir: join(dir, 'cache') }, llms: { siteOut: siteDir } })
+    const loader = countingLoader(fsPartLoader(indexDir))
+    const mcp = { indexDir, siteDir, loader }
+    expect(await mcpUnsearchable(mcp)).toBeUndefined()
+    const served = await serveProxy({ settings: parseProxySettings({ routes: [], proxy: { siteOrigins: ['https://docs.example.com'] } }), env: {}, dbPath: ':memory:', mcp })
+    const client = await connectHttp(`${served.url}/ai/mcp`)
+    try {
+      const res = await client.callTool({ name: 'search_docs', arguments: { query: 'signed cookie' } })
+      expect((res.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0)
+      expect(loader.times.get(MANIFEST_FILE)).toBe(1)
+    } finally {
+      await client.close()
+      served.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 120_000)
 })

@@ -3,9 +3,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { MANIFEST_FILE } from '../../core/index/format.ts'
-import { openIndex } from '../../core/retrieval/search.ts'
-import { fsPartLoader } from '../../indexer/fs-parts.ts'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
+import { diskIndex, type DiskDocs } from '../../proxy/mcp-disk.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
 import { DEFAULT_DB_PATH, IN_MEMORY, resolveDbPath, serveProxy, sqliteInstalled } from '../../proxy/node.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
@@ -58,6 +57,14 @@ function settingsFile(cwd: string, file: string): ProxySettings {
   return settings
 }
 
+/**
+ * Why /ai/mcp cannot search `docs`, or undefined: read through the index the
+ * route keeps (diskIndex), so its first search reuses this open.
+ */
+export function mcpUnsearchable(docs: DiskDocs): Promise<string | undefined> {
+  return unsearchable(docs.indexDir, diskIndex(docs))
+}
+
 export function defineProxyCommand(program: Command, ctx: CliContext): void {
   program
     .command('proxy')
@@ -102,7 +109,7 @@ Examples:
       // Agents get /ai/mcp when there is an index to search (docs/agents.md).
       const mcp = existsSync(join(indexDir, MANIFEST_FILE)) ? { indexDir, siteDir: siteOutFor(ctx, loaded, flags.siteOut) } : undefined
       // A damaged index keeps its route (the route re-reads the index within a minute, so a rebuild mends it), but not silently.
-      const problem = mcp && settings.mcp.enabled ? await unsearchable(indexDir, () => openIndex(fsPartLoader(indexDir), { warm: false })) : undefined
+      const problem = mcp && settings.mcp.enabled ? await mcpUnsearchable(mcp) : undefined
       if (problem) ctx.stderr(`docpilot proxy: ${problem} Until then /ai/mcp answers every search with that error.\n`)
       const served = await serveProxy({ settings, env: ctx.env, dbPath, trustedHops, port: flags.port, hostname: flags.host, ...(mcp ? { mcp } : {}) })
       ctx.stdout(`docpilot proxy on ${served.url}/ai/ (${settings.routes.map((r) => r.member).join(', ') || 'no routes: set a provider key'})\n`)

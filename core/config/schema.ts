@@ -217,6 +217,16 @@ const origin = z
 
 const ORIGINS = "a list of origins such as ['https://docs.example.com']"
 
+/** A client's token bucket on the proxy (proxy/limits.ts): refilled at perMinute, holding at most burst. */
+function rateLimit(defaults: { perMinute: number; burst: number }) {
+  return z
+    .strictObject({
+      perMinute: z.number().int().min(1).default(defaults.perMinute),
+      burst: z.number().int().min(1).default(defaults.burst),
+    })
+    .prefault({})
+}
+
 export const ProxySchema = z.strictObject({
   /**
    * The site's own origin(s), with scheme: the pages allowed to call /ai/...
@@ -228,12 +238,7 @@ export const ProxySchema = z.strictObject({
   allowedOrigins: z.array(origin).describe(ORIGINS).default([]),
   maxBodyBytes: z.number().int().min(1024).max(1_048_576).default(65_536),
   maxTokens: z.number().int().min(1).max(32_000).default(2048),
-  rateLimit: z
-    .strictObject({
-      perMinute: z.number().int().min(1).default(20),
-      burst: z.number().int().min(1).default(10),
-    })
-    .prefault({}),
+  rateLimit: rateLimit({ perMinute: 20, burst: 10 }),
 })
 
 export const FeedbackSchema = z.strictObject({
@@ -292,6 +297,12 @@ export const McpSchema = z.strictObject({
   indexUrl: z.string().min(1).default('/docpilot/'),
   /** Where llms.txt and the page copies are served (default urls.base). */
   siteUrl: z.string().min(1).optional(),
+  /**
+   * Each client's bucket for /ai/mcp and the hosted embeddings its searches
+   * make, apart from the chat bucket (proxy.rateLimit): an agent connects with
+   * two requests and asks in quick runs, and must not spend readers' answers.
+   */
+  rateLimit: rateLimit({ perMinute: 60, burst: 30 }),
 })
 
 export const ConfigSchema = z.strictObject({
@@ -310,7 +321,7 @@ export const ConfigSchema = z.strictObject({
   insights: InsightsSchema.prefault({}),
   panel: PanelSchema.default({}),
   llms: LlmsSchema.default({ enabled: true }),
-  mcp: McpSchema.default({ enabled: true, indexUrl: '/docpilot/' }),
+  mcp: McpSchema.prefault({}),
 })
 
 /** What an owner writes (every field optional). */

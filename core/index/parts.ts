@@ -113,6 +113,8 @@ export function decodeTextShard(shard: TextShard): ChunkRecord[] {
 export interface CountingLoader extends PartLoader {
   /** Part name (with `#start-end` for a range) -> bytes, in the order first read (a read repeated counts once). */
   readonly reads: Map<string, number>
+  /** Part name (with `#start-end` for a range) -> how many times it was read, each repeat counted. */
+  readonly times: Map<string, number>
   /**
    * Resolves once no read is in flight: a reader starts some reads without
    * waiting for them (texts it expects to show), and those are downloaded
@@ -123,8 +125,10 @@ export interface CountingLoader extends PartLoader {
 
 export function countingLoader(inner: PartLoader): CountingLoader {
   const reads = new Map<string, number>()
+  const times = new Map<string, number>()
   const inFlight = new Set<Promise<unknown>>()
   const track = (key: string, read: Promise<Uint8Array>): Promise<Uint8Array> => {
+    times.set(key, (times.get(key) ?? 0) + 1)
     const counted = read.then((b) => {
       if (!reads.has(key)) reads.set(key, b.byteLength)
       return b
@@ -138,6 +142,7 @@ export function countingLoader(inner: PartLoader): CountingLoader {
   }
   return {
     reads,
+    times,
     bytes: (name) => track(name, inner.bytes(name)),
     range: (name, start, end) => track(`${name}#${start}-${end}`, readRange(inner, name, start, end)),
     // The part is counted as read whole, as readJsonPart would read it, then handed over decoded.

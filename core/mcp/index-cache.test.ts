@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ChunkRecord } from '../index/format.ts'
+import { MANIFEST_FILE, type ChunkRecord } from '../index/format.ts'
+import { countingLoader } from '../index/parts.ts'
 import { fsPartLoader } from '../../indexer/fs-parts.ts'
 import { writeIndex } from '../../indexer/write.ts'
 import { reopeningIndex } from './index-cache.ts'
@@ -44,5 +45,20 @@ describe('an index kept by a long-lived server', () => {
     await expect(get()).rejects.toThrow(/manifest\.json/)
     await write(out, 'now it exists')
     expect((await (await get()).search('exists')).results).toHaveLength(1)
+  })
+})
+
+describe('opening a kept index', () => {
+  it('reads manifest.json once: the manifest read to learn the version is the one the index opens with', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'docpilot-kept-once-'))
+    try {
+      await write(out, 'the only words')
+      const loader = countingLoader(fsPartLoader(out))
+      const get = reopeningIndex(loader, { recheckMs: 60_000 })
+      expect((await (await get()).search('words')).results).toHaveLength(1)
+      expect(loader.times.get(MANIFEST_FILE)).toBe(1)
+    } finally {
+      await rm(out, { recursive: true, force: true })
+    }
   })
 })

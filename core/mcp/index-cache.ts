@@ -29,9 +29,9 @@ export function reopeningIndex(
   const recheckMs = opts.recheckMs ?? RECHECK_MS
   let opened: Opened | undefined
 
-  const open = (version: string): Opened => {
-    const index = openIndex(loader, opts)
-    const entry: Opened = { version, index, checkedAt: now() }
+  const open = (manifest: Manifest): Opened => {
+    const index = openIndex(loader, { ...opts, manifest })
+    const entry: Opened = { version: versionOf(manifest), index, checkedAt: now() }
     // A failed open is not kept: the next request tries again.
     index.catch(() => {
       if (opened === entry) opened = undefined
@@ -41,12 +41,12 @@ export function reopeningIndex(
 
   return async () => {
     if (opened && now() - opened.checkedAt < recheckMs) return opened.index
-    const version = versionOf(await readManifest(loader))
-    if (opened?.version === version) {
+    const manifest = await readManifest(loader)
+    if (opened?.version === versionOf(manifest)) {
       opened.checkedAt = now()
       return opened.index
     }
-    opened = open(version)
+    opened = open(manifest)
     return opened.index
   }
 }

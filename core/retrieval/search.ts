@@ -97,10 +97,12 @@ export interface OpenOptions extends DenseOptions {
    * first question. Default true; a reader that will search lexical-only says false.
    */
   warm?: boolean
+  /** The manifest the caller has just read through readManifest from this loader, so it is not read twice. */
+  manifest?: Manifest
 }
 
 export async function openIndex(loader: PartLoader, opts: OpenOptions = {}): Promise<DocIndex> {
-  const manifest = await readManifest(loader)
+  const manifest = opts.manifest ?? (await readManifest(loader))
   const { postings, texts } = manifest.parts
   const perShard = texts.per
   // The index's one embedder (null: declared lexical-only); an unknown one is an error here, not later.
