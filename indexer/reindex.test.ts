@@ -111,4 +111,30 @@ describe('a re-index leaves what a fresh build leaves, byte for byte', { timeout
     expect(again.files).toContain('docs-reference/cli.md')
     expect(again.files.some((file) => file.startsWith('reference/'))).toBe(false)
   })
+
+  /** Overwrites bytes in the middle of every cache file of `kind` the series keeps (their lengths kept). */
+  function damage(kind: string): void {
+    const files = readdirSync(join(series.cacheDir, kind), { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+    expect(files.length).toBeGreaterThan(0)
+    for (const e of files) {
+      const path = join(e.parentPath, e.name)
+      const bytes = readFileSync(path)
+      bytes.fill(0x7b, Math.floor(bytes.length / 3), Math.floor(bytes.length / 3) + 64)
+      writeFileSync(path, bytes)
+    }
+  }
+
+  // Each kind of cache file the series keeps, damaged before an edit: a slower run, never another index.
+  it.each(['pages', 'embeddings', 'codes', 'write', 'parts', 'written', 'fetch-cost'])('after an edit with its %s cache damaged', async (kind) => {
+    damage(kind)
+    append('guide/routing.md', `A routing note written with the ${kind} cache damaged.`)
+    await reindexMatchesFresh()
+  })
+
+  it('after a page is added with its lexical cache damaged (read by a write of every part)', async () => {
+    damage('lexical')
+    writeFileSync(join(root, 'guide/streaming.md'), '# Streaming\n\nStream a response body as it is made.\n')
+    const again = await reindexMatchesFresh()
+    expect(again.chunksMade).toBe(again.chunks)
+  })
 })
