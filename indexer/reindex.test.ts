@@ -137,4 +137,18 @@ describe('a re-index leaves what a fresh build leaves, byte for byte', { timeout
     const again = await reindexMatchesFresh()
     expect(again.chunksMade).toBe(again.chunks)
   })
+
+  it('after an edit with a page journal body damaged (an unchanged page\'s text and copy changed, their lengths kept)', async () => {
+    const [journal] = readdirSync(join(series.cacheDir, 'pages'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+    const path = join(journal!.parentPath, journal!.name)
+    const bytes = readFileSync(path)
+    const text = Buffer.from('The raw object is still available')
+    // Both its chunk's text and its Markdown copy (which llms-full.txt is made from at every run).
+    let found = 0
+    for (let at = bytes.indexOf(text); at !== -1; at = bytes.indexOf(text, at + 1), found++) Buffer.from('The raw object is NOT  available!').copy(bytes, at)
+    expect(found).toBeGreaterThan(0)
+    writeFileSync(path, bytes)
+    append('guide/routing.md', 'A routing note written with a page body damaged.')
+    await reindexMatchesFresh()
+  })
 })
