@@ -7,8 +7,8 @@ import { EmbeddingCache, textDigest } from './embed-cache.ts'
 
 const identity = { id: 'test-embedder', model: 'static:test', dims: 3 }
 const vector = (...xs: number[]) => Float32Array.from(xs)
-/** A batch of `n` entries: its count, n 32-byte digests, n x 3 float32, then n 7-byte rows padded to 4 bytes. */
-const batch = (n: number) => 4 + n * (32 + 3 * 4) + Math.ceil((n * 7) / 4) * 4
+/** A batch of `n` entries: its count, n 32-byte digests, n x 3 float32, n 7-byte rows padded to 4 bytes, then its CRC-32. */
+const batch = (n: number) => 4 + n * (32 + 3 * 4) + Math.ceil((n * 7) / 4) * 4 + 4
 const fileOf = (dir: string) => join(dir, 'embeddings', readdirSync(join(dir, 'embeddings'))[0]!)
 /** The file's header: 12 bytes, then the identity it names, padded to 4 bytes. */
 const headerOf = (dir: string) => 12 + Math.ceil(readFileSync(fileOf(dir)).readUInt32LE(8) / 4) * 4
@@ -135,6 +135,39 @@ describe('EmbeddingCache', () => {
     damaged.set(textDigest('a'), vector(7, 8, 9))
     await damaged.save()
     expect((await EmbeddingCache.open(dir, identity, '/out')).get(textDigest('a'))).toEqual(vector(7, 8, 9))
+  })
+
+  it('reads a batch whose bytes changed in place (its framing intact) as damage: its entries and those after it are missed, the rest kept, and the file rewritten', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dp-ec-'))
+    await seeded(dir, { a: vector(1, 2, 3), b: vector(4, 5, 6) })
+    const run = await EmbeddingCache.open(dir, identity, '/out')
+    for (const t of ['a', 'b']) run.get(textDigest(t))
+    run.set(textDigest('c'), vector(7, 8, 9))
+    await run.save()
+    const header = headerOf(dir)
+    const file = readFileSync(fileOf(dir))
+    expect(file.length).toBe(header + batch(2) + batch(1))
+    // One float of b's vector (the first batch's second entry) changed: a wrong vector, not a shorter file.
+    file.writeFloatLE(-4, header + 4 + 2 * 32 + 3 * 4)
+    writeFileSync(fileOf(dir), file)
+    const damaged = await EmbeddingCache.open(dir, identity, '/out')
+    for (const t of ['a', 'b', 'c']) expect(damaged.get(textDigest(t))).toBeUndefined()
+    damaged.set(textDigest('b'), vector(4, 5, 6))
+    await damaged.save()
+    expect(statSync(fileOf(dir)).size).toBe(header + batch(1))
+    expect((await EmbeddingCache.open(dir, identity, '/out')).get(textDigest('b'))).toEqual(vector(4, 5, 6))
+
+    // The same for a later batch: the batches before it are kept.
+    const grown = await EmbeddingCache.open(dir, identity, '/out')
+    grown.get(textDigest('b'))
+    grown.set(textDigest('d'), vector(0, 1, 0))
+    await grown.save()
+    const two = readFileSync(fileOf(dir))
+    two[two.length - 5]! ^= 1
+    writeFileSync(fileOf(dir), two)
+    const later = await EmbeddingCache.open(dir, identity, '/out')
+    expect(later.get(textDigest('b'))).toEqual(vector(4, 5, 6))
+    expect(later.get(textDigest('d'))).toBeUndefined()
   })
 
   it("is a miss once the model's content changes under the same id, or the file's rows were encoded by another row codec", async () => {

@@ -19,7 +19,11 @@
  * u32 identity bytes, the identity (`embedder id\nmodel\n[content\n]row
  * format`, UTF-8, padded to 4 bytes), then batches of entries: u32 count,
  * their 32-byte text digests, their dims float32 values each, their rows
- * one after another (padded to 4 bytes), little-endian. A run appends one
+ * one after another (padded to 4 bytes), then the CRC-32 of all that (u32),
+ * little-endian. A batch whose bytes were changed in place (its framing
+ * intact) would otherwise give wrong vectors to every later index, and
+ * its rows into the index's vectors file: it fails its check instead, and
+ * reads as damage (its chunks are embedded again). A run appends one
  * batch of the vectors it embedded; the file is rewritten as one batch of the
  * entries the run used alone, in the order it used them, once unused ones
  * outnumber a quarter of it, or when an append was cut short.
@@ -32,13 +36,14 @@
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
 import type { EmbedderIdentity } from '../core/index/format.ts'
 import { encodeVectorRow, rowBytes } from '../core/index/vectors.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 import { sha256 } from './sha256.ts'
 
-/** "DPE4", little-endian. */
-const MAGIC = 0x34455044
+/** "DPE5", little-endian. */
+const MAGIC = 0x35455044
 const HEADER = 12
 /** Bytes of a text digest as the caches made from an embedder's vectors store it. */
 export const DIGEST_BYTES = 32
@@ -75,7 +80,8 @@ export const embedderCacheFile = (cacheDir: string, kind: string, identity: Cach
 /** How a cache file's header names the embedder its contents come from and the `format` they are in: a file naming another is not read. */
 export const embedderText = ({ id, model, content }: CachedEmbedder, format: string): string => `${id}\n${model}\n${content ? `${content}\n` : ''}${format}`
 
-const batchBytes = (count: number, dims: number) => 4 + count * (DIGEST_BYTES + dims * 4) + pad4(count * rowBytes(dims))
+/** A batch's bytes: its entries, then their CRC-32. */
+const batchBytes = (count: number, dims: number) => 4 + count * (DIGEST_BYTES + dims * 4) + pad4(count * rowBytes(dims)) + 4
 
 interface Entry {
   vector: Float32Array
@@ -134,8 +140,9 @@ export class EmbeddingCache {
     let stored = 0
     while (at + 4 <= aligned.length) {
       const count = aligned.readUInt32LE(at)
-      // An empty batch or one cut short: damage, left out and written over by the next save.
-      if (count === 0 || at + batchBytes(count, dims) > aligned.length) break
+      const end = at + batchBytes(count, dims)
+      // An empty batch, one cut short or one whose bytes changed: damage, left out (with what follows) and written over by the next save.
+      if (count === 0 || end > aligned.length || crc32(aligned.subarray(at, end - 4)) !== aligned.readUInt32LE(end - 4)) break
       const digests = aligned.toString('hex', at + 4, at + 4 + count * DIGEST_BYTES)
       const vectorsAt = at + 4 + count * DIGEST_BYTES
       const rowsAt = vectorsAt + count * dims * 4
@@ -147,7 +154,7 @@ export class EmbeddingCache {
         })
       }
       stored += count
-      at += batchBytes(count, dims)
+      at = end
     }
     this.read = aligned
     this.dims = dims
@@ -222,6 +229,7 @@ export class EmbeddingCache {
       out.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), vectorsAt + i * dims * 4)
       out.set(typeof row === 'number' ? this.read.subarray(row, row + rowBytes(dims)) : row, rowsAt + i * rowBytes(dims))
     })
+    out.writeUInt32LE(crc32(out.subarray(head.length, out.length - 4)), out.length - 4)
     return out
   }
 

@@ -290,6 +290,31 @@ describe('the page cache', () => {
     expect(await found()).toEqual(['one', undefined, undefined])
   })
 
+  it("a page record whose bytes changed in place (a body, or its line), every length still right, fails its checksum and ends the reading as damage does", async () => {
+    const cacheDir = temp()
+    const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+    cache.set('a.md', { bytes: bytes('# A') }, page('one'))
+    cache.set('b.md', { bytes: bytes('# B') }, page('two words'))
+    cache.set('c.md', { bytes: bytes('# C') }, page('three'))
+    await cache.save()
+    const file = journal(cacheDir)
+    const whole = readFileSync(file, 'utf8')
+    const found = async () => {
+      const next = await PageCache.open(cacheDir, shape, 'test', '/out')
+      return ['a', 'b', 'c'].map((name) => next.get(`${name}.md`, { bytes: bytes(`# ${name.toUpperCase()}`) })?.chunks[0]?.text)
+    }
+    expect(await found()).toEqual(['one', 'two words', 'three'])
+    const second = whole.indexOf('two words')
+    const line = whole.lastIndexOf('\n["page"', second) + 1
+    const inLine = whole.indexOf('"/a"', line)
+    expect(inLine).toBeLessThan(second)
+    for (const damaged of [whole.replace('two words', 'two wordz'), `${whole.slice(0, inLine)}"/b"${whole.slice(inLine + 4)}`]) {
+      expect(damaged.length).toBe(whole.length)
+      writeFileSync(file, damaged)
+      expect(await found()).toEqual(['one', undefined, undefined])
+    }
+  })
+
   it('a re-index over unchanged folders takes the files the listing kept (no walk), and walks again once a folder changed', async () => {
     const { root, cacheDir, file } = await firstRun(3)
     const listing = readFileSync(file, 'utf8').split('\n').find((line) => line.startsWith('["listing"'))!

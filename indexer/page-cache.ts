@@ -16,9 +16,12 @@
  * replacing an earlier one: a run that changed one page appends two records
  * instead of writing megabytes again. A record is a JSON line; a page's is
  * followed by its bodies (each chunk's text, then its Markdown copy) as raw
- * UTF-8, whose byte lengths the line lists, then the page's key and a
- * newline: a length that lands elsewhere (two runs appending to one journal
- * at once, a cut append) finds no key there. The bodies are
+ * UTF-8, whose byte lengths the line lists, then the page's key, the
+ * CRC-32 of the line and the bodies (8 hex digits) and a newline: a length
+ * that lands elsewhere (two runs appending to one journal at once, a cut
+ * append) finds no key there, and bytes changed in place (the framing
+ * intact) fail the check, where they would have gone into the index (a
+ * text shard made again, llms-full.txt) as the page's text. The bodies are
  * most of the file (5 of astro's 7 MB): as raw UTF-8 they are decoded only
  * when read (stored-text.ts), where as JSON strings they were all parsed,
  * which cost most of reading the file. Lines no run uses any more (pages since
@@ -34,6 +37,7 @@
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { crc32 } from 'node:zlib'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { hasLoneSurrogate } from '../core/text/lone-surrogate.ts'
 import type { CollectedPage, CollectOptions } from './collect.ts'
@@ -44,7 +48,7 @@ import { sha256 } from './sha256.ts'
 import { decodedWhenRead, heldBytes, utf8Of } from './stored-text.ts'
 
 /** Bumped when the page pipeline's output or this file's layout changes without a docpilot version change. */
-const FORMAT = 21
+const FORMAT = 22
 
 /** A journal record: a page by its key, a file's fingerprint and the key of its page, or the docs folder's listing (folder-listing.ts) by what was walked. */
 type Line =
@@ -217,7 +221,11 @@ const settled = (read: ReadFile): string | undefined => (read.fingerprint?.settl
 
 const NEWLINE = 0x0a
 
-/** A record's bytes: a file's JSON line; a page's JSON line, its bodies, its key and a newline (the whole page in its line when a body holds a lone surrogate). */
+/** A page record's checksum as it is written after its key: the CRC-32 as 8 hex digits. */
+const checksumText = (crc: number): string => crc.toString(16).padStart(8, '0')
+const CHECKSUM_CHARS = 8
+
+/** A record's bytes: a file's JSON line; a page's JSON line, its bodies, its key, their checksum and a newline (the whole page in its line when a body holds a lone surrogate). */
 function serialize(line: Line): Buffer {
   if (line[0] !== 'page') return Buffer.from(`${JSON.stringify(line)}\n`)
   const [, key, page] = line
@@ -230,7 +238,9 @@ function serialize(line: Line): Buffer {
   const head = { ...page, chunks, ...(page.entry ? { entry: withField(page.entry, 'markdown', chunks.length) } : {}) }
   const encoded = bodies.map(([object, field]) => utf8Of(object as Record<string, string>, field))
   const lengths = encoded.map((body) => body.length)
-  return Buffer.concat([Buffer.from(`${JSON.stringify(['page', key, head, lengths, ...(shared ? [shared] : [])])}\n`), ...encoded, Buffer.from(`${key}\n`)])
+  const headLine = Buffer.from(`${JSON.stringify(['page', key, head, lengths, ...(shared ? [shared] : [])])}\n`)
+  const sum = encoded.reduce((crc, body) => crc32(body, crc), crc32(headLine))
+  return Buffer.concat([headLine, ...encoded, Buffer.from(`${key}${checksumText(sum)}\n`)])
 }
 
 /** `object` with `field` (in its place) holding `value`, the field's own value never read (a held body stays undecoded). */
@@ -276,10 +286,16 @@ function readJournal(raw: Buffer): Journal {
       const [, key, page, lengths] = record
       if (lengths) {
         const bodiesEnd = next + lengths.reduce((sum, n) => sum + n, 0)
-        const recordEnd = bodiesEnd + key.length
-        // The bodies are followed by the page's key and a newline: a wrong length (or another record's bytes
-        // in the middle of this one's) is caught here, never read as a page.
-        if (recordEnd >= raw.length || raw[recordEnd] !== NEWLINE || raw.toString('latin1', bodiesEnd, recordEnd) !== key) {
+        const keyEnd = bodiesEnd + key.length
+        const recordEnd = keyEnd + CHECKSUM_CHARS
+        // The bodies are followed by the page's key, the record's checksum and a newline: a wrong length (or another
+        // record's bytes in the middle of this one's), or bytes changed in place, are caught here, never read as a page.
+        if (
+          recordEnd >= raw.length ||
+          raw[recordEnd] !== NEWLINE ||
+          raw.toString('latin1', bodiesEnd, keyEnd) !== key ||
+          raw.toString('latin1', keyEnd, recordEnd) !== checksumText(crc32(raw.subarray(start, bodiesEnd)))
+        ) {
           journal.damaged = true
           break
         }
