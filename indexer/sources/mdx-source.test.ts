@@ -26,6 +26,29 @@ describe('MDX as Markdown', () => {
     expect(out.split('\n').filter((l) => l.trim())).toEqual(['```js', 'a()', '```', 'Text', '```bash', 'npm run dev', '```'])
   })
 
+  it('copies code as it is written up to the line that closes its fence, and to the end when none does', () => {
+    const code = [
+      '````md',
+      '```js',
+      '<Aside>{x}</Aside> `a` \\<b>',
+      '~~~~',
+      '``` not a close',
+      '```',
+      ' \t````` \t',
+      "after {'<'}",
+      '',
+      '~~~',
+      '{z}',
+      '',
+      '  ````',
+      '~~~',
+    ].join('\n')
+    // The closing line goes to the fence's column, as MDX closes a fence at any indentation (see below).
+    expect(index(code)).toBe(code.replace(' \t````` \t', '````` \t').replace("after {'<'}", 'after \\<'))
+    expect(index('```\nA {x}\n\n<Tabs>\n')).toBe('```\nA {x}\n\n<Tabs>\n')
+    expect(index("```\n```\nText {'<'}\n")).toBe('```\n```\nText \\<\n')
+  })
+
   it('keeps a component inside a line as a plain inline HTML tag with its string attributes', () => {
     expect(index('Intro <Badge text="new" variant={v} /> and <Tabs.Item>x</Tabs.Item>.\n')).toBe('Intro <Badge text="new" /> and <Tabs-Item>x</Tabs-Item>.\n')
   })
