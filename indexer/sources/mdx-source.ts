@@ -483,7 +483,7 @@ const CLOSING_FENCE = { '`': /\n[^\S\n]*(`{3,})[^\S\n]*(?=\n|$)/g, '~': /\n[^\S\
  * of the marker's character at least as long), among the lines from `from` on (`from` starts a line); -1 if none.
  * One search of the text, instead of a look at each line of code: code is two lines in five on the astro docs.
  */
-function closingFenceLine(text: string, from: number, marker: string): number {
+export function closingFenceLine(text: string, from: number, marker: string): number {
   const closing = CLOSING_FENCE[marker[0] as '`' | '~']
   closing.lastIndex = from - 1
   for (let m = closing.exec(text); m; m = closing.exec(text)) if (m[1]!.length >= marker.length) return m.index + 1
