@@ -19,6 +19,8 @@ describe('MDX as Markdown', () => {
   it('moves indented children back to their component, so they are not read as indented code', () => {
     const out = index('<Tabs>\n  <TabItem label="npm">\n  ```sh\n  npm i\n  ```\n  </TabItem>\n</Tabs>\n')
     expect(out.split('\n').filter((l) => l.trim())).toEqual(['```sh', 'npm i', '```'])
+    const prose = index('<Steps>\n\n    Plain words.\n    Words with `code`.\n\n</Steps>\n')
+    expect(prose.split('\n').filter((l) => l.trim())).toEqual(['Plain words.', 'Words with `code`.'])
   })
 
   it('closes a fence at any indentation, as MDX does, and places a top-level indented fence at column 0', () => {

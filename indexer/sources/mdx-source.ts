@@ -146,7 +146,14 @@ class Converter {
           blankBefore = true
           continue
         } else {
-          at = this.inline(indentTo(src, at, ws, indented, placed), from, eol) + 1
+          const lead = indentTo(src, at, ws, indented, placed)
+          // Most lines of prose hold no MDX syntax (what inline() would look for): they are the same in both outputs.
+          if (nextInlineSyntax(src, from, eol) === eol) {
+            this.both(lead + rest)
+            at = eol + 1
+          } else {
+            at = this.inline(lead, from, eol) + 1
+          }
           blankBefore = false
           continue
         }
