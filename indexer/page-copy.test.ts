@@ -91,6 +91,12 @@ describe('the Markdown copy of a plain Markdown page', () => {
     expect(copyOf(source, false)).toBe('# Options\n\n## (optional) realm: `string`\n\n<div class="note">Plain HTML stays.</div>\n')
   })
 
+  it('keeps code as written up to the line that closes its fence, what would be edited outside code included', () => {
+    const code = '````md\n## Title {#id}\n<!-- note -->\n<Badge text="x" />\n\n\n```\n~~~~\n``` js\n \t````` \t\n'
+    const after = '\n\n\n<!-- gone -->After.\n\n````\nx\n````\n'
+    expect(copyOf(`# T\n\n${code}${after}`, false)).toBe(`# T\n\n${code}\nAfter.\n\n${after.slice(after.indexOf('`'))}`)
+  })
+
   it('tidies a fence a dropped comment uncovers as code: its blank lines stay, and blank lines after it are made single', () => {
     const source = '# T\n\n<!-- note -->```sh\nnpm i\n\n\nnpm t\n```\n\n\n\nAfter.\n'
     expect(copyOf(source, false)).toBe('# T\n\n```sh\nnpm i\n\n\nnpm t\n```\n\nAfter.\n')

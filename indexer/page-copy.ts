@@ -15,7 +15,7 @@
  * Code (fenced blocks and inline code spans) is never touched: examples of
  * components stay as written.
  */
-import { childlessText } from './sources/mdx-source.ts'
+import { childlessText, closingFenceLine } from './sources/mdx-source.ts'
 import type { PageNode } from './sources/page.ts'
 
 /** Clean Markdown of a page's Markdown (MDX already rewritten). */
@@ -51,7 +51,11 @@ function outsideCode(markdown: string, edit: (prose: string) => string, copy: Ti
     else for (const line of edited.split('\n')) copy.add(line, fenceMarker(line))
     prose = []
   }
-  for (const line of markdown.split('\n')) {
+  for (let at = 0; at <= markdown.length; ) {
+    const found = markdown.indexOf('\n', at)
+    const eol = found === -1 ? markdown.length : found
+    const line = markdown.slice(at, eol)
+    at = eol + 1
     const marker = fenceMarker(line)
     if (fence) {
       copy.add(line, marker)
@@ -60,6 +64,9 @@ function outsideCode(markdown: string, edit: (prose: string) => string, copy: Ti
       flushProse()
       fence = marker
       copy.add(line, marker)
+      // The code up to its closing line, in one piece (see closingFenceLine).
+      const close = closingFenceLine(markdown, at, marker)
+      if (close > at && copy.addCode(markdown.slice(at, close - 1), marker)) at = close
     } else {
       prose.push(line)
     }
@@ -137,6 +144,13 @@ class TidyLines {
     const blank = line.trim() === ''
     if (blank && (out.length === 0 || out[out.length - 1] === '')) return
     out.push(blank ? '' : line)
+  }
+
+  /** Lines of code none of which closes the fence `fence` opened, as one piece; false, adding nothing, when another fence (or none) is open here. */
+  addCode(lines: string, fence: string): boolean {
+    if (this.fence !== fence) return false
+    this.out.push(lines)
+    return true
   }
 
   text(): string {

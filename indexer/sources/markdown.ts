@@ -190,7 +190,7 @@ function inlineText(tokens: Token[]): string {
 function tokenText(token: Token): string {
   switch (token.type) {
     case 'text':
-      return token.tokens ? inlineText(token.tokens) : decodeHTML(token.text).replace(FOOTNOTE_MARK, citeNote)
+      return token.tokens ? inlineText(token.tokens) : plainText(token.text)
     case 'escape':
     case 'codespan':
       return token.text
@@ -205,6 +205,12 @@ function tokenText(token: Token): string {
     default:
       return 'tokens' in token && token.tokens ? inlineText(token.tokens) : ''
   }
+}
+
+/** A text token's text: character references decoded, footnote marks out (most texts have neither, and are returned as they are). */
+function plainText(text: string): string {
+  const decoded = text.includes('&') ? decodeHTML(text) : text
+  return decoded.includes('[^') ? decoded.replace(FOOTNOTE_MARK, citeNote) : decoded
 }
 
 /**

@@ -19,11 +19,36 @@ describe('MDX as Markdown', () => {
   it('moves indented children back to their component, so they are not read as indented code', () => {
     const out = index('<Tabs>\n  <TabItem label="npm">\n  ```sh\n  npm i\n  ```\n  </TabItem>\n</Tabs>\n')
     expect(out.split('\n').filter((l) => l.trim())).toEqual(['```sh', 'npm i', '```'])
+    const prose = index('<Steps>\n\n    Plain words.\n    Words with `code`.\n\n</Steps>\n')
+    expect(prose.split('\n').filter((l) => l.trim())).toEqual(['Plain words.', 'Words with `code`.'])
   })
 
   it('closes a fence at any indentation, as MDX does, and places a top-level indented fence at column 0', () => {
     const out = index('<Tabs>\n  <Fragment>\n    ```js\n    a()\n  ```\n  </Fragment>\n</Tabs>\n\nText\n\n    ```bash\n    npm run dev\n    ```\n')
     expect(out.split('\n').filter((l) => l.trim())).toEqual(['```js', 'a()', '```', 'Text', '```bash', 'npm run dev', '```'])
+  })
+
+  it('copies code as it is written up to the line that closes its fence, and to the end when none does', () => {
+    const code = [
+      '````md',
+      '```js',
+      '<Aside>{x}</Aside> `a` \\<b>',
+      '~~~~',
+      '``` not a close',
+      '```',
+      ' \t````` \t',
+      "after {'<'}",
+      '',
+      '~~~',
+      '{z}',
+      '',
+      '  ````',
+      '~~~',
+    ].join('\n')
+    // The closing line goes to the fence's column, as MDX closes a fence at any indentation (see below).
+    expect(index(code)).toBe(code.replace(' \t````` \t', '````` \t').replace("after {'<'}", 'after \\<'))
+    expect(index('```\nA {x}\n\n<Tabs>\n')).toBe('```\nA {x}\n\n<Tabs>\n')
+    expect(index("```\n```\nText {'<'}\n")).toBe('```\n```\nText \\<\n')
   })
 
   it('keeps a component inside a line as a plain inline HTML tag with its string attributes', () => {

@@ -9,6 +9,10 @@ describe('markdownNesting', () => {
     expect(markdownNesting('1. one\n   2) two')).toBe(2)
     expect(markdownNesting('```\n' + ' '.repeat(200) + 'code\n- - - - not lists\n```\nafter')).toBe(0)
     expect(markdownNesting('~~~~\n```\n- - - x\n~~~~\n- - y')).toBe(2)
+    // A fence closes at a line of spaces or tabs, then a run at least as long, then whitespace; code after no close.
+    expect(markdownNesting('````\n  - - - a\n```\n\t```` \t\n- - b')).toBe(2)
+    expect(markdownNesting('```\n\u00a0```\n- - - c\n```\n- d')).toBe(1)
+    expect(markdownNesting('- a\n  ```\n        - - - - - - x')).toBe(1)
   })
 })
 
