@@ -141,8 +141,8 @@ export async function writeWidget(outDir: string, opts: { minify?: boolean; cach
  * The folders that serve the widget at a URL path when it comes from the
  * package: its files, and the ONNX runtime files beside them when installed.
  */
-export function shippedWidgetMounts(url: string): { mounts: Mount[]; note?: string } {
-  const mounts: Mount[] = [{ url, dir: shippedWidget(), cache: 'revalidate' }]
+export function shippedWidgetMounts(url: string, widgetDir = shippedWidget()): { mounts: Mount[]; note?: string } {
+  const mounts: Mount[] = [{ url, dir: widgetDir, cache: 'revalidate' }]
   const runtime = onnxRuntime()
   if ('missing' in runtime) return { mounts, note: `ONNX runtime files not served: ${runtime.missing}.` }
   mounts.push({ url, dir: runtime.dir, cache: 'revalidate', only: ONNX_RUNTIME_FILES })

@@ -100,6 +100,8 @@ export interface PreviewOptions {
   /** Proxy state (daily counter, feedback). Default .docpilot/preview-proxy.sqlite, or memory without better-sqlite3. */
   dbPath?: string
   log?: (line: string) => void
+  /** The widget served when the site folder has none (default: the package's own build). */
+  shippedWidgetDir?: string
 }
 
 export interface PreviewServer {
@@ -146,7 +148,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
 
   let onnxNote: string | undefined
   if (!siteFileAt(loaderUrl)) {
-    const shipped = shippedWidgetMounts(assetUrl)
+    const shipped = shippedWidgetMounts(assetUrl, opts.shippedWidgetDir)
     mounts.push(...shipped.mounts)
     onnxNote = shipped.note
     log(`${opts.siteDir} has no ${loaderUrl}: serving docpilot's own widget files at ${assetUrl} (\`docpilot widget --out ${join(opts.siteDir, inSite(assetUrl) ?? assetUrl)}\` puts them in your site).`)
