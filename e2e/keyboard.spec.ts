@@ -39,9 +39,10 @@ test('the whole turn without a pointer', async ({ page }, info) => {
     )
   }
   expect(order.slice(0, 3)).toEqual(['New conversation', 'Close', 'Conversation'])
-  const cites = order.filter((name) => /^\[\d+\]$/.test(name))
+  // A citation is announced by its source number and section ("Source 1: Page › Section"), shown as "[1]".
+  const cites = order.filter((name) => /^Source \d+: \S/.test(name))
   expect(cites.length).toBeGreaterThan(0)
-  expect(cites).toEqual(await body.locator('.dp-answer a.dp-cite').allTextContents())
+  expect(cites.map((name) => `[${/\d+/.exec(name)![0]}]`)).toEqual(await body.locator('.dp-answer a.dp-cite').allTextContents())
   expect(order).toContain('Copy code')
   const sources = await body.locator('.dp-sources > .dp-links a').allTextContents()
   expect(order.indexOf(sources[0]!)).toBeGreaterThan(order.lastIndexOf(cites.at(-1)!))
