@@ -118,6 +118,16 @@ test.describe('a long answer', () => {
     await settled(d.locator('article.dp-turn').first(), 'answered')
     const seen = new Set<string>()
     const look = async () => {
+      // Page Down scrolls smoothly: read once the log has stopped moving, or on a loaded machine a key pressed
+      // mid-animation carries the view past a paragraph no read saw (CI missed "Paragraph 9" once).
+      await d.locator('.dp-log').evaluate(async (log) => {
+        const frame = () => new Promise((done) => requestAnimationFrame(done))
+        for (let i = 0, last = -1; i < 60 && log.scrollTop !== last; i++) {
+          last = log.scrollTop
+          await frame()
+          await frame()
+        }
+      })
       const shown = await d.locator('.dp-log').evaluate((log) => {
         const box = log.getBoundingClientRect()
         return [...log.querySelectorAll('.dp-answer p')].filter((p) => {
