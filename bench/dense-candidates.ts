@@ -241,7 +241,9 @@ export async function measureCandidate(c: Candidate, log: (l: string) => void, w
     vectorCache.clear()
     if (result.embed) {
       vectorsBytes[corpus.name] = result.embed.vectorBytes
-      const files = Object.values(index.manifest.embedder.files ?? {})
+      const files = [...Object.values(index.manifest.embedder.files ?? {})]
+      // A static model is served as its rows pack and directory, not as named files.
+      if (index.manifest.embedder.rows) files.push(index.manifest.embedder.rows.pack, index.manifest.embedder.rows.directory)
       const loader = fsPartLoader(out)
       const blobs = await Promise.all(files.map((f) => loader.bytes(f)))
       modelBytes = blobs.reduce((s, b) => s + b.byteLength, 0)

@@ -104,6 +104,20 @@ describe('a static model folder rows pack in the cache', { timeout: 120_000 }, (
     batch.forEach((t, i) => expect(Array.from(many[i]!), t).toEqual(Array.from(expected[i % texts.length]!)))
   })
 
+  it('packs again, instead of stopping the build, when the cached directory or digest is damaged', async () => {
+    const model = modelCopy()
+    const cacheDir = tmp('dp-sf-cache-')
+    const packed = await rows(model, cacheDir)
+    const stem = join(cacheDir, 'model-rows', packs(cacheDir)[0]!.replace(/\.bin$/, ''))
+    for (const [ext, damage] of [['.dir.gz', 'not gzip'], ['.sha256', 'not a digest']] as const) {
+      const kept = readFileSync(`${stem}${ext}`)
+      writeFileSync(`${stem}${ext}`, damage)
+      const again = await rows(model, cacheDir)
+      expect([again.packDigest, again.held], ext).toEqual([packed.packDigest, true])
+      expect(readFileSync(`${stem}${ext}`).equals(kept), `${ext} rewritten`).toBe(true)
+    }
+  })
+
   it('stops, naming the file, when the cached pack is cut short while in use, instead of missing its words', async () => {
     const model = modelCopy()
     const cacheDir = tmp('dp-sf-cache-')

@@ -90,7 +90,7 @@ export async function openStaticFolder(dir: string, cacheDir?: string): Promise<
  * does for its default model (scripts/ship-models.ts): a first build, or any
  * build with a fresh cache, then links the pack into the index instead of
  * reading the 16 MB table, packing it and hashing the pack (about 0.2 s of
- * CPU for the default model). The files are the cache's three, under these
+ * CPU: docs/embeddings.md, "The embedding cache"). The files are the cache's three, under these
  * names; rows.json says which packing made them, so a pack made by another
  * docpilot version is never served as this one's.
  */
@@ -115,18 +115,35 @@ async function prepackedRows(dir: string, descriptor: StaticModelDescriptor): Pr
   }
   if (about.packing !== PACKING) return `its rows were packed as "${String(about.packing)}", and this docpilot packs them as "${PACKING}"`
   const file = join(dir, PREPACKED.pack)
-  const expected = descriptor.vocabSize * entryBytes(descriptor.dims)
   const [size, directory] = await Promise.all([stat(file).then((s) => s.size, () => -1), readFile(join(dir, PREPACKED.directory)).catch(() => undefined)])
-  if (size !== expected || about.packBytes !== expected || !/^[0-9a-f]{64}$/.test(String(about.packSha256))) return `its ${PREPACKED.pack} or ${PREPACKED.about} does not hold ${descriptor.vocabSize} rows of ${descriptor.dims} dimensions`
+  const rows = about.packBytes === size ? storedRows(descriptor, { file, size, directory, digest: String(about.packSha256) }) : 'size'
+  if (typeof rows === 'object') return rows
+  return {
+    size: `its ${PREPACKED.pack} or ${PREPACKED.about} does not hold ${descriptor.vocabSize} rows of ${descriptor.dims} dimensions`,
+    directory: `its ${PREPACKED.directory} is missing or damaged`,
+    buckets: `its ${PREPACKED.directory} does not match its vocabulary size`,
+  }[rows]
+}
+
+/** What is wrong with a stored pack: its size or digest, its directory's bytes, or its directory's length. */
+type StoredFault = 'size' | 'directory' | 'buckets'
+
+/**
+ * A pack stored in `file` (the cache's, or a prepacked folder's), with its
+ * directory and digest, checked against the model it says it packs. The
+ * pack's bytes are read at the first call for them.
+ */
+function storedRows(descriptor: StaticModelDescriptor, stored: { file: string; size: number; directory: Buffer | undefined; digest: string }): ServedRows | StoredFault {
+  if (stored.size !== descriptor.vocabSize * entryBytes(descriptor.dims) || !/^[0-9a-f]{64}$/.test(stored.digest)) return 'size'
   let counts: Buffer
   try {
-    counts = gunzipSync(directory ?? new Uint8Array())
+    counts = gunzipSync(stored.directory ?? new Uint8Array())
   } catch {
-    return `its ${PREPACKED.directory} is missing or damaged`
+    return 'directory'
   }
-  if (counts.length !== bucketsOf(descriptor)) return `its ${PREPACKED.directory} does not match its vocabulary size`
+  if (counts.length !== bucketsOf(descriptor)) return 'buckets'
   let bytes: Uint8Array | undefined
-  return { packDigest: about.packSha256, packBytes: size, pack: () => (bytes ??= toBytes(readFileSync(file))), held: false, file, counts: toBytes(counts), directory: toBytes(directory!) }
+  return { packDigest: stored.digest, packBytes: stored.size, pack: () => (bytes ??= toBytes(readFileSync(stored.file))), held: false, file: stored.file, counts: toBytes(counts), directory: toBytes(stored.directory!) }
 }
 
 /**
@@ -213,20 +230,12 @@ async function cachedRows(folder: FolderState): Promise<ServedRows> {
   for (const stamp of folder.stamps) key.update(`\0${stamp}`)
   const stem = key.digest('hex').slice(0, 32)
   const cached = join(cacheDir, 'model-rows', stem)
-  const buckets = bucketsOf(descriptor)
+  // A damaged cache (a pack of the wrong size, a directory that is not gzip) is packed again.
   const stored = await Promise.all([stat(`${cached}.bin`), readFile(`${cached}.dir.gz`), readFile(`${cached}.sha256`, 'utf8')]).then(
-    ([pack, directory, packDigest]): ServedRows | undefined => {
-      // A cached pack of the wrong size (a damaged cache) is packed again.
-      if (pack.size !== descriptor.vocabSize * entryBytes(descriptor.dims) || !/^[0-9a-f]{64}$/.test(packDigest)) return undefined
-      const counts = gunzipSync(directory)
-      if (counts.length !== buckets) return undefined
-      let bytes: Uint8Array | undefined
-      const read = () => (bytes ??= toBytes(readFileSync(`${cached}.bin`)))
-      return { packDigest, packBytes: pack.size, pack: read, held: false, file: `${cached}.bin`, counts: toBytes(counts), directory: toBytes(directory) }
-    },
+    ([pack, directory, digest]) => storedRows(descriptor, { file: `${cached}.bin`, size: pack.size, directory, digest }),
     () => undefined,
   )
-  if (stored) {
+  if (typeof stored === 'object') {
     // Marks the pack used, for the pruning of another run's miss: on its digest file, since an index's copy of
     // the pack is a link to the .bin (same inode), whose stamp must stay what the index's part record saw.
     await utimes(`${cached}.sha256`, new Date(), new Date()).catch(() => {})
