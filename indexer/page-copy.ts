@@ -15,7 +15,8 @@
  * Code (fenced blocks and inline code spans) is never touched: examples of
  * components stay as written.
  */
-import { childlessText, closingFenceLine } from './sources/mdx-source.ts'
+import { closesFence, closingFenceLine } from './sources/fence.ts'
+import { childlessText } from './sources/mdx-source.ts'
 import type { PageNode } from './sources/page.ts'
 
 /** Clean Markdown of a page's Markdown (MDX already rewritten). */
@@ -59,7 +60,7 @@ function outsideCode(markdown: string, edit: (prose: string) => string, copy: Ti
     const marker = fenceMarker(line)
     if (fence) {
       copy.add(line, marker)
-      if (closesFence(fence, marker, line)) fence = undefined
+      if (closesFence(line, fence)) fence = undefined
     } else if (marker) {
       flushProse()
       fence = marker
@@ -113,9 +114,6 @@ function htmlAttributes(tag: string): Record<string, string> {
 const FENCE = /^(`{3,}|~{3,})/
 /** The fence a line opens or closes (its run of backticks or tildes), if any. */
 const fenceMarker = (line: string): string | undefined => FENCE.exec(line.trimStart())?.[1]
-/** Whether `line`, with fence marker `marker`, closes the block `fence` opened. */
-const closesFence = (fence: string, marker: string | undefined, line: string): boolean =>
-  marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker
 
 function tidy(markdown: string): string {
   const copy = new TidyLines()
@@ -137,7 +135,7 @@ class TidyLines {
     const out = this.out
     if (this.fence) {
       out.push(line)
-      if (closesFence(this.fence, marker, line)) this.fence = undefined
+      if (closesFence(line, this.fence)) this.fence = undefined
       return
     }
     if (marker) this.fence = marker

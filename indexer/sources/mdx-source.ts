@@ -27,6 +27,7 @@
  * `>` stop at the first blank line, and their total length is capped at a
  * few times the page's, so a hostile page costs linear time.
  */
+import { closesFence, closingFenceLine } from './fence.ts'
 import { ESM_LINE, stringLiteral } from './mdx-text.ts'
 
 export interface MdxAsMarkdown {
@@ -480,26 +481,6 @@ function columns(indent: string): number {
   let col = 0
   for (const ch of indent) col += ch === '\t' ? 4 - (col % 4) : 1
   return col
-}
-
-/** A line made only of a run of three or more backticks (or tildes), with whitespace around it. */
-const CLOSING_FENCE = { '`': /\n[^\S\n]*(`{3,})[^\S\n]*(?=\n|$)/g, '~': /\n[^\S\n]*(~{3,})[^\S\n]*(?=\n|$)/g }
-
-/**
- * Where the first line that closes a fence opened with `marker` starts (the line closesFence accepts: trimmed, a run
- * of the marker's character at least as long), among the lines from `from` on (`from` starts a line); -1 if none.
- * One search of the text, instead of a look at each line of code: code is two lines in five on the astro docs.
- */
-export function closingFenceLine(text: string, from: number, marker: string): number {
-  const closing = CLOSING_FENCE[marker[0] as '`' | '~']
-  closing.lastIndex = from - 1
-  for (let m = closing.exec(text); m; m = closing.exec(text)) if (m[1]!.length >= marker.length) return m.index + 1
-  return -1
-}
-
-function closesFence(line: string, fence: string): boolean {
-  const t = line.trim()
-  return t.length >= fence.length && t[0] === fence[0] && /^(`+|~+)$/.test(t)
 }
 
 /** A tag as plain inline HTML: string attributes only, a dotted name (`Tabs.Item`) hyphenated. Fragments vanish. */

@@ -4,12 +4,10 @@
  * tokenizer recurses into each nested list and quote: with remark, 1,000
  * indentation-nested list levels took 31 s and 2,000 did not finish).
  */
+import { closingFenceLine } from './fence.ts'
 
 const SPACE = 0x20
 const TAB = 0x09
-
-/** A line that closes a fence in markdownNesting's reading: spaces or tabs, then only a run of backticks (or tildes). */
-const CLOSING_FENCE = { 0x60: /\n[ \t]*(`{3,})[^\S\n]*(?=\n|$)/g, 0x7e: /\n[ \t]*(~{3,})[^\S\n]*(?=\n|$)/g }
 
 /**
  * A Markdown/MDX page's nesting, estimated from its lines without parsing:
@@ -61,7 +59,7 @@ export function markdownNesting(source: string): number {
       fenceChar = source.charCodeAt(q)
       fenceLength = fence
       // On to the line that closes it (read above, which closes the fence); none does: the rest is code.
-      const close = closingFenceLine(source, at, fenceChar, fenceLength)
+      const close = closingFenceLine(source, at, String.fromCharCode(fenceChar).repeat(fenceLength))
       if (close === -1) break
       at = close
     }
@@ -99,14 +97,6 @@ function fenceRun(source: string, q: number): number {
   let end = q
   while (source.charCodeAt(end) === c) end++
   return end - q >= 3 ? end - q : 0
-}
-
-/** Where the first line from `from` on (a line's start) that closes a fence of `length` `char`s starts; -1 if none. */
-function closingFenceLine(source: string, from: number, char: number, length: number): number {
-  const closing = CLOSING_FENCE[char as 0x60 | 0x7e]
-  closing.lastIndex = from - 1
-  for (let m = closing.exec(source); m; m = closing.exec(source)) if (m[1]!.length >= length) return m.index + 1
-  return -1
 }
 
 /** Elements that never hold children. */
