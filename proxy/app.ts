@@ -304,18 +304,19 @@ interface FixedRoute {
   handler: Handler<ProxyVars>
 }
 
-/** A client's rate-limit bucket: its name in the client's key ('' for the chat one) and the limit it keeps. */
+/** A client's rate-limit bucket: its name in the client's key ('' for the chat one), the limit it keeps, and what its 429 says ran out. */
 interface Bucket {
   name: string
   limit: (settings: ProxySettings) => RateLimit
+  requests: string
 }
 
 /** Chat requests and feedback (proxy.rateLimit). */
-const CHAT_BUCKET: Bucket = { name: '', limit: (s) => s.proxy.rateLimit }
+const CHAT_BUCKET: Bucket = { name: '', limit: (s) => s.proxy.rateLimit, requests: 'requests' }
 /** Insights events: the same limits, apart, so a reader's own beacons never cost them an answer. */
-const EVENTS_BUCKET: Bucket = { name: 'events', limit: (s) => s.proxy.rateLimit }
+const EVENTS_BUCKET: Bucket = { name: 'events', limit: (s) => s.proxy.rateLimit, requests: 'insights events' }
 /** /ai/mcp and the hosted embeddings its searches make (mcp.rateLimit): an agent's pace, and never readers' answers. */
-const MCP_BUCKET: Bucket = { name: 'mcp', limit: (s) => s.mcp.rateLimit }
+const MCP_BUCKET: Bucket = { name: 'mcp', limit: (s) => s.mcp.rateLimit, requests: 'MCP requests (searches and their embeddings)' }
 
 /** A member route's methods (its path is checked before its method, so it is registered apart from the table). */
 const MEMBER_METHODS = ['POST']
@@ -382,11 +383,11 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   /** Requests per client and minute, from the client's bucket for this route. */
   const rateLimit = (bucket: Bucket = CHAT_BUCKET): MiddlewareHandler<ProxyVars> => async (c, next) => {
     const rt = c.var.rt
-    const { name, limit } = viaMcp.has(c.req.raw) ? MCP_BUCKET : bucket
+    const { name, limit, requests } = viaMcp.has(c.req.raw) ? MCP_BUCKET : bucket
     const client = clientBlock(rt.clientIp)
     const take = await rt.limits.take(await clientKey(name ? `${client}#${name}` : client), limit(rt.settings), now())
     if (!take.ok) {
-      throw new Refusal(CLIENT_LIMIT.code, `Too many requests from this client; try again in ${take.retryAfterSec} s.`, {
+      throw new Refusal(CLIENT_LIMIT.code, `Too many ${requests} from this client; try again in ${take.retryAfterSec} s.`, {
         'retry-after': String(take.retryAfterSec),
         // What tells the panel this 429 is the proxy's own, not a provider's relayed one (core/ladder/client-limit.ts).
         [CLIENT_LIMIT.header]: CLIENT_LIMIT.value,

@@ -126,9 +126,10 @@ describe('/ai/events on the Node entry', () => {
   it("draws on its own bucket with the same limits: a reader's beacons never cost them an answer", async () => {
     const limited = parseProxySettings({ ...settings({ enabled: true }), proxy: { siteOrigins: [SITE], rateLimit: { perMinute: 1, burst: 2 } } })
     const proxy = createNodeProxy({ settings: limited, env: {}, dbPath: IN_MEMORY })
-    const statuses = []
-    for (let i = 0; i < 3; i++) statuses.push((await proxy.app.request('/ai/events', beacon(turn(`turn-limit-${i}`)))).status)
-    expect(statuses).toEqual([204, 204, 429])
+    const answers = []
+    for (let i = 0; i < 3; i++) answers.push(await proxy.app.request('/ai/events', beacon(turn(`turn-limit-${i}`))))
+    expect(answers.map((r) => r.status)).toEqual([204, 204, 429])
+    expect(((await answers[2]!.json()) as { error: { message: string } }).error.message).toMatch(/^Too many insights events from this client;/)
     // The chat routes' bucket is untouched: feedback (which shares it) still passes.
     expect((await proxy.app.request('/ai/feedback', { method: 'POST', headers: { origin: SITE }, body: '{"rating":"up"}' })).status).toBe(201)
     proxy.close()

@@ -165,14 +165,16 @@ describe.each<Runtime>(['node', 'workers'])('MCP on the %s proxy', (runtime) => 
     expect(limited, `no 429 within ${BURST + 1} requests`).toBeDefined()
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(limited!.headers.get('x-docpilot-quota')).toBe('client')
-    expect(((await limited!.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
+    const { error } = (await limited!.json()) as { error: { code: string; message: string } }
+    expect(error.code).toBe('rate_limited')
+    expect(error.message).toMatch(/^Too many MCP requests \(searches and their embeddings\) from this client; try again in \d+ s\.$/)
     // The same client as a reader: feedback spends the chat bucket (proxy.rateLimit, burst 1), still full; the next one finds it empty.
     const reader = () => fetch(`${url}/ai/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', origin: host.url }, body: '{}' })
     const first = await reader()
     expect(first.status, await first.text()).toBe(400)
     const second = await reader()
     expect(second.status).toBe(429)
-    await second.body?.cancel()
+    expect(((await second.json()) as { error: { message: string } }).error.message).toMatch(/^Too many requests from this client;/)
   })
 })
 
