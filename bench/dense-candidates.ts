@@ -97,6 +97,17 @@ export const CANDIDATES: Candidate[] = [
       how: `python3 scripts/models/tokenlearn_corpus.py .cache/tokenlearn/texts.jsonl --max-texts 40000 && npx tsx scripts/models/tokenlearn.ts --texts .cache/tokenlearn/texts.jsonl ${args} --out ${join(DISTILLED, dir)}`,
     },
   })),
+  ...(
+    [
+      ['wordllama-l2-256', "WordLlama's token table as a word table, WordLlama's plain mean", ''],
+      ['wordllama-l2-256-center-sif', "WordLlama's token table as a word table, mean removed, SIF-weighted", '--center --sif 1e-3 '],
+    ] as const
+  ).map(([dir, what, args]): Candidate => ({
+    name: dir,
+    what,
+    embed: { model: join(DISTILLED, dir) },
+    needs: { dir: join(DISTILLED, dir), how: `npx tsx scripts/models/wordllama.ts ${args}--out ${join(DISTILLED, dir)}` },
+  })),
 ]
 
 export const CORPORA = [

