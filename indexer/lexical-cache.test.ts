@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { chunkTermCounter, countLexicalPostings, DEFAULT_LEXICAL_SETTINGS, type ChunkTerms, type LexicalSettings } from '../core/retrieval/lexical.ts'
@@ -36,6 +37,27 @@ async function run(chunks: readonly ChunkRecord[], settings: LexicalSettings = D
   const counted = cache.countPostings(chunks, count, embedDigests)
   await cache.save()
   return { counted, seen }
+}
+
+/** The cache file's words, to change in place, and how to write them back with the checksum (its last word) made good again. */
+async function cacheWords() {
+  const folder = join(dir, 'cache', 'lexical')
+  const [file] = await readdir(folder)
+  const bytes = await readFile(join(folder, file!))
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
+  return {
+    words,
+    write: async (resum: boolean) => {
+      if (resum) words[words.length - 1] = crc32(bytes.subarray(0, bytes.length - 4))
+      await writeFile(join(folder, file!), bytes)
+    },
+  }
+}
+
+/** Where the first chunk's record starts in the cache file (lexical-cache.ts): header, digests, the table, then the records. */
+function firstRecord(words: Uint32Array): number {
+  const [, chunks, tableBytes] = words
+  return (16 + chunks! * 32 + tableBytes! + 3) >> 2
 }
 
 describe('LexicalCache', () => {
@@ -123,20 +145,27 @@ describe('LexicalCache', () => {
     }
   })
 
+  it('counts every chunk again when bytes of the file changed in place (a frequency), instead of indexing them', async () => {
+    await run(CHUNKS)
+    const { words, write } = await cacheWords()
+    // The first record: its size, then per field its length, its number of terms and (term, frequency) pairs.
+    let at = firstRecord(words) + 1
+    while (words[at + 1] === 0) at += 2
+    words[at + 3] = words[at + 3]! + 5
+    await write(false)
+    const after = await run(CHUNKS)
+    expect(after.seen).toHaveLength(3)
+    expect(after.counted).toEqual(countLexicalPostings(CHUNKS))
+  })
+
   it('counts again a chunk whose record names a term the table lacks', async () => {
     await run(CHUNKS)
-    const folder = join(dir, 'cache', 'lexical')
-    const [file] = await readdir(folder)
-    const bytes = await readFile(join(folder, file!))
-    const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
-    // The layout (lexical-cache.ts): header [format, chunks, table bytes, body words], digests, the table, then the
-    // first chunk's record: its size, then per field its length, its number of terms and (term, frequency) pairs.
-    const [, chunks, tableBytes] = words
-    let at = (16 + chunks! * 32 + tableBytes! + 3) >> 2
-    at += 1
+    const { words, write } = await cacheWords()
+    let at = firstRecord(words) + 1
     while (words[at + 1] === 0) at += 2
     words[at + 2] = 0xffffffff
-    await writeFile(join(folder, file!), bytes)
+    // Checksummed as written: only the record's own check can catch it.
+    await write(true)
     const after = await run(CHUNKS)
     expect(after.seen).toHaveLength(1)
     expect(after.counted).toEqual(countLexicalPostings(CHUNKS))

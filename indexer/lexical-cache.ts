@@ -10,19 +10,23 @@
  * [format, chunks, term table bytes, body words], then each chunk's 32-byte
  * digest, the term table (terms joined by '\n', zero-padded to 4 bytes), then
  * the body: per chunk its word count, then per field its length, its number
- * of terms and (term number, frequency) pairs. The table is renumbered to the
- * terms the kept chunks use once over a quarter of it is unused (the terms of
- * chunks edited or removed since), so a kept cache does not grow without bound.
+ * of terms and (term number, frequency) pairs; last, the CRC-32 of all the
+ * words before it, so bytes changed in place (a frequency, a term number)
+ * count every chunk again instead of reaching the index. The table is
+ * renumbered to the terms the kept chunks use once over a quarter of it is
+ * unused (the terms of chunks edited or removed since), so a kept cache does
+ * not grow without bound.
  */
 import { hash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
+import { crc32 } from 'node:zlib'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { countNumberedPostings, type ChunkTerms, type CountedLexicalIndex, type LexicalSettings } from '../core/retrieval/lexical.ts'
 import { cacheFile, replaceFile } from './cache-file.ts'
 import { embedDigest } from './embed-text.ts'
 
 /** Bumped when the layout, the key or what is counted changes. */
-const FORMAT = 2
+const FORMAT = 3
 const HEADER_WORDS = 4
 const DIGEST_BYTES = 32
 
@@ -78,7 +82,9 @@ export class LexicalCache {
   private load(bytes: Buffer): void {
     // Word-aligned for the u32 view (a Buffer may sit at any offset of a shared pool).
     const aligned = bytes.byteOffset % 4 ? Uint8Array.from(bytes) : bytes
-    const words = new Uint32Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 4))
+    const all = new Uint32Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 4))
+    if (all.length <= HEADER_WORDS || aligned.byteLength % 4 || crc32(aligned.subarray(0, aligned.byteLength - 4)) !== all[all.length - 1]) throw new Error('lexical cache damaged')
+    const words = all.subarray(0, all.length - 1)
     const [format, chunks, tableBytes, bodyWords] = words
     if (format !== FORMAT || chunks === undefined || tableBytes === undefined || bodyWords === undefined) throw new Error('not a lexical cache')
     const tableAt = HEADER_WORDS * 4 + chunks * DIGEST_BYTES
@@ -197,7 +203,7 @@ export class LexicalCache {
     const bodyWords = records.reduce((sum, record) => sum + 1 + record.length, 0)
     const tableAt = HEADER_WORDS * 4 + keys.length * DIGEST_BYTES
     const bodyAt = (tableAt + table.length + 3) >> 2
-    const words = new Uint32Array(bodyAt + bodyWords)
+    const words = new Uint32Array(bodyAt + bodyWords + 1)
     const bytes = Buffer.from(words.buffer)
     words.set([FORMAT, keys.length, table.length, bodyWords])
     keys.forEach((key, i) => bytes.write(key, HEADER_WORDS * 4 + i * DIGEST_BYTES, DIGEST_BYTES, 'base64'))
@@ -209,6 +215,7 @@ export class LexicalCache {
       if (renumbered) this.renumber(words.subarray(at + 1, at + 1 + record.length), renumbered)
       at += 1 + record.length
     }
+    words[at] = crc32(bytes.subarray(0, 4 * at))
     await replaceFile(this.file, bytes)
   }
 
