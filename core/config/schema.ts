@@ -163,6 +163,12 @@ function embedderExists(embed: EmbedChoice, ctx: z.RefinementCtx): void {
   if (why) ctx.addIssue({ code: 'custom', path, message: why, params: { showValue: false } })
 }
 
+/** `{ model: 'hf:…' }` would be read as a folder named 'hf:…' in the config's folder: a hub model is the string form. */
+function folderNotHubId(embed: EmbedChoice, ctx: z.RefinementCtx): void {
+  if (typeof embed !== 'object' || !embed || 'provider' in embed || !embed.model.startsWith('hf:')) return
+  ctx.addIssue({ code: 'custom', path: ['model'], message: `'${embed.model}' is a Hugging Face id, and { model } names a local folder: write embed: '${embed.model}' (the string form)`, params: { showValue: false } })
+}
+
 /**
  * The one embedder of an index. false declares lexical-only; 'auto' follows
  * the chat chain's head when it embeds, else the offline default.
@@ -178,6 +184,7 @@ export const EmbedSchema = z
     z.strictObject({ provider: memberId, model: z.string().min(1).optional() }),
   ])
   .superRefine(embedderExists)
+  .superRefine(folderNotHubId)
   .describe("'auto', 'default', false, a provider id (e.g. 'openai'), { provider, model }, { model: '<folder>' } (a local model folder) or 'hf:<org>/<name>'")
 
 export const BudgetSchema = z.strictObject({

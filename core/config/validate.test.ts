@@ -61,6 +61,9 @@ describe('validateConfig', () => {
     expect(problems({ embed: 'xyzzy' })).toEqual([`Invalid config docpilot.config.ts: embed must be ${forms} (got "xyzzy")`])
     expect(problems({ embed: 12 })).toEqual([`Invalid config docpilot.config.ts: embed must be ${forms} (got 12)`])
     expect(problems({ embed: 'hf:no-name' })).toEqual([`Invalid config docpilot.config.ts: embed must be 'hf:<org>/<name>' (got "hf:no-name")`])
+    expect(problems({ embed: { model: 'hf:Xenova/all-MiniLM-L6-v2' } })).toEqual([
+      "Invalid config docpilot.config.ts: embed.model: 'hf:Xenova/all-MiniLM-L6-v2' is a Hugging Face id, and { model } names a local folder: write embed: 'hf:Xenova/all-MiniLM-L6-v2' (the string form)",
+    ])
     expect(problems({ chat: { chain: 'atuo' } })).toEqual([`Invalid config docpilot.config.ts: chat.chain must be false, 'auto' or an array of providers (got "atuo"); did you mean 'auto'?`])
   })
 
