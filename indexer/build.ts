@@ -12,7 +12,7 @@ import { collectChunks, type CollectOptions, type CollectWarning } from './colle
 import { suggestFromQuestions, type HeadingQuestion } from './suggest.ts'
 import { checkSiteOut, excludeSiteOut, writeAgentFiles, type LlmsResult } from './llms.ts'
 import { defaultCacheDir } from './cache-dir.ts'
-import { autoEmbedFailure, denseFileSize, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
+import { autoEmbedFailure, checkModelFolder, denseFileSize, denseParts, embedChunks, resolveIndexEmbedder, type EmbedContext } from './embed.ts'
 import { coldFetchCost, sampleQuestions, type FetchCost } from './fetch-cost.ts'
 import { firstQuestionCost } from './fetch-cost-memo.ts'
 import { PageCache } from './page-cache.ts'
@@ -100,6 +100,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   // The chain is resolved once, before any work: the embedder ('auto' follows its head) and the manifest share it.
   const ctx = embedContext(opts)
   if (opts.llms) checkSiteOut({ siteOut: opts.llms.siteOut, root: opts.root, mode: opts.mode })
+  await checkModelFolder(config.embed, ctx.configDir)
   const shape = {
     mode: opts.mode,
     contentSelector: config.docs.contentSelector,

@@ -5,7 +5,7 @@
  * from a hub-shaped HTTP server once, then from the cache.
  */
 import { createHash } from 'node:crypto'
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -347,6 +347,25 @@ describe('a corrupt or missing model file at index time: an error naming the fil
     const dir = staticCopy()
     writeFileSync(join(dir, 'vectors.bin'), readFileSync(join(dir, 'vectors.bin')).subarray(0, 4096))
     await expect(build({ model: dir })).rejects.toThrow(new RegExp(`${join(dir, 'vectors.bin')}: has 4096 bytes, expected \\d+`))
+  })
+  it('a folder that holds no model, or none at all: refused before any page is read', async () => {
+    const empty = tmp('dp-model-')
+    for (const dir of [empty, join(empty, 'missing')]) {
+      const read: string[] = []
+      const out = join(tmp('dp-embed-'), 'index')
+      const run = buildIndex({
+        root: SITE,
+        mode: 'source',
+        out,
+        config: validateConfig({ embed: { model: dir } }, '(test)'),
+        docpilotVersion: 'test',
+        embed: { env: {}, configDir: tmpdir(), cacheDir: tmp('dp-cache-') },
+        onCollect: (_done, _total, file) => read.push(file),
+      })
+      await expect(run).rejects.toThrow(`embed.model: ${dir} is not a model folder. It needs model.json (a docpilot static model) or model.onnx`)
+      expect(read, dir).toEqual([])
+      expect(existsSync(out)).toBe(false)
+    }
   })
   it('an ONNX folder whose model.onnx is not a model', async () => {
     const dir = tmp('dp-model-')

@@ -89,14 +89,32 @@ export async function loadStaticModel(dir: string, why: string, cacheDir?: strin
 
 export const loadDefaultModel = (cacheDir?: string) => loadStaticModel(fileURLToPath(DEFAULT_MODEL_DIR), 'the offline default model', cacheDir)
 
-async function loadOnnxFolder(dir: string, name: string, why: string): Promise<IndexEmbedder> {
+/** An ONNX folder's model file: model.onnx, else onnx/model.onnx (as in a Hugging Face repo); undefined when it has neither, or no tokenizer.json. */
+async function onnxModelPath(dir: string): Promise<string | undefined> {
   const modelPath = (await isFile(join(dir, 'model.onnx'))) ? join(dir, 'model.onnx') : join(dir, 'onnx', 'model.onnx')
-  if (!(await isFile(modelPath)) || !(await isFile(join(dir, 'tokenizer.json')))) {
-    throw new EmbedConfigError(
-      `embed.model: ${dir} is not a model folder. It needs model.json (a docpilot static model) or model.onnx (or onnx/model.onnx) ` +
-        `with tokenizer.json, as in a Hugging Face sentence-transformers repo.`,
-    )
-  }
+  return (await isFile(modelPath)) && (await isFile(join(dir, 'tokenizer.json'))) ? modelPath : undefined
+}
+
+const notModelFolder = (dir: string) =>
+  new EmbedConfigError(
+    `embed.model: ${dir} is not a model folder. It needs model.json (a docpilot static model) or model.onnx (or onnx/model.onnx) ` +
+      `with tokenizer.json, as in a Hugging Face sentence-transformers repo.`,
+  )
+
+/**
+ * Before any page is read: a local model folder (`embed: { model }`) holds a
+ * model, so a wrong path stops the run at once rather than after the parse.
+ * What the files hold is checked when the model is loaded.
+ */
+export async function checkModelFolder(embed: EmbedConfig, configDir: string): Promise<void> {
+  if (typeof embed !== 'object' || !embed || 'provider' in embed) return
+  const dir = resolve(configDir, embed.model)
+  if (!(await isFile(join(dir, 'model.json'))) && !(await onnxModelPath(dir))) throw notModelFolder(dir)
+}
+
+async function loadOnnxFolder(dir: string, name: string, why: string): Promise<IndexEmbedder> {
+  const modelPath = await onnxModelPath(dir)
+  if (!modelPath) throw notModelFolder(dir)
   const files: IndexEmbedder['modelFiles'] = [
     { name: 'model.onnx', bytes: await readFile(modelPath) },
     { name: 'tokenizer.json', bytes: await readFile(join(dir, 'tokenizer.json')) },
