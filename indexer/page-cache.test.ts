@@ -63,6 +63,26 @@ const fileLines = linesOf('file')
 const page = (text: string): CollectedPage => ({ chunks: [{ id: 'a.md#', path: 'a.md', url: '/a', anchor: '', title: 'A', trail: ['A'], text }], warnings: [] })
 const bytes = (text: string) => new TextEncoder().encode(text)
 
+/**
+ * A journal of three pages, a.md 'one', b.md `second` and c.md 'three', as a save writes it: its file and text,
+ * and what a reopened cache finds of each page's text.
+ */
+async function threePages(second: string) {
+  const cacheDir = temp()
+  const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
+  cache.set('a.md', { bytes: bytes('# A') }, page('one'))
+  cache.set('b.md', { bytes: bytes('# B') }, page(second))
+  cache.set('c.md', { bytes: bytes('# C') }, page('three'))
+  await cache.save()
+  const file = journal(cacheDir)
+  const reopen = () => PageCache.open(cacheDir, shape, 'test', '/out')
+  const found = async () => {
+    const next = await reopen()
+    return ['a', 'b', 'c'].map((name) => next.get(`${name}.md`, { bytes: bytes(`# ${name.toUpperCase()}`) })?.chunks[0]?.text)
+  }
+  return { file, whole: readFileSync(file, 'utf8'), reopen, found }
+}
+
 describe('the page cache', () => {
   it("removes its index's journal of other settings when it opens, and keeps another index's", async () => {
     const root = docs(2)
@@ -252,19 +272,7 @@ describe('the page cache', () => {
   })
 
   it('a record cut short, or one whose bodies are not the length it says, ends the reading: the pages before it are kept, none after, and the next save rewrites the file', async () => {
-    const cacheDir = temp()
-    const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
-    cache.set('a.md', { bytes: bytes('# A') }, page('one'))
-    cache.set('b.md', { bytes: bytes('# B') }, page('two\nwords'))
-    cache.set('c.md', { bytes: bytes('# C') }, page('three'))
-    await cache.save()
-    const file = journal(cacheDir)
-    const whole = readFileSync(file, 'utf8')
-    const reopen = () => PageCache.open(cacheDir, shape, 'test', '/out')
-    const found = async () => {
-      const next = await reopen()
-      return ['a', 'b', 'c'].map((name) => next.get(`${name}.md`, { bytes: bytes(`# ${name.toUpperCase()}`) })?.chunks[0]?.text)
-    }
+    const { file, whole, reopen, found } = await threePages('two\nwords')
     // Cut inside the second page's bodies.
     writeFileSync(file, whole.slice(0, whole.indexOf('two') + 2))
     expect(await found()).toEqual(['one', undefined, undefined])
@@ -291,18 +299,7 @@ describe('the page cache', () => {
   })
 
   it("a page record whose bytes changed in place (a body, or its line), every length still right, fails its checksum and ends the reading as damage does", async () => {
-    const cacheDir = temp()
-    const cache = await PageCache.open(cacheDir, shape, 'test', '/out')
-    cache.set('a.md', { bytes: bytes('# A') }, page('one'))
-    cache.set('b.md', { bytes: bytes('# B') }, page('two words'))
-    cache.set('c.md', { bytes: bytes('# C') }, page('three'))
-    await cache.save()
-    const file = journal(cacheDir)
-    const whole = readFileSync(file, 'utf8')
-    const found = async () => {
-      const next = await PageCache.open(cacheDir, shape, 'test', '/out')
-      return ['a', 'b', 'c'].map((name) => next.get(`${name}.md`, { bytes: bytes(`# ${name.toUpperCase()}`) })?.chunks[0]?.text)
-    }
+    const { file, whole, found } = await threePages('two words')
     expect(await found()).toEqual(['one', 'two words', 'three'])
     const second = whole.indexOf('two words')
     const line = whole.lastIndexOf('\n["page"', second) + 1

@@ -87,14 +87,21 @@ describe('docpilot proxy without a site origin', () => {
   })
 })
 
+/** A one-page docs folder indexed lexical-only into a temp folder, with its agent files: the index /ai/mcp serves. */
+async function cookieIndex(): Promise<{ dir: string; indexDir: string; siteDir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-'))
+  const docs = join(dir, 'docs')
+  mkdirSync(docs)
+  writeFileSync(join(docs, 'cookies.md'), '# Cookies\n\nUse setSignedCookie with a secret to sign a cookie.\n')
+  const indexDir = join(dir, 'index')
+  const siteDir = join(dir, 'site')
+  await buildIndex({ root: docs, mode: 'source', out: indexDir, config: validateConfig({ embed: false }, '(test)'), docpilotVersion: 'test', embed: { env: {}, cacheDir: join(dir, 'cache') }, llms: { siteOut: siteDir } })
+  return { dir, indexDir, siteDir }
+}
+
 describe('docpilot proxy on a damaged index', () => {
   it('says at startup which file keeps /ai/mcp from searching, and still serves', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-'))
-    const docs = join(dir, 'docs')
-    mkdirSync(docs)
-    writeFileSync(join(docs, 'cookies.md'), '# Cookies\n\nUse setSignedCookie with a secret to sign a cookie.\n')
-    const indexDir = join(dir, 'index')
-    await buildIndex({ root: docs, mode: 'source', out: indexDir, config: validateConfig({ embed: false }, '(test)'), docpilotVersion: 'test', embed: { env: {}, cacheDir: join(dir, 'cache') }, llms: { siteOut: join(dir, 'site') } })
+    const { dir, indexDir } = await cookieIndex()
     const head = readdirSync(indexDir).find((f) => f.startsWith('lexical.'))!
     rmSync(join(indexDir, head))
     writeFileSync(join(dir, 'docpilot.config.json'), JSON.stringify({ proxy: { siteOrigins: ['https://docs.example.com'] } }))
@@ -114,13 +121,7 @@ describe('docpilot proxy on a damaged index', () => {
 
 describe('docpilot proxy on a sound index', () => {
   it('opens it once: the start-up check and the searches of /ai/mcp read manifest.json once between them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-'))
-    const docs = join(dir, 'docs')
-    mkdirSync(docs)
-    writeFileSync(join(docs, 'cookies.md'), '# Cookies\n\nUse setSignedCookie with a secret to sign a cookie.\n')
-    const indexDir = join(dir, 'index')
-    const siteDir = join(dir, 'site')
-    await buildIndex({ root: docs, mode: 'source', out: indexDir, config: validateConfig({ embed: false }, '(test)'), docpilotVersion: 'test', embed: { env: {}, cacheDir: join(dir, 'cache') }, llms: { siteOut: siteDir } })
+    const { dir, indexDir, siteDir } = await cookieIndex()
     const loader = countingLoader(fsPartLoader(indexDir))
     const mcp = { indexDir, siteDir, loader }
     expect(await mcpUnsearchable(mcp)).toBeUndefined()
