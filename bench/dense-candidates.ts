@@ -115,6 +115,13 @@ export const CORPORA = [
   { name: 'astro', root: () => join(SHARED, 'corpora/astro'), include: ['src/content/docs/en/**/*.{md,mdx}'], sets: ['astro-dev', 'astro-dev-2'] },
 ] as const
 
+/** Where a corpus's pages are: what a build needs of it. */
+export interface CorpusPages {
+  name: string
+  root: () => string
+  include?: readonly string[] | undefined
+}
+
 /** Dense weights tried for the "tuned" row (lexical weight = 1 - dense). */
 const DENSE_WEIGHTS = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
 
@@ -141,7 +148,7 @@ function questions(set: string): EvalQuestion[] {
   return parseQuestions(readFileSync(file, 'utf8'), file)
 }
 
-async function build(c: Candidate, corpus: (typeof CORPORA)[number], out: string, cacheDir: string, embed: EmbedConfig = c.embed): Promise<BuildResult> {
+async function build(c: Candidate, corpus: CorpusPages, out: string, cacheDir: string, embed: EmbedConfig = c.embed): Promise<BuildResult> {
   return buildIndex({
     root: corpus.root(),
     mode: 'source',
@@ -201,7 +208,7 @@ export function gateAtBar(answerable: number[], offTopic: number[], maxAnswerabl
  * reuses them. The build time reported for these candidates is the lexical
  * build plus the WebAssembly embedder's per-chunk time measured on a sample.
  */
-export async function prefillOnnxCache(c: Candidate & { embed: { model: string } }, corpus: (typeof CORPORA)[number], out: string, cacheDir: string, work: string, log: (l: string) => void): Promise<{ perChunkMs: number }> {
+export async function prefillOnnxCache(c: Candidate & { embed: { model: string } }, corpus: CorpusPages, out: string, cacheDir: string, work: string, log: (l: string) => void): Promise<{ perChunkMs: number }> {
   const lexOut = join(work, `prefill-${c.name}-${corpus.name}`)
   const lex = await build(c, corpus, lexOut, cacheDir, false)
   const index = await openIndex(fsPartLoader(lexOut), { log: () => {} })

@@ -36,7 +36,7 @@ export const BENCHES: Record<string, BenchEntry> = {
   quality: { file: 'compare-quality.ts', what: 'R@1, R@8, MRR@8 on a question set, vs the peers' },
   lexical: { file: 'lexical.ts', what: "docpilot's lexical index vs a naive minisearch" },
   dense: { file: 'dense.ts', what: 'dense channel: embedding and hybrid search cost' },
-  gate: { file: 'gate.ts', what: 'gate and fusion tuned on one corpus, checked on the other (DOCPILOT_BENCH_EMBED: another embedder)' },
+  gate: { file: 'gate.ts', what: 'gate and fusion tuned on some corpora, checked on the others (hono, astro, undici, node; DOCPILOT_BENCH_EMBED: another embedder)' },
   ladder: { file: 'ladder.ts', what: 'ladder overhead per attempt; requests sent to a cooling member' },
   proxy: { file: 'proxy.ts', what: 'proxied vs direct time to first byte' },
   widget: { file: 'widget.ts', what: 'widget bundle and panel figures' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { refusals, tuneGate, type GateSample } from './tune-gate.ts'
+import { ANSWERABLE_REFUSED_CAP, refusals, tuneGate, type GateSample } from './tune-gate.ts'
 
 let n = 0
 const sample = (answerable: boolean, cooccurrence: number, meaning: number, vocabulary = 1): GateSample => ({
@@ -14,7 +14,16 @@ const answerable = Array.from({ length: 40 }, (_, i) => sample(true, 1 - i / 100
 const offTopic = [sample(false, 0.9, 0.2), sample(false, 0.3, 0.35), sample(false, 0.8, 0.3), sample(false, 1, 1, 0.2), sample(false, 1, 0.9)]
 
 describe('tuneGate', () => {
-  it('refuses at most 2.5% of answerable questions and, within that, the most off-topic ones', () => {
+  it('refuses at most ANSWERABLE_REFUSED_CAP of the answerable questions unless told otherwise', () => {
+    // 100 answerable: two score low, and refusing both would buy the off-topic question between them and the rest.
+    const samples = [sample(true, 0.1, 0.1), sample(true, 0.15, 0.15), ...Array.from({ length: 98 }, (_, i) => sample(true, 0.5 + i / 500, 0.5 + i / 500)), sample(false, 0.2, 0.2)]
+    expect(ANSWERABLE_REFUSED_CAP).toBe(0.015)
+    // 1.5% of 100 allows one refusal, which buys nothing: none.
+    expect(tuneGate(samples, { vocabularyFloor: 0, meaningFrom: 'lexical' }).train).toMatchObject({ answerableRefused: 0, offTopicRefused: 0 })
+    expect(tuneGate(samples, { vocabularyFloor: 0, maxAnswerableRefused: 0.025, meaningFrom: 'lexical' }).train).toMatchObject({ answerableRefused: 2, offTopicRefused: 1 })
+  })
+
+  it('within its allowance, refuses the most off-topic questions', () => {
     const tuned = tuneGate([...answerable, ...offTopic], { vocabularyFloor: 0.6, meaningFrom: 'lexical' })
     expect(tuned.train.answerableRefused).toBeLessThanOrEqual(1)
     // All but the one that looks answerable: three on evidence, one on the vocabulary floor.
@@ -44,13 +53,14 @@ describe('tuneGate', () => {
     const named = (s: GateSample, subject: number): GateSample => ({ ...s, signals: { ...s.signals, subject } })
     // The off-topic question that looks answerable names something no passage holds; so does one answerable question.
     const samples = [...answerable.slice(1), named(answerable[0]!, 0.5), ...offTopic.slice(0, 4), named(offTopic[4]!, 0)]
-    const tuned = tuneGate(samples, { vocabularyFloor: 0.6, subjectFloor: 1, meaningFrom: 'lexical' })
+    // 2.5% of 40: one answerable refusal allowed, which the subject floor spends.
+    const tuned = tuneGate(samples, { vocabularyFloor: 0.6, subjectFloor: 1, maxAnswerableRefused: 0.025, meaningFrom: 'lexical' })
     expect(tuned.gate.subjectFloor).toBe(1)
     expect(tuned.train).toEqual({ answerable: 40, answerableRefused: 1, offTopic: 5, offTopicRefused: 5 })
     expect(tuned.lexicalTrain.offTopicRefused).toBeGreaterThanOrEqual(2)
     expect(refusals(samples, { ...tuned.gate, lexicalThreshold: 0 }, 'lexical')).toMatchObject({ answerableRefused: 1, offTopicRefused: 2 })
     // Without it the same samples keep the one that looks answerable.
-    expect(tuneGate(samples, { vocabularyFloor: 0.6, meaningFrom: 'lexical' }).train.offTopicRefused).toBe(4)
+    expect(tuneGate(samples, { vocabularyFloor: 0.6, maxAnswerableRefused: 0.025, meaningFrom: 'lexical' }).train.offTopicRefused).toBe(4)
   })
 
   it('refusals() counts a setting on questions it was not chosen on, hybrid or lexical-only', () => {

@@ -23,11 +23,10 @@
  * - meaning: the cosine between the question and its best passage. Questions
  *   whose words all occur in the docs but ask about something else need it.
  *   It is only as good as the embedder, so which passage it reads, the
- *   weights and the threshold are chosen per embedder (tuning.ts): a static
- *   model's cosines are topical (any programming question is close to any
- *   programming page), so it reads the top lexical passage, which shares the
- *   question's words; a transformer reads the top result, which it found
- *   where the reader's words differ from the docs'.
+ *   weights and the threshold are chosen per embedder (tuning.ts). Both kinds
+ *   read the top result, found where the reader's words differ from the
+ *   docs'; a static model read the top lexical passage until two more docs
+ *   sites showed that refusing answerable paraphrases (docs/gate.md).
  * Past the floors, the score is the weighted sum of cooccurrence and meaning;
  * lexical-only mode (declared or degraded) scores cooccurrence alone against
  * its own threshold. Everything lives in the manifest, so every runtime gates
