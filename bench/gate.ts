@@ -106,19 +106,24 @@ function embedConfig(): unknown {
   return raw.startsWith('hf:') || !raw.includes('/') ? raw : { model: resolve(process.env.INIT_CWD ?? process.cwd(), raw) }
 }
 
-/** Each question's vector, embedded once per index: the fusion grid asks every question dozens of times, and a transformer takes ~0.1 s a question. */
-const questionVectors = new WeakMap<DocIndex, Map<string, Float32Array>>()
+/**
+ * Each question's vector, embedded once per embedder: the fusion grid asks every question dozens of times, and a
+ * transformer takes ~0.1 s a question. Every corpus's index has the same embedder, so one of them embeds for all:
+ * an ONNX session per index ran WebAssembly out of memory at the fourth.
+ */
+const questionVectors = new Map<string, { embedder: DocIndex; vectors: Map<string, Float32Array> }>()
 
 async function questionVector(index: DocIndex, question: string): Promise<Float32Array | undefined> {
   if (!index.dense) return undefined
-  let vectors = questionVectors.get(index)
-  if (!vectors) questionVectors.set(index, (vectors = new Map()))
-  if (!vectors.has(question)) {
-    const v = await index.dense.queryVector(question)
+  const id = index.manifest.embedder.id
+  let entry = questionVectors.get(id)
+  if (!entry) questionVectors.set(id, (entry = { embedder: index, vectors: new Map() }))
+  if (!entry.vectors.has(question)) {
+    const v = await entry.embedder.dense!.queryVector(question)
     if (!('vector' in v)) return undefined
-    vectors.set(question, v.vector)
+    entry.vectors.set(question, v.vector)
   }
-  return vectors.get(question)
+  return entry.vectors.get(question)
 }
 
 async function ask(index: DocIndex, corpus: GateCorpus): Promise<Asked[]> {
@@ -190,7 +195,8 @@ export async function run(opts: BenchOptions & { workDir?: string; smoke?: boole
       docpilotVersion: 'bench',
       embed: { env: {}, configDir: process.cwd(), cacheDir },
     })
-    const index = await openIndex(fsPartLoader(out))
+    // Not warmed: warming loads the index's own embedder, and one index embeds for all (questionVector).
+    const index = await openIndex(fsPartLoader(out), { warm: false })
     if (meaningFrom) index.manifest.retrieval.gate.meaningFrom = meaningFrom
     byCorpus.set(c, { index, asked: await ask(index, c) })
     log(`${c.name}: ${byCorpus.get(c)!.asked.length} questions asked (embedder ${index.manifest.embedder.id})`)
