@@ -16,9 +16,10 @@
  *   npm run bench -- --only gate                      the shipped default model
  *   DOCPILOT_BENCH_EMBED=.cache/models/minilm-l6-v2-int8 npm run bench -- --only gate
  *                                                     an ONNX folder (or any `embed` config string)
- *   DOCPILOT_BENCH_MEANING=lexical DOCPILOT_BENCH_VOCABULARY_FLOOR=0.6 npm run bench -- --only gate
- *                                                     the gate read another way (the shipped index's
- *                                                     meaningFrom, the floor tuning.ts gives)
+ *   DOCPILOT_BENCH_MEANING=lexical DOCPILOT_BENCH_VOCABULARY_FLOOR=0.6 DOCPILOT_BENCH_ANSWERABLE_CAP=0.025 \
+ *     npm run bench -- --only gate                    the gate read and tuned another way than what ships
+ *                                                     (the passage meaning reads, the floor, the tuning's
+ *                                                     allowance): the rows docs/gate.md compares
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
@@ -30,7 +31,7 @@ import type { FusionConfig } from '../core/retrieval/fusion.ts'
 import type { GateConfig } from '../core/retrieval/gate.ts'
 import { gateConfig } from '../core/retrieval/hybrid.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
-import { SUBJECT_FLOOR, VOCABULARY_FLOOR } from '../core/retrieval/tuning.ts'
+import { SUBJECT_FLOOR } from '../core/retrieval/tuning.ts'
 import { buildIndex } from '../indexer/build.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { prefillOnnxCache } from './dense-candidates.ts'
@@ -38,6 +39,8 @@ import type { BenchOptions } from './run.ts'
 
 const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
 const SITES = join(import.meta.dirname, 'fixtures/sites')
+/** The undici whose docs bench/fixtures/sites/undici.jsonl was written on. */
+const UNDICI_VERSION = '7.24.8'
 
 interface GateCorpus {
   name: string
@@ -71,7 +74,7 @@ const CORPORA: readonly GateCorpus[] = [
     root: resolve(import.meta.dirname, '../node_modules/undici/docs/docs'),
     config: {},
     sets: [{ name: 'undici', file: join(SITES, 'undici.jsonl') }],
-    source: 'npm ci (node_modules/undici, undici 7.24.8)',
+    source: `npm ci (node_modules/undici, undici ${UNDICI_VERSION})`,
   },
   // Node's own API reference, as Debian's nodejs package installs it beside the HTML.
   {
@@ -106,51 +109,77 @@ function embedConfig(): unknown {
   return raw.startsWith('hf:') || !raw.includes('/') ? raw : { model: resolve(process.env.INIT_CWD ?? process.cwd(), raw) }
 }
 
+/** The gate read and tuned another way than what ships, to measure the alternatives (docs/gate.md). */
+interface GateOverrides {
+  meaningFrom?: GateConfig['meaningFrom']
+  vocabularyFloor?: number
+  answerableCap?: number
+}
+
+function gateOverrides(env = process.env): GateOverrides {
+  const share = (name: string, value: string | undefined, min: number) => {
+    if (value === undefined) return undefined
+    const n = Number(value)
+    if (value.trim() === '' || !(n >= min && n <= 1)) throw new Error(`${name} must be a number from ${min} to 1, not ${JSON.stringify(value)}`)
+    return n
+  }
+  const meaning = env.DOCPILOT_BENCH_MEANING
+  if (meaning !== undefined && meaning !== 'lexical' && meaning !== 'results') throw new Error(`DOCPILOT_BENCH_MEANING must be lexical or results, not ${JSON.stringify(meaning)}`)
+  const floor = share('DOCPILOT_BENCH_VOCABULARY_FLOOR', env.DOCPILOT_BENCH_VOCABULARY_FLOOR, 0)
+  const cap = share('DOCPILOT_BENCH_ANSWERABLE_CAP', env.DOCPILOT_BENCH_ANSWERABLE_CAP, 0.001)
+  return { ...(meaning ? { meaningFrom: meaning } : {}), ...(floor !== undefined ? { vocabularyFloor: floor } : {}), ...(cap !== undefined ? { answerableCap: cap } : {}) }
+}
+
 /**
- * Each question's vector, embedded once per embedder: the fusion grid asks every question dozens of times, and a
- * transformer takes ~0.1 s a question. Every corpus's index has the same embedder, so one of them embeds for all:
- * an ONNX session per index ran WebAssembly out of memory at the fourth.
+ * Asks questions, each embedded once per embedder: the fusion grid asks every question dozens of times, and a
+ * transformer takes ~0.1 s a question. Every corpus's index has the same embedder, so the first index embeds for
+ * all (an ONNX session per index ran WebAssembly out of memory at the fourth).
  */
-const questionVectors = new Map<string, { embedder: DocIndex; vectors: Map<string, Float32Array> }>()
-
-async function questionVector(index: DocIndex, question: string): Promise<Float32Array | undefined> {
-  if (!index.dense) return undefined
-  const id = index.manifest.embedder.id
-  let entry = questionVectors.get(id)
-  if (!entry) questionVectors.set(id, (entry = { embedder: index, vectors: new Map() }))
-  if (!entry.vectors.has(question)) {
-    const v = await entry.embedder.dense!.queryVector(question)
-    if (!('vector' in v)) return undefined
-    entry.vectors.set(question, v.vector)
-  }
-  return entry.vectors.get(question)
-}
-
-async function ask(index: DocIndex, corpus: GateCorpus): Promise<Asked[]> {
-  const asked: Asked[] = []
-  for (const set of corpus.sets) {
-    for (const question of parseQuestions(readFileSync(set.file, 'utf8'), set.file)) {
-      const queryVector = await questionVector(index, question.q)
-      const result = await index.search(question.q, queryVector ? { queryVector } : {})
-      asked.push({
-        question,
-        set: set.name,
-        output: toContractLine(question.id, result),
-        sample: { id: question.id, answerable: question.gold.length > 0, signals: result.gate.signals },
-      })
+function questionAsker() {
+  const embedders = new Map<string, { index: DocIndex; vectors: Map<string, Float32Array> }>()
+  async function questionVector(index: DocIndex, question: string): Promise<Float32Array | undefined> {
+    if (!index.dense) return undefined
+    const id = index.manifest.embedder.id
+    let entry = embedders.get(id)
+    if (!entry) embedders.set(id, (entry = { index, vectors: new Map() }))
+    if (!entry.vectors.has(question)) {
+      const v = await entry.index.dense!.queryVector(question)
+      if (!('vector' in v)) throw new Error(`the embedder ${id} failed on "${question}": ${v.reason}`)
+      entry.vectors.set(question, v.vector)
     }
+    return entry.vectors.get(question)
   }
-  return asked
+  return async function ask(index: DocIndex, corpus: GateCorpus): Promise<Asked[]> {
+    const asked: Asked[] = []
+    for (const set of corpus.sets) {
+      for (const question of parseQuestions(readFileSync(set.file, 'utf8'), set.file)) {
+        const queryVector = await questionVector(index, question.q)
+        const result = await index.search(question.q, queryVector ? { queryVector } : {})
+        // A search that fell back to lexical-only would count as a hybrid sample with no meaning signal.
+        if (result.degraded) throw new Error(`${corpus.name}: "${question.q}" was searched lexical-only: ${result.degradedReason ?? 'the embedder failed'}`)
+        asked.push({
+          question,
+          set: set.name,
+          output: toContractLine(question.id, result),
+          sample: { id: question.id, answerable: question.gold.length > 0, signals: result.gate.signals },
+        })
+      }
+    }
+    return asked
+  }
 }
+
+type Ask = ReturnType<typeof questionAsker>
 
 const show = (r: Refusals) => `answerable refused ${r.answerableRefused}/${r.answerable}, off-topic refused ${r.offTopicRefused}/${r.offTopic}`
-const none: Refusals = { answerable: 0, answerableRefused: 0, offTopic: 0, offTopicRefused: 0 }
+const noRefusals: Refusals = { answerable: 0, answerableRefused: 0, offTopic: 0, offTopicRefused: 0 }
 const add = (a: Refusals, b: Refusals): Refusals => ({
   answerable: a.answerable + b.answerable,
   answerableRefused: a.answerableRefused + b.answerableRefused,
   offTopic: a.offTopic + b.offTopic,
   offTopicRefused: a.offTopicRefused + b.offTopicRefused,
 })
+const names = (cs: readonly GateCorpus[]) => cs.map((c) => c.name).join(' + ')
 
 function retrieval(asked: readonly Asked[]) {
   const report = scoreRun(asked.map((a) => a.question), asked.map((a) => a.output))
@@ -158,138 +187,168 @@ function retrieval(asked: readonly Asked[]) {
   return { r1: all.recall[1], r8: all.recall[8], mrr: all.mrr, paraR8: report.byKind.paraphrase?.recall[8] ?? 0 }
 }
 
-export async function run(opts: BenchOptions & { workDir?: string; smoke?: boolean }): Promise<unknown> {
-  const log = opts.log
-  const embed = embedConfig()
-  // One folder per embedder: an index left by another embedder's run would be rebuilt without the native vectors.
-  const embedName = typeof embed === 'string' ? embed : basename((embed as { model: string }).model)
-  const work = join(opts.workDir ?? join(import.meta.dirname, 'results/work'), 'gate', embedName.replace(/[^\w.-]+/g, '-'))
-  mkdirSync(work, { recursive: true })
-  log(`embedder: ${JSON.stringify(embed)}`)
-  // The two gate choices not tuned here, measured by running again with the other value.
-  const meaningFrom = process.env.DOCPILOT_BENCH_MEANING as GateConfig['meaningFrom'] | undefined
-  const vocabularyFloor = Number(process.env.DOCPILOT_BENCH_VOCABULARY_FLOOR ?? VOCABULARY_FLOOR)
-  if (meaningFrom || process.env.DOCPILOT_BENCH_VOCABULARY_FLOOR) log(`gate measured with meaningFrom ${meaningFrom ?? '(as shipped)'}, vocabulary floor ${vocabularyFloor}`)
+/**
+ * Choose on some corpora, check on others: each dev corpus against the other(s), as docpilot's targets ask; then,
+ * with further sites, each corpus left out in turn (tuned on the rest), the estimate for a site nobody tuned on.
+ */
+function splits(corpora: readonly GateCorpus[]): { train: GateCorpus[]; check: GateCorpus[]; leftOut: boolean }[] {
+  const dev = corpora.filter((c) => c.kind === 'dev')
+  const devPairs = dev.length > 1 ? dev.map((d) => ({ train: [d], check: dev.filter((c) => c !== d), leftOut: false })) : []
+  const leftOut = corpora.length > 2 ? corpora.map((c) => ({ train: corpora.filter((k) => k !== c), check: [c], leftOut: true })) : []
+  return [...devPairs, ...leftOut]
+}
 
-  const corpora = (opts.smoke ? CORPORA.slice(0, 1) : CORPORA).filter((c) => {
+function presentCorpora(smoke: boolean, log: (line: string) => void): GateCorpus[] {
+  const present = CORPORA.filter((c) => {
     if (existsSync(c.root)) return true
     log(`${c.name}: skipped, ${c.root} is not on this machine (it comes from ${c.source})`)
     return false
   })
-  const byCorpus = new Map<GateCorpus, { index: DocIndex; asked: Asked[] }>()
-  for (const c of corpora) {
-    const out = join(work, `${c.name}-index`)
-    const cacheDir = join(work, 'cache')
-    // A transformer embeds thousands of chunks slowly in WebAssembly: native onnxruntime fills the embedding cache first.
-    // (A previous run's index means its cache is there already.)
-    if (typeof embed === 'object' && existsSync(join((embed as { model: string }).model, 'model.onnx')) && !existsSync(join(out, 'manifest.json'))) {
-      const corpus = { name: c.name, root: () => c.root, include: c.include }
-      await prefillOnnxCache({ name: c.name, what: 'gate bench', embed: embed as { model: string } }, corpus, out, cacheDir, work, log)
-    }
-    await buildIndex({
-      root: c.root,
-      mode: 'source',
-      out,
-      ...(c.include ? { include: [...c.include] } : {}),
-      config: validateConfig({ ...c.config, embed }, '(bench gate)'),
-      docpilotVersion: 'bench',
-      embed: { env: {}, configDir: process.cwd(), cacheDir },
-    })
-    // Not warmed: warming loads the index's own embedder, and one index embeds for all (questionVector).
-    const index = await openIndex(fsPartLoader(out), { warm: false })
-    if (meaningFrom) index.manifest.retrieval.gate.meaningFrom = meaningFrom
-    byCorpus.set(c, { index, asked: await ask(index, c) })
-    log(`${c.name}: ${byCorpus.get(c)!.asked.length} questions asked (embedder ${index.manifest.embedder.id})`)
+  if (!present.length) throw new Error(`none of the corpora is on this machine (${CORPORA.map((c) => c.root).join(', ')})`)
+  const undici = CORPORA.find((c) => c.name === 'undici')!
+  const version = existsSync(undici.root) && JSON.parse(readFileSync(join(undici.root, '../../package.json'), 'utf8')).version
+  if (version && version !== UNDICI_VERSION) log(`undici: node_modules holds ${version}, its questions were written for ${UNDICI_VERSION}; check their gold sections`)
+  return smoke ? present.slice(0, 1) : present
+}
+
+async function buildCorpus(c: GateCorpus, embed: unknown, work: string, log: (line: string) => void): Promise<DocIndex> {
+  const out = join(work, `${c.name}-index`)
+  const cacheDir = join(work, 'cache')
+  // A transformer embeds thousands of chunks slowly in WebAssembly: native onnxruntime fills the embedding cache first.
+  // (A previous run's index means its cache is there already.)
+  if (typeof embed === 'object' && existsSync(join((embed as { model: string }).model, 'model.onnx')) && !existsSync(join(out, 'manifest.json'))) {
+    const corpus = { name: c.name, root: () => c.root, include: c.include }
+    await prefillOnnxCache({ name: c.name, what: 'gate bench', embed: embed as { model: string } }, corpus, out, cacheDir, work, log)
   }
-  const samples = (...cs: GateCorpus[]) => cs.flatMap((c) => byCorpus.get(c)!.asked.map((a) => a.sample))
+  await buildIndex({
+    root: c.root,
+    mode: 'source',
+    out,
+    ...(c.include ? { include: [...c.include] } : {}),
+    config: validateConfig({ ...c.config, embed }, '(bench gate)'),
+    docpilotVersion: 'bench',
+    embed: { env: {}, configDir: process.cwd(), cacheDir },
+  })
+  // Not warmed: warming loads the index's own embedder, and one index embeds for all (questionAsker).
+  return openIndex(fsPartLoader(out), { warm: false })
+}
+
+export async function run(opts: BenchOptions & { workDir?: string; smoke?: boolean }): Promise<unknown> {
+  const log = opts.log
+  const embed = embedConfig()
+  const overrides = gateOverrides()
+  // One folder per embedder: an index left by another embedder's run would be rebuilt without the native vectors.
+  const embedName = typeof embed === 'string' ? embed : basename((embed as { model: string }).model)
+  const work = join(opts.workDir ?? join(import.meta.dirname, 'results/work'), 'gate', embedName.replace(/[^\w.-]+/g, '-'))
+  mkdirSync(work, { recursive: true })
+  log(`embedder: ${JSON.stringify(embed)}${Object.keys(overrides).length ? `; gate overrides ${JSON.stringify(overrides)}` : ''}`)
+
+  const corpora = presentCorpora(opts.smoke ?? false, log)
+  const ask = questionAsker()
+  const asked = new Map<GateCorpus, { index: DocIndex; asked: Asked[] }>()
+  for (const c of corpora) {
+    const index = await buildCorpus(c, embed, work, log)
+    const gate = index.manifest.retrieval.gate
+    if (overrides.meaningFrom) gate.meaningFrom = overrides.meaningFrom
+    if (overrides.vocabularyFloor !== undefined) gate.vocabularyFloor = overrides.vocabularyFloor
+    asked.set(c, { index, asked: await ask(index, c) })
+    log(`${c.name}: ${asked.get(c)!.asked.length} questions asked (embedder ${index.manifest.embedder.id})`)
+  }
+  const gate = gateReport(corpora, asked, overrides, log)
+  const fusion = await fusionReport(corpora, asked, ask, log)
+  return { embed, overrides, embedder: asked.get(corpora[0]!)!.index.manifest.embedder.id, gate, ...fusion }
+}
+
+function gateReport(corpora: readonly GateCorpus[], asked: Map<GateCorpus, { index: DocIndex; asked: Asked[] }>, overrides: GateOverrides, log: (line: string) => void) {
+  const samples = (cs: readonly GateCorpus[]) => cs.flatMap((c) => asked.get(c)!.asked.map((a) => a.sample))
   const dev = corpora.filter((c) => c.kind === 'dev')
-  const tune = (cs: GateCorpus[], subjectCheck = true) =>
-    tuneGate(samples(...cs), { vocabularyFloor, ...(subjectCheck ? { subjectFloor: SUBJECT_FLOOR } : {}), meaningFrom: shipped.meaningFrom })
-  const perCorpus = (g: Parameters<typeof refusals>[1], mode: 'hybrid' | 'lexical' = 'hybrid') =>
-    Object.fromEntries(corpora.map((c) => [c.name, refusals(samples(c), g, mode)]))
-  const pooled = (r: Record<string, Refusals>, cs: readonly GateCorpus[]) => cs.reduce((sum, c) => add(sum, r[c.name]!), none)
-  const perCorpusLine = (r: Record<string, Refusals>) =>
+  const built = gateConfig(asked.get(corpora[0]!)!.index.manifest)
+  const tune = (cs: readonly GateCorpus[], subjectCheck = true) =>
+    tuneGate(samples(cs), {
+      vocabularyFloor: built.vocabularyFloor,
+      ...(subjectCheck ? { subjectFloor: SUBJECT_FLOOR } : {}),
+      meaningFrom: built.meaningFrom,
+      ...(overrides.answerableCap !== undefined ? { maxAnswerableRefused: overrides.answerableCap } : {}),
+    })
+  const perCorpus = (g: GateConfig, mode: 'hybrid' | 'lexical' = 'hybrid') => Object.fromEntries(corpora.map((c) => [c.name, refusals(samples([c]), g, mode)]))
+  const pooled = (r: Record<string, Refusals>, cs: readonly GateCorpus[]) => cs.reduce((sum, c) => add(sum, r[c.name]!), noRefusals)
+  const perCorpusLines = (r: Record<string, Refusals>) =>
     `${corpora.map((c) => `  ${c.name}: ${show(r[c.name]!)}`).join('\n')}\n  dev corpora pooled: ${show(pooled(r, dev))}\n  all pooled: ${show(pooled(r, corpora))}`
 
-  // The gate: the shipped settings, then chosen on some corpora and counted on others.
-  const shipped = gateConfig(byCorpus.get(corpora[0]!)!.index.manifest)
-  const gateRows: Record<string, unknown>[] = []
-  const shippedRefusals = perCorpus(shipped)
-  log(`\ngate as shipped ${JSON.stringify(shipped)}:\n${perCorpusLine(shippedRefusals)}`)
-  gateRows.push({ tuned: 'shipped', gate: shipped, corpora: shippedRefusals, lexical: perCorpus(shipped, 'lexical') })
-  for (const [train, check] of dev.length === 2 ? [[dev[0]!, dev[1]!], [dev[1]!, dev[0]!]] : []) {
-    const tuned = tune([train!])
-    const checked = refusals(samples(check!), tuned.gate)
-    const lexicalChecked = refusals(samples(check!), tuned.gate, 'lexical')
+  const rows: Record<string, unknown>[] = []
+  const label = Object.keys(overrides).length ? 'as built, read with the overrides' : 'as shipped'
+  log(`\ngate ${label} ${JSON.stringify(built)}:\n${perCorpusLines(perCorpus(built))}`)
+  rows.push({ tuned: label, gate: built, corpora: perCorpus(built), lexical: perCorpus(built, 'lexical') })
+
+  let leftOut = noRefusals
+  let lexicalLeftOut = noRefusals
+  for (const split of splits(corpora)) {
+    const tuned = tune(split.train)
+    const check = refusals(samples(split.check), tuned.gate)
+    const lexicalCheck = refusals(samples(split.check), tuned.gate, 'lexical')
+    if (split.leftOut) {
+      leftOut = add(leftOut, check)
+      lexicalLeftOut = add(lexicalLeftOut, lexicalCheck)
+    }
     log(
-      `tuned on ${train!.name}: weights ${JSON.stringify(tuned.gate.weights)}, threshold ${tuned.gate.threshold}, lexical ${tuned.gate.lexicalThreshold}\n` +
-        `  on ${train!.name}: ${show(tuned.train)}\n  on ${check!.name}: ${show(checked)}\n  lexical-only on ${check!.name}: ${show(lexicalChecked)}`,
+      `tuned on ${names(split.train)}: weights ${JSON.stringify(tuned.gate.weights)}, threshold ${tuned.gate.threshold}, lexical ${tuned.gate.lexicalThreshold}\n` +
+        `  on ${names(split.train)}: ${show(tuned.train)}\n  on ${names(split.check)}: ${show(check)}; lexical-only ${show(lexicalCheck)}`,
     )
-    gateRows.push({ tuned: train!.name, checked: check!.name, gate: tuned.gate, train: tuned.train, check: checked, lexicalCheck: lexicalChecked })
+    rows.push({ tuned: names(split.train), checked: names(split.check), gate: tuned.gate, train: tuned.train, check, lexicalCheck })
   }
   if (corpora.length > 2) {
-    // Each corpus as the site nobody tuned on: what the others' choice refuses there.
-    let heldOut = none
-    let lexicalHeldOut = none
-    for (const left of corpora) {
-      const tuned = tune(corpora.filter((c) => c !== left))
-      const checked = refusals(samples(left), tuned.gate)
-      const lexicalChecked = refusals(samples(left), tuned.gate, 'lexical')
-      heldOut = add(heldOut, checked)
-      lexicalHeldOut = add(lexicalHeldOut, lexicalChecked)
-      log(`tuned without ${left.name}: weights ${JSON.stringify(tuned.gate.weights)}, threshold ${tuned.gate.threshold}, lexical ${tuned.gate.lexicalThreshold}\n  on ${left.name}: ${show(checked)}; lexical-only ${show(lexicalChecked)}`)
-      gateRows.push({ tuned: `all but ${left.name}`, checked: left.name, gate: tuned.gate, train: tuned.train, check: checked, lexicalCheck: lexicalChecked })
-    }
-    log(`each corpus left out, summed: ${show(heldOut)}; lexical-only ${show(lexicalHeldOut)}`)
-    gateRows.push({ tuned: 'each left out, summed', check: heldOut, lexicalCheck: lexicalHeldOut })
+    log(`each corpus left out, summed: ${show(leftOut)}; lexical-only ${show(lexicalLeftOut)}`)
+    rows.push({ tuned: 'each left out, summed', check: leftOut, lexicalCheck: lexicalLeftOut })
   }
   if (corpora.length > 1) {
-    const all = tune([...corpora])
-    log(`tuned on all (what ships): ${JSON.stringify(all.gate)}\n${perCorpusLine(perCorpus(all.gate))}\n  lexical-only:\n${perCorpusLine(perCorpus(all.gate, 'lexical'))}`)
-    gateRows.push({ tuned: 'all', gate: all.gate, corpora: perCorpus(all.gate), lexical: perCorpus(all.gate, 'lexical') })
+    const all = tune(corpora)
+    log(`tuned on all (what ships): ${JSON.stringify(all.gate)}\n${perCorpusLines(perCorpus(all.gate))}\n  lexical-only:\n${perCorpusLines(perCorpus(all.gate, 'lexical'))}`)
+    rows.push({ tuned: 'all', gate: all.gate, corpora: perCorpus(all.gate), lexical: perCorpus(all.gate, 'lexical') })
     // What the subject check buys: the same tuning without it.
-    const unchecked = tune([...corpora], false)
+    const unchecked = tune(corpora, false)
     log(`tuned on all without the subject check: ${JSON.stringify(unchecked.gate)}\n  ${show(unchecked.train)}; lexical-only ${show(unchecked.lexicalTrain)}`)
-    gateRows.push({ tuned: 'all without the subject check', gate: unchecked.gate, train: unchecked.train, lexicalTrain: unchecked.lexicalTrain })
+    rows.push({ tuned: 'all without the subject check', gate: unchecked.gate, train: unchecked.train, lexicalTrain: unchecked.lexicalTrain })
   }
+  return rows
+}
 
-  // Fusion: every blend on every file, then chosen on one corpus and checked on the others.
-  const fusionRows: Array<{ fusion: FusionConfig; files: Record<string, Figures> }> = []
+/** Every blend on every file, then the blend chosen on some corpora, shown on the others. */
+async function fusionReport(corpora: readonly GateCorpus[], asked: Map<GateCorpus, { index: DocIndex; asked: Asked[] }>, ask: Ask, log: (line: string) => void) {
+  type Row = { fusion: FusionConfig; files: Record<string, Figures> }
+  const fusion: Row[] = []
   log('\nfusion (linear: lexical / dense / coverage weights; R@1 / R@8 / MRR@8 / paraphrase R@8 per file):')
   const round2 = (x: number) => Math.round(x * 100) / 100
   for (const lexicalWeight of LEXICAL_WEIGHTS) {
     for (const coverageWeight of COVERAGE_WEIGHTS) {
       const denseWeight = round2(1 - lexicalWeight - coverageWeight)
       if (denseWeight < 0) continue
-      const fusion: FusionConfig = { method: 'linear', lexicalWeight, denseWeight, coverageWeight }
+      const blend: FusionConfig = { method: 'linear', lexicalWeight, denseWeight, coverageWeight }
       const files: Record<string, Figures> = {}
       for (const c of corpora) {
-        const { index } = byCorpus.get(c)!
+        const { index } = asked.get(c)!
         const before = index.manifest.retrieval.fusion
-        index.manifest.retrieval.fusion = fusion
-        const asked = await ask(index, c)
+        index.manifest.retrieval.fusion = blend
+        const answers = await ask(index, c)
         index.manifest.retrieval.fusion = before
-        for (const set of c.sets) files[set.name] = retrieval(asked.filter((a) => a.set === set.name))
+        for (const set of c.sets) files[set.name] = retrieval(answers.filter((a) => a.set === set.name))
       }
       log(`  ${lexicalWeight} / ${denseWeight} / ${coverageWeight}: ${Object.entries(files).map(([file, f]) => `${file} ${f.r1.toFixed(2)}/${f.r8.toFixed(2)}/${f.mrr.toFixed(2)}/${f.paraR8.toFixed(2)}`).join('  ')}`)
-      fusionRows.push({ fusion, files })
+      fusion.push({ fusion: blend, files })
     }
   }
-  const filesOf = (row: (typeof fusionRows)[number], cs: readonly GateCorpus[]) => cs.flatMap((c) => c.sets.map((set) => row.files[set.name]!))
-  const blend = (f: FusionConfig) => (f.method === 'linear' ? `${f.lexicalWeight} / ${f.denseWeight} / ${f.coverageWeight ?? 0}` : JSON.stringify(f))
-  const shown = (row: (typeof fusionRows)[number], cs: readonly GateCorpus[]) =>
+  const filesOf = (row: Row, cs: readonly GateCorpus[]) => cs.flatMap((c) => c.sets.map((set) => row.files[set.name]!))
+  const blendName = (f: FusionConfig) => (f.method === 'linear' ? `${f.lexicalWeight} / ${f.denseWeight} / ${f.coverageWeight ?? 0}` : JSON.stringify(f))
+  const shown = (row: Row, cs: readonly GateCorpus[]) =>
     cs.flatMap((c) => c.sets.map((set) => { const f = row.files[set.name]!; return `${set.name} ${f.r1.toFixed(2)}/${f.r8.toFixed(2)}/${f.paraR8.toFixed(2)}` })).join('  ')
-  const fusionChoices: Record<string, unknown>[] = []
+  const dev = corpora.filter((c) => c.kind === 'dev')
   const sites = corpora.filter((c) => c.kind === 'site')
-  const choices: Array<[GateCorpus[], GateCorpus[]]> = [
-    ...(dev.length === 2 ? ([[[dev[0]!], [dev[1]!]], [[dev[1]!], [dev[0]!]]] as Array<[GateCorpus[], GateCorpus[]]>) : []),
-    ...(sites.length ? ([[dev, sites]] as Array<[GateCorpus[], GateCorpus[]]>) : []),
-  ]
-  for (const [train, check] of choices) {
-    const best = [...fusionRows].sort((a, b) => blendScore(filesOf(b, train)) - blendScore(filesOf(a, train)))[0]!
-    const names = (cs: GateCorpus[]) => cs.map((c) => c.name).join(' + ')
-    log(`fusion tuned on ${names(train)}: ${blend(best.fusion)}\n  on ${names(train)}: ${shown(best, train)}\n  on ${names(check)}: ${shown(best, check)}`)
+  // Fusion is chosen on the dev files (docpilot's targets are set there) and shown on the sites.
+  const choices = [...splits(corpora).filter((s) => !s.leftOut), ...(dev.length && sites.length ? [{ train: dev, check: sites }] : [])]
+  const fusionChoices: Record<string, unknown>[] = []
+  for (const { train, check } of choices) {
+    const best = [...fusion].sort((a, b) => blendScore(filesOf(b, train)) - blendScore(filesOf(a, train)))[0]!
+    log(`fusion tuned on ${names(train)}: ${blendName(best.fusion)}\n  on ${names(train)}: ${shown(best, train)}\n  on ${names(check)}: ${shown(best, check)}`)
     fusionChoices.push({ tuned: names(train), checked: names(check), fusion: best.fusion })
   }
-  return { embed, embedder: byCorpus.get(corpora[0]!)!.index.manifest.embedder.id, gate: gateRows, fusion: fusionRows, fusionChoices }
+  return { fusion, fusionChoices }
 }

@@ -15,16 +15,18 @@ const offTopic = [sample(false, 0.9, 0.2), sample(false, 0.3, 0.35), sample(fals
 
 describe('tuneGate', () => {
   it('refuses at most ANSWERABLE_REFUSED_CAP of the answerable questions unless told otherwise', () => {
-    // 100 answerable: two score low, and refusing both would buy the off-topic question between them and the rest.
-    const samples = [sample(true, 0.1, 0.1), sample(true, 0.15, 0.15), ...Array.from({ length: 98 }, (_, i) => sample(true, 0.5 + i / 500, 0.5 + i / 500)), sample(false, 0.2, 0.2)]
-    expect(ANSWERABLE_REFUSED_CAP).toBe(0.015)
-    // 1.5% of 100 allows one refusal, which buys nothing: none.
-    expect(tuneGate(samples, { vocabularyFloor: 0, meaningFrom: 'lexical' }).train).toMatchObject({ answerableRefused: 0, offTopicRefused: 0 })
-    expect(tuneGate(samples, { vocabularyFloor: 0, maxAnswerableRefused: 0.025, meaningFrom: 'lexical' }).train).toMatchObject({ answerableRefused: 2, offTopicRefused: 1 })
+    // 200 answerable: three low ones, then an off-topic question, a fourth low one, another off-topic one, the rest high.
+    const low = [0.1, 0.12, 0.14].map((x) => sample(true, x, x))
+    const samples = [...low, sample(false, 0.15, 0.15), sample(true, 0.16, 0.16), sample(false, 0.17, 0.17), ...Array.from({ length: 196 }, (_, i) => sample(true, 0.5 + i / 1000, 0.5 + i / 1000))]
+    // 1.5% of 200 allows three refusals, which buy the first off-topic question; 2% allows a fourth, which buys the second.
+    expect(ANSWERABLE_REFUSED_CAP * 200).toBe(3)
+    expect(tuneGate(samples, { vocabularyFloor: 0, meaningFrom: 'lexical' }).train).toMatchObject({ answerableRefused: 3, offTopicRefused: 1 })
+    expect(tuneGate(samples, { vocabularyFloor: 0, maxAnswerableRefused: 0.02, meaningFrom: 'lexical' }).train).toMatchObject({ answerableRefused: 4, offTopicRefused: 2 })
   })
 
   it('within its allowance, refuses the most off-topic questions', () => {
-    const tuned = tuneGate([...answerable, ...offTopic], { vocabularyFloor: 0.6, meaningFrom: 'lexical' })
+    // 2.5% of 40: one answerable refusal allowed.
+    const tuned = tuneGate([...answerable, ...offTopic], { vocabularyFloor: 0.6, maxAnswerableRefused: 0.025, meaningFrom: 'lexical' })
     expect(tuned.train.answerableRefused).toBeLessThanOrEqual(1)
     // All but the one that looks answerable: three on evidence, one on the vocabulary floor.
     expect(tuned.train.offTopicRefused).toBe(4)

@@ -21,7 +21,7 @@ import type { PartLoader } from '../index/parts.ts'
 import { openIndex } from './search.ts'
 import { rankHybrid, type DenseChannel } from './hybrid.ts'
 import type { PassageVectors } from './passage-vectors.ts'
-import { ENCODER_TUNING } from './tuning.ts'
+import { ENCODER_TUNING, STATIC_TUNING } from './tuning.ts'
 
 const SITE = fileURLToPath(new URL('../../fixtures/site/', import.meta.url))
 /** Index builds load real models; generous on a machine shared by several people. */
@@ -313,15 +313,19 @@ describe('dense candidates scored exactly', () => {
     retrieval: { fusion: { method: 'linear', lexicalWeight: 0.3, denseWeight: 0.7 }, gate: ENCODER_TUNING.gate },
   } as unknown as Manifest
 
-  it('ranks a candidate only the codes found by its exact score, not its code estimate', async () => {
-    const ranked = await rankHybrid({
+  /** Three lexical hits (0 best) against the ten chunks, with the manifest's retrieval settings changed as given. */
+  const rankThree = (retrieval: Partial<Manifest['retrieval']> = {}) =>
+    rankHybrid({
       question: 'q',
       k: 3,
       lexical: [0, 1, 2].map((ordinal, i) => ({ ordinal, score: 3 - i, coverage: 1 })),
       evidence: { vocabulary: 1, cooccurrence: 1 },
       dense,
-      manifest,
+      manifest: { ...manifest, retrieval: { ...manifest.retrieval, ...retrieval } } as Manifest,
     })
+
+  it('ranks a candidate only the codes found by its exact score, not its code estimate', async () => {
+    const ranked = await rankThree()
     expect(ranked.hits[0]).toMatchObject({ ordinal: 7, channels: { dense: 0.9 } })
     // One read of exact rows: the lexical candidates and the best by code together.
     expect(exactAsked).toHaveLength(1)
@@ -348,5 +352,14 @@ describe('dense candidates scored exactly', () => {
     }
     expect(await firstWith(0)).toBe(0)
     expect(await firstWith(0.5)).toBe(1)
+  })
+
+  it("reads the gate's meaning signal from the passage the manifest names: the top result or the top lexical hit", async () => {
+    const meaningFrom = async (from: 'results' | 'lexical') => (await rankThree({ gate: { ...ENCODER_TUNING.gate, meaningFrom: from } })).gate.signals.meaning
+    // Chunk 7, found by meaning alone, is the top result; chunk 0 the top lexical hit.
+    expect(await meaningFrom('results')).toBeCloseTo(0.9, 4)
+    expect(await meaningFrom('lexical')).toBeCloseTo(0.3, 4)
+    // Both kinds of embedder ship reading the top result (docs/gate.md, "Four docs sites").
+    expect([STATIC_TUNING.gate.meaningFrom, ENCODER_TUNING.gate.meaningFrom]).toEqual(['results', 'results'])
   })
 })
