@@ -39,8 +39,6 @@ import type { BenchOptions } from './run.ts'
 
 const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
 const SITES = join(import.meta.dirname, 'fixtures/sites')
-/** The undici whose docs bench/fixtures/sites/undici.jsonl was written on. */
-const UNDICI_VERSION = '7.24.8'
 
 interface GateCorpus {
   name: string
@@ -52,6 +50,14 @@ interface GateCorpus {
   sets: readonly { name: string; file: string }[]
   /** Where the docs come from, said when they are not on this machine. */
   source: string
+  /** The package version its questions were written on, for docs that come with a package. */
+  pinned?: { packageJson: string; version: string }
+}
+
+/** A corpus's index and its questions as asked. */
+interface CorpusRun {
+  index: DocIndex
+  asked: Asked[]
 }
 
 const devSets = (corpus: string) => ['dev', 'dev-2'].map((s) => ({ name: `${corpus}-${s}`, file: join(SHARED, `eval/${corpus}-${s}.jsonl`) }))
@@ -74,7 +80,8 @@ const CORPORA: readonly GateCorpus[] = [
     root: resolve(import.meta.dirname, '../node_modules/undici/docs/docs'),
     config: {},
     sets: [{ name: 'undici', file: join(SITES, 'undici.jsonl') }],
-    source: `npm ci (node_modules/undici, undici ${UNDICI_VERSION})`,
+    source: 'npm ci (node_modules/undici)',
+    pinned: { packageJson: resolve(import.meta.dirname, '../node_modules/undici/package.json'), version: '7.24.8' },
   },
   // Node's own API reference, as Debian's nodejs package installs it beside the HTML.
   {
@@ -205,9 +212,10 @@ function presentCorpora(smoke: boolean, log: (line: string) => void): GateCorpus
     return false
   })
   if (!present.length) throw new Error(`none of the corpora is on this machine (${CORPORA.map((c) => c.root).join(', ')})`)
-  const undici = CORPORA.find((c) => c.name === 'undici')!
-  const version = existsSync(undici.root) && JSON.parse(readFileSync(join(undici.root, '../../package.json'), 'utf8')).version
-  if (version && version !== UNDICI_VERSION) log(`undici: node_modules holds ${version}, its questions were written for ${UNDICI_VERSION}; check their gold sections`)
+  for (const { name, pinned } of present) {
+    const version = pinned && (JSON.parse(readFileSync(pinned.packageJson, 'utf8')) as { version: string }).version
+    if (pinned && version !== pinned.version) log(`${name}: ${pinned.packageJson} says ${version}, its questions were written on ${pinned.version}; check their gold sections`)
+  }
   return smoke ? present.slice(0, 1) : present
 }
 
@@ -245,7 +253,7 @@ export async function run(opts: BenchOptions & { workDir?: string; smoke?: boole
 
   const corpora = presentCorpora(opts.smoke ?? false, log)
   const ask = questionAsker()
-  const asked = new Map<GateCorpus, { index: DocIndex; asked: Asked[] }>()
+  const asked = new Map<GateCorpus, CorpusRun>()
   for (const c of corpora) {
     const index = await buildCorpus(c, embed, work, log)
     const gate = index.manifest.retrieval.gate
@@ -259,7 +267,7 @@ export async function run(opts: BenchOptions & { workDir?: string; smoke?: boole
   return { embed, overrides, embedder: asked.get(corpora[0]!)!.index.manifest.embedder.id, gate, ...fusion }
 }
 
-function gateReport(corpora: readonly GateCorpus[], asked: Map<GateCorpus, { index: DocIndex; asked: Asked[] }>, overrides: GateOverrides, log: (line: string) => void) {
+function gateReport(corpora: readonly GateCorpus[], asked: Map<GateCorpus, CorpusRun>, overrides: GateOverrides, log: (line: string) => void) {
   const samples = (cs: readonly GateCorpus[]) => cs.flatMap((c) => asked.get(c)!.asked.map((a) => a.sample))
   const dev = corpora.filter((c) => c.kind === 'dev')
   const built = gateConfig(asked.get(corpora[0]!)!.index.manifest)
@@ -313,7 +321,7 @@ function gateReport(corpora: readonly GateCorpus[], asked: Map<GateCorpus, { ind
 }
 
 /** Every blend on every file, then the blend chosen on some corpora, shown on the others. */
-async function fusionReport(corpora: readonly GateCorpus[], asked: Map<GateCorpus, { index: DocIndex; asked: Asked[] }>, ask: Ask, log: (line: string) => void) {
+async function fusionReport(corpora: readonly GateCorpus[], asked: Map<GateCorpus, CorpusRun>, ask: Ask, log: (line: string) => void) {
   type Row = { fusion: FusionConfig; files: Record<string, Figures> }
   const fusion: Row[] = []
   log('\nfusion (linear: lexical / dense / coverage weights; R@1 / R@8 / MRR@8 / paraphrase R@8 per file):')
