@@ -13,6 +13,7 @@ import type { AnyOrama } from '@orama/orama'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { CHAIN } from '../core/providers/table.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
+import { DEV_CORPORA, devSetFile } from '../fixtures/dev-corpora.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { runBuildCommand } from './build-command.ts'
 import { compiledCli } from './compiled-cli.ts'
@@ -21,8 +22,6 @@ import { renderPages } from './render-html.ts'
 import { buildOrama, type OramaBundle } from './peers/orama.ts'
 import { buildPagefind, writeSite } from './peers/pagefind.ts'
 import { loadIndexVectors } from './peers/docpilot-vectors.ts'
-
-const SHARED = resolve(import.meta.dirname, '../../shared')
 
 export interface CorpusSpec {
   name: string
@@ -37,21 +36,13 @@ export interface CorpusSpec {
   questions: string
 }
 
-export const CORPORA: CorpusSpec[] = [
-  {
-    name: 'hono',
-    root: join(SHARED, 'corpora/hono'),
-    config: { anchors: { slugger: 'vitepress' } },
-    questions: join(SHARED, 'eval/hono-dev.jsonl'),
-  },
-  {
-    name: 'astro',
-    root: join(SHARED, 'corpora/astro'),
-    include: ['src/content/docs/en/**/*.md', 'src/content/docs/en/**/*.mdx'],
-    config: { anchors: { slugger: 'starlight' }, urls: { stripPrefix: 'src/content/docs/en/', trailingSlash: true } },
-    questions: join(SHARED, 'eval/astro-dev.jsonl'),
-  },
-]
+export const CORPORA: CorpusSpec[] = DEV_CORPORA.map((c) => ({
+  name: c.name,
+  root: c.root,
+  ...(c.include ? { include: [...c.include] } : {}),
+  config: c.config,
+  questions: devSetFile(c.sets[0]),
+}))
 
 /** Default work folder (git-ignored); a run can put it elsewhere (tests use a temp folder). */
 /**

@@ -16,7 +16,7 @@
  *
  * ONNX candidates need the models fetched first: npx tsx scripts/models/fetch.ts
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -25,19 +25,19 @@ import type { EmbedConfig } from '../core/config/schema.ts'
 import { validateConfig } from '../core/config/validate.ts'
 import { staticTokens } from '../core/embed/static.ts'
 import { toContractLine } from '../core/eval/contract.ts'
-import { parseQuestions, scoreRun, type EvalQuestion, type EvalReport, type QueryOutput } from '../core/eval/score.ts'
+import { scoreRun, type EvalQuestion, type EvalReport, type QueryOutput } from '../core/eval/score.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { buildIndex, type BuildResult } from '../indexer/build.ts'
 import { EmbeddingCache, textDigest } from '../indexer/embed-cache.ts'
 import { modelContent, resolveIndexEmbedder } from '../indexer/embed.ts'
 import { chunkEmbedText } from '../indexer/embed-text.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
+import { DEV_CORPORA, readDevSet, type DevCorpus } from '../fixtures/dev-corpora.ts'
 import { DEFAULT_MODELS_DIR } from '../scripts/models/fetch.ts'
 import { timeInProcess, type Timing } from './cpu-time.ts'
 import { nativeVectors } from './native-vectors.ts'
 import { median, quantile, timePasses } from './stats.ts'
 
-const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
 const MODELS = process.env.DOCPILOT_MODELS_DIR ?? DEFAULT_MODELS_DIR
 const DISTILLED = resolve(import.meta.dirname, '../.cache/distill')
 
@@ -110,15 +110,10 @@ export const CANDIDATES: Candidate[] = [
   })),
 ]
 
-export const CORPORA = [
-  { name: 'hono', root: () => join(SHARED, 'corpora/hono'), include: undefined, sets: ['hono-dev', 'hono-dev-2'] },
-  { name: 'astro', root: () => join(SHARED, 'corpora/astro'), include: ['src/content/docs/en/**/*.{md,mdx}'], sets: ['astro-dev', 'astro-dev-2'] },
-] as const
-
 /** Where a corpus's pages are: what a build needs of it. */
 export interface CorpusPages {
   name: string
-  root: () => string
+  root: string
   include?: readonly string[] | undefined
 }
 
@@ -143,14 +138,9 @@ export interface CandidateResult {
   build: Record<string, Timing & { chunks: number }>
 }
 
-function questions(set: string): EvalQuestion[] {
-  const file = join(SHARED, `eval/${set}.jsonl`)
-  return parseQuestions(readFileSync(file, 'utf8'), file)
-}
-
 async function build(c: Candidate, corpus: CorpusPages, out: string, cacheDir: string, embed: EmbedConfig = c.embed): Promise<BuildResult> {
   return buildIndex({
-    root: corpus.root(),
+    root: corpus.root,
     mode: 'source',
     out,
     config: validateConfig({ embed }, '(bench)'),
@@ -232,7 +222,7 @@ export async function prefillOnnxCache(c: Candidate & { embed: { model: string }
   return { perChunkMs }
 }
 
-export async function measureCandidate(c: Candidate, log: (l: string) => void, work: string, corpora: readonly (typeof CORPORA)[number][] = CORPORA): Promise<CandidateResult> {
+export async function measureCandidate(c: Candidate, log: (l: string) => void, work: string, corpora: readonly DevCorpus[] = DEV_CORPORA): Promise<CandidateResult> {
   if (c.needs && !existsSync(c.needs.dir)) throw new Error(`${c.name}: ${c.needs.dir} is missing; run ${c.needs.how}`)
   const sets: Record<string, SetFigures> = {}
   const buildTimes: CandidateResult['build'] = {}
@@ -267,7 +257,7 @@ export async function measureCandidate(c: Candidate, log: (l: string) => void, w
       modelBytes = blobs.reduce((s, b) => s + b.byteLength, 0)
       modelGzip = blobs.reduce((s, b) => s + gzipSync(b).byteLength, 0)
     }
-    const allQs = corpus.sets.flatMap((s) => questions(s))
+    const allQs = corpus.sets.flatMap((s) => readDevSet(s))
     if (index.dense) {
       for (const q of allQs) {
         const v = await index.dense.queryVector(q.q)
@@ -285,7 +275,7 @@ export async function measureCandidate(c: Candidate, log: (l: string) => void, w
       }
     }
     for (const set of corpus.sets) {
-      const qs = questions(set)
+      const qs = readDevSet(set)
       const { outputs } = await runSet(index, qs, null)
       const hybrid = scoreRun(qs, outputs)
       const gateScores = { answerable: [] as number[], offTopic: [] as number[] }
@@ -363,15 +353,15 @@ export function costRows(results: CandidateResult[]): string[] {
   for (const r of results) {
     rows.push(
       `| ${r.name} | ${r.bytes.model ? `${kb(r.bytes.model)} (${kb(r.bytes.modelGzip)})` : '—'} | ${r.bytes.perQuestionRows === null ? '—' : `${(r.bytes.perQuestionRows / 1024).toFixed(1)} KB`} | ` +
-        `${r.bytes.vectors.hono ? CORPORA.map((c) => (r.bytes.vectors[c.name] ? kb(r.bytes.vectors[c.name]!) : '—')).join(' / ') : '—'} | ${r.latency ? `${r.latency.nodeMedianMs.toFixed(2)} ms` : '—'} | ` +
-        `${CORPORA.map((c) => (r.build[c.name] ? `${(r.build[c.name]!.cpuMs / 1000).toFixed(1)} s` : '—')).join(' | ')} | ${r.gate!.offTopicRefusedAtBar}/${r.gate!.offTopic} | ${f2(r.gate!.answerableMin)} / ${f2(r.gate!.offTopicMax)} |`,
+        `${r.bytes.vectors.hono ? DEV_CORPORA.map((c) => (r.bytes.vectors[c.name] ? kb(r.bytes.vectors[c.name]!) : '—')).join(' / ') : '—'} | ${r.latency ? `${r.latency.nodeMedianMs.toFixed(2)} ms` : '—'} | ` +
+        `${DEV_CORPORA.map((c) => (r.build[c.name] ? `${(r.build[c.name]!.cpuMs / 1000).toFixed(1)} s` : '—')).join(' | ')} | ${r.gate!.offTopicRefusedAtBar}/${r.gate!.offTopic} | ${f2(r.gate!.answerableMin)} / ${f2(r.gate!.offTopicMax)} |`,
     )
   }
   return rows
 }
 
 export async function measureCandidates(names: string[] | undefined, log: (l: string) => void, corpusNames?: string[]): Promise<CandidateResult[]> {
-  const corpora = corpusNames?.length ? CORPORA.filter((c) => corpusNames.includes(c.name)) : CORPORA
+  const corpora = corpusNames?.length ? DEV_CORPORA.filter((c) => corpusNames.includes(c.name)) : DEV_CORPORA
   const chosen = names?.length ? CANDIDATES.filter((c) => names.includes(c.name)) : CANDIDATES
   const unknown = (names ?? []).filter((n) => !CANDIDATES.some((c) => c.name === n))
   if (unknown.length) throw new Error(`unknown candidate ${unknown.join(', ')}; known: ${CANDIDATES.map((c) => c.name).join(', ')}`)

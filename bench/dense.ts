@@ -12,37 +12,32 @@
  *
  * Absolute times swing with the shared machine's load; ratios much less.
  */
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { ASSET_PATH, INDEX_PATH, startDevServer } from '../cli/commands/dev.ts'
 import { validateConfig } from '../core/config/validate.ts'
 import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { buildIndex, type BuildResult } from '../indexer/build.ts'
+import { devCorpus, readDevSet, type DevCorpusName } from '../fixtures/dev-corpora.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../playwright.config.ts'
 import { timeInProcess, type Timing } from './cpu-time.ts'
 import type { BenchOptions } from './run.ts'
 import { kb, median, ms, p95, ratio, timePasses } from './stats.ts'
 
-const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
 const WIDGET = resolve(import.meta.dirname, '../dist/widget')
-const ASTRO_INCLUDE = ['src/content/docs/en/**/*.md', 'src/content/docs/en/**/*.mdx']
 
-const questionsOf = (set: string) =>
-  readFileSync(join(SHARED, `eval/${set}-dev.jsonl`), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => (JSON.parse(l) as { q: string }).q)
+const questionsOf = (corpus: DevCorpusName) => readDevSet(devCorpus(corpus).sets[0]).map((q) => q.q)
 
-async function build(root: string, out: string, embed: 'default' | false, cacheDir: string, include?: string[]): Promise<BuildResult> {
+async function build(root: string, out: string, embed: 'default' | false, cacheDir: string, include?: readonly string[]): Promise<BuildResult> {
   return buildIndex({
     root,
     mode: 'source',
     out,
     config: validateConfig({ embed }, '(bench)'),
     docpilotVersion: 'bench',
-    ...(include ? { include } : {}),
+    ...(include ? { include: [...include] } : {}),
     embed: { env: {}, cacheDir },
   })
 }
@@ -121,7 +116,7 @@ export async function run(opts: BenchOptions): Promise<unknown> {
   try {
     // A private copy of the hono docs, so one file can change.
     const hono = join(work, 'hono')
-    cpSync(join(SHARED, 'corpora/hono'), hono, { recursive: true })
+    cpSync(devCorpus('hono').root, hono, { recursive: true })
     const cache = join(work, 'cache')
     const out = join(work, 'ix-hono')
 
@@ -166,7 +161,8 @@ export async function run(opts: BenchOptions): Promise<unknown> {
 
     // Hybrid search on astro vs lexical-only, same index, same questions.
     const astroOut = join(work, 'ix-astro')
-    await build(join(SHARED, 'corpora/astro'), astroOut, 'default', cache, ASTRO_INCLUDE)
+    const astroPages = devCorpus('astro')
+    await build(astroPages.root, astroOut, 'default', cache, astroPages.include)
     const astro: DocIndex = await openIndex(fsPartLoader(astroOut), { log: () => {} })
     const astroQs = questionsOf('astro')
     const hybrid = latency(await timePasses(rounds, astroQs, (q) => astro.search(q)))

@@ -34,10 +34,10 @@ import { openIndex, type DocIndex } from '../core/retrieval/search.ts'
 import { SUBJECT_FLOOR } from '../core/retrieval/tuning.ts'
 import { buildIndex } from '../indexer/build.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
+import { DEV_CORPORA, devSetFile } from '../fixtures/dev-corpora.ts'
 import { prefillOnnxCache } from './dense-candidates.ts'
 import type { BenchOptions } from './run.ts'
 
-const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
 const SITES = join(import.meta.dirname, 'fixtures/sites')
 
 interface GateCorpus {
@@ -60,19 +60,8 @@ interface CorpusRun {
   asked: Asked[]
 }
 
-const devSets = (corpus: string) => ['dev', 'dev-2'].map((s) => ({ name: `${corpus}-${s}`, file: join(SHARED, `eval/${corpus}-${s}.jsonl`) }))
-
 const CORPORA: readonly GateCorpus[] = [
-  { name: 'hono', kind: 'dev', root: join(SHARED, 'corpora/hono'), config: { anchors: { slugger: 'vitepress' } }, sets: devSets('hono'), source: '../shared/corpora' },
-  {
-    name: 'astro',
-    kind: 'dev',
-    root: join(SHARED, 'corpora/astro'),
-    include: ['src/content/docs/en/**/*.md', 'src/content/docs/en/**/*.mdx'],
-    config: { anchors: { slugger: 'starlight' }, urls: { stripPrefix: 'src/content/docs/en/', trailingSlash: true } },
-    sets: devSets('astro'),
-    source: '../shared/corpora',
-  },
+  ...DEV_CORPORA.map((c): GateCorpus => ({ ...c, kind: 'dev', sets: c.sets.map((name) => ({ name, file: devSetFile(name) })), source: '../shared/corpora' })),
   // Plain-Markdown API reference (a dependency of wrangler's; the lockfile pins its version).
   {
     name: 'undici',
@@ -225,8 +214,7 @@ async function buildCorpus(c: GateCorpus, embed: unknown, work: string, log: (li
   // A transformer embeds thousands of chunks slowly in WebAssembly: native onnxruntime fills the embedding cache first.
   // (A previous run's index means its cache is there already.)
   if (typeof embed === 'object' && existsSync(join((embed as { model: string }).model, 'model.onnx')) && !existsSync(join(out, 'manifest.json'))) {
-    const corpus = { name: c.name, root: () => c.root, include: c.include }
-    await prefillOnnxCache({ name: c.name, what: 'gate bench', embed: embed as { model: string } }, corpus, out, cacheDir, work, log)
+    await prefillOnnxCache({ name: c.name, what: 'gate bench', embed: embed as { model: string } }, c, out, cacheDir, work, log)
   }
   await buildIndex({
     root: c.root,

@@ -10,16 +10,17 @@
  * printed as docpilot / baseline, so a ratio under 1 means docpilot needs
  * less; absolute times swing with the machine's load, ratios much less.
  */
-import { readFile, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import MiniSearch from 'minisearch'
 import { ConfigSchema } from '../core/config/schema.ts'
 import type { ChunkRecord } from '../core/index/format.ts'
 import { toContractLine } from '../core/eval/contract.ts'
-import { parseQuestions, scoreRun, type QueryOutput } from '../core/eval/score.ts'
+import { scoreRun, type QueryOutput } from '../core/eval/score.ts'
 import { openIndex } from '../core/retrieval/search.ts'
+import { DEV_CORPORA, readDevSet } from '../fixtures/dev-corpora.ts'
 import { collectChunks } from '../indexer/collect.ts'
 import { coldFetchCost } from '../indexer/fetch-cost.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
@@ -28,12 +29,7 @@ import { timeInProcess, type Timing } from './cpu-time.ts'
 import type { BenchOptions } from './run.ts'
 import { kb, median, ms, p95, ratio, timePasses } from './stats.ts'
 
-const SHARED = process.env.DOCPILOT_SHARED ?? resolve(import.meta.dirname, '../../shared')
 
-const CORPORA = [
-  { name: 'hono', root: 'corpora/hono', include: undefined, questions: 'eval/hono-dev.jsonl' },
-  { name: 'astro', root: 'corpora/astro', include: ['src/content/docs/en/**/*.md', 'src/content/docs/en/**/*.mdx'], questions: 'eval/astro-dev.jsonl' },
-]
 
 /**
  * Timed passes over the dev questions after one warm-up pass. The baseline
@@ -99,8 +95,8 @@ export async function run(opts: Options): Promise<LexicalRow[]> {
   const rounds = opts.smoke ? 1 : opts.rounds
   const passes = opts.smoke ? { docpilot: 2, baseline: 1 } : PASSES
   const results: LexicalRow[] = []
-  for (const corpus of opts.smoke ? CORPORA.slice(0, 1) : CORPORA) {
-    const root = join(SHARED, corpus.root)
+  for (const corpus of opts.smoke ? DEV_CORPORA.slice(0, 1) : DEV_CORPORA) {
+    const root = corpus.root
     const out = join(tmpdir(), `docpilot-bench-${corpus.name}-${process.pid}`)
     const collect: Timing[] = []
     const ours: Timing[] = []
@@ -113,7 +109,7 @@ export async function run(opts: Options): Promise<LexicalRow[]> {
     for (let r = 0; r < rounds; r++) {
       collect.push(
         await timeInProcess(async () => {
-          const collected = await collectChunks({ root, mode: 'source', include: corpus.include, slugger: config.anchors.slugger, urls: config.urls, chunks: config.chunks })
+          const collected = await collectChunks({ root, mode: 'source', ...(corpus.include ? { include: [...corpus.include] } : {}), slugger: config.anchors.slugger, urls: config.urls, chunks: config.chunks })
           chunks = collected.chunks
           files = collected.files.length
         }),
@@ -125,7 +121,7 @@ export async function run(opts: Options): Promise<LexicalRow[]> {
     }
     const base = baseline!
 
-    const questions = parseQuestions(await readFile(join(SHARED, corpus.questions), 'utf8'), corpus.questions)
+    const questions = readDevSet(corpus.sets[0])
     const index = await openIndex(fsPartLoader(out))
     const outputs: QueryOutput[] = []
     for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: 8, lexicalOnly: true })))

@@ -4,12 +4,12 @@
  * offline default model they must give the same question vectors (max abs
  * difference 1e-4) and the same top-8 passages for every dev question.
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ASSET_PATH, INDEX_PATH, startDevServer, type DevServer } from '../cli/commands/dev.ts'
 import { validateConfig } from '../core/config/validate.ts'
-import { sharedPath } from '../fixtures/shared-data.ts'
+import { DEV_CORPORA, readDevSet } from '../fixtures/dev-corpora.ts'
 import { openIndex } from '../core/retrieval/search.ts'
 import { buildIndex } from '../indexer/build.ts'
 import { fsPartLoader } from '../indexer/fs-parts.ts'
@@ -17,20 +17,13 @@ import { expect, test } from './harness.ts'
 import { E2E_WIDGET } from './paths.ts'
 import { probeWorker, type WorkerAnswer } from './worker-probe.ts'
 
-const SETS = [
-  { name: 'hono', root: sharedPath('corpora/hono'), include: undefined },
-  { name: 'astro', root: sharedPath('corpora/astro'), include: ['src/content/docs/en/**/*.{md,mdx}'] },
-]
 
 
-for (const set of SETS) {
+for (const set of DEV_CORPORA) {
   test.describe(`${set.name} dev questions`, () => {
     let server: DevServer
     let indexDir: string
-    const questions = readFileSync(sharedPath(`eval/${set.name}-dev.jsonl`), 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => (JSON.parse(l) as { q: string }).q)
+    const questions = readDevSet(set.sets[0]).map((q) => q.q)
 
     test.beforeAll(async () => {
       test.setTimeout(300_000)
@@ -42,7 +35,7 @@ for (const set of SETS) {
         out: indexDir,
         config,
         docpilotVersion: 'e2e',
-        ...(set.include ? { include: set.include } : {}),
+        ...(set.include ? { include: [...set.include] } : {}),
         embed: { env: {}, cacheDir: mkdtempSync(join(tmpdir(), 'dp-vectors-cache-')) },
       })
       server = await startDevServer({

@@ -4,37 +4,30 @@
  * and an official SDK client on either transport.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { ConfigSchema, type DocpilotConfig, type DocpilotConfigInput } from '../core/config/schema.ts'
-import { parseQuestions, type EvalQuestion } from '../core/eval/score.ts'
+import type { EvalQuestion } from '../core/eval/score.ts'
 import { buildIndex } from '../indexer/build.ts'
 import { siteFile } from '../cli/site-server.ts'
-import { SHARED_DIR, sharedPath } from '../fixtures/shared-data.ts'
+import { DEV_CORPORA, devCorpus, readDevSet, type DevCorpus, type DevCorpusName } from '../fixtures/dev-corpora.ts'
 import { listen, stopServer } from './node.ts'
 
-export type CorpusName = 'hono' | 'astro'
+export type CorpusName = DevCorpusName
 
-/** How each shared corpus is indexed: its generator's slugger, and for astro the English pages with their site URLs. */
-export const CORPORA: Record<CorpusName, { root: string; include?: string[]; config: DocpilotConfigInput }> = {
-  // proxy.siteOrigins: a proxy serves only with its site's origin named (any will do for agents, who send none).
-  hono: { root: join(SHARED_DIR, 'corpora/hono'), config: { anchors: { slugger: 'vitepress' }, proxy: { siteOrigins: ['http://127.0.0.1'] } } },
-  astro: {
-    root: join(SHARED_DIR, 'corpora/astro'),
-    include: ['src/content/docs/en/**/*.{md,mdx}'],
-    config: { anchors: { slugger: 'starlight' }, urls: { stripPrefix: 'src/content/docs/en/', trailingSlash: true }, proxy: { siteOrigins: ['http://127.0.0.1'] } },
-  },
-}
+/**
+ * Each shared corpus as its owner configures it. proxy.siteOrigins: a proxy
+ * serves only with its site's origin named (any will do for agents, who send none).
+ */
+export const CORPORA = Object.fromEntries(
+  DEV_CORPORA.map((c) => [c.name, { ...c, config: { ...c.config, proxy: { siteOrigins: ['http://127.0.0.1'] } } }]),
+) as Record<CorpusName, DevCorpus & { config: DocpilotConfigInput }>
 
 /** Every question of the corpus's dev files (shared/eval/<corpus>-dev{,-2}.jsonl). */
 export function devQuestions(corpus: CorpusName): EvalQuestion[] {
-  return [`${corpus}-dev.jsonl`, `${corpus}-dev-2.jsonl`].flatMap((name) => {
-    const file = sharedPath(`eval/${name}`)
-    return parseQuestions(readFileSync(file, 'utf8'), file)
-  })
+  return devCorpus(corpus).sets.flatMap(readDevSet)
 }
 
 export interface BuiltSite {
@@ -58,7 +51,7 @@ export async function buildCorpusSite(corpus: CorpusName, opts: { env?: Record<s
     out: indexDir,
     config,
     docpilotVersion: 'test',
-    ...(spec.include ? { include: spec.include } : {}),
+    ...(spec.include ? { include: [...spec.include] } : {}),
     embed: { env: opts.env ?? {}, cacheDir: join(dir, 'cache') },
     llms: { siteOut: siteDir },
   })
