@@ -202,8 +202,9 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
 
 function sharedSiteOut(otherIndex: string): string {
   return (
-    `the index in ${otherIndex} also writes its agent files into this folder, so neither run removes the copies of pages deleted since ` +
-    '(each folder of page copies belongs to one index: give each its own --site-out, or llms.siteOut)'
+    `the index in ${otherIndex} also writes its agent files into this folder: llms.txt and llms-full.txt now list this run's pages only, ` +
+    "the other index's page copies are kept, and neither run removes the copies of pages deleted since " +
+    `(each folder of agent files belongs to one index: give each its own --site-out, or llms.siteOut, or delete ${otherIndex} if nothing uses it)`
   )
 }
 

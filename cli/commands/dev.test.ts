@@ -253,3 +253,20 @@ describe('the dev index', () => {
     }
   })
 })
+
+describe('pages the dev index leaves out', () => {
+  it('are named with the reason, as `docpilot index` names them, rather than missing without a word', async () => {
+    const docs = join(work, 'docs-with-a-binary')
+    mkdirSync(docs)
+    writeFileSync(join(docs, 'index.md'), '# Welcome\n\nThe one readable page.\n')
+    writeFileSync(join(docs, 'latin1.md'), Buffer.from('# Caf\xe9\n\nR\xe9sum\xe9 in Latin-1.\n', 'latin1'))
+    const lines: string[] = []
+    const server = await startDevServer({ docsDir: docs, indexDir: join(work, 'index-warnings'), widgetDir, buildWidget: false, config: validateConfig({ embed: false }, '(test)'), env: {}, dbPath: ':memory:', log: (l) => lines.push(l) })
+    try {
+      expect(lines.find((l) => l.startsWith('warning: latin1.md: '))).toMatch(/UTF-8/)
+      expect(lines).toContain('indexed 1 file into 1 chunk; skipped 1 (see the warnings)')
+    } finally {
+      await server.close()
+    }
+  })
+})

@@ -24,6 +24,7 @@ import { loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliConte
 import { fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, whoAnswers, withoutProviderVars } from '../local-proxy.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../demo-pages.ts'
 import { isHtml, siteFile, startSiteServer, type Mount, type PageAnswer } from '../site-server.ts'
+import { counted } from '../format.ts'
 import { onnxNoteFor, requireWidget, shippedWidgetMounts, SHIPPED_WIDGET_DIR, widgetBuilder } from '../widget-files.ts'
 
 export { STRICT_CSP } from '../site-server.ts'
@@ -158,8 +159,10 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
         // dev's index is its own scratch copy of whatever folder it was last given, not a deployed one to protect.
         allowShrink: true,
         llms: { siteOut: agentDir },
+        // As `docpilot index` says them: a page left out of dev's index would otherwise just be missing.
+        onWarnings: (warnings) => warnings.forEach((w) => log(`warning: ${w.file}: ${w.message}`)),
       })
-      log(`indexed ${built.files.length} files into ${built.chunks} chunks`)
+      log(`indexed ${counted(built.files.length, 'file')} into ${counted(built.chunks, 'chunk')}${built.skipped ? `; skipped ${built.skipped} (see the warnings)` : ''}`)
     }
     const widget = await devWidget(opts, log)
 

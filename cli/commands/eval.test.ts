@@ -55,6 +55,20 @@ describe('docpilot eval', () => {
     expect(r.stderr).not.toContain('Cannot read properties')
   })
 
+  it('names a question whose kind is none of the three, instead of scoring it as off-topic', async () => {
+    await writeFile(join(dir, 'kind.jsonl'), JSON.stringify({ id: 'w', q: 'signed cookies', kind: 'offtopic', gold: [] }) + '\n')
+    const r = await run(['eval', '--questions', 'kind.jsonl', '--results', 'out.jsonl'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('kind.jsonl: question "w": "kind" is "offtopic"; it must be one of "paraphrase", "keyword", "off-topic"')
+  })
+
+  it('warns that answerable questions with no gold section are scored as off-topic (a fresh `insights --export`)', async () => {
+    await writeFile(join(dir, 'ungraded.jsonl'), JSON.stringify({ id: 'u', q: 'signed cookies', kind: 'paraphrase', gold: [] }) + '\n')
+    const r = await run(['eval', '--questions', 'ungraded.jsonl', '--results', 'out.jsonl'])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain('warning: ungraded.jsonl: 1 question(s) of kind paraphrase or keyword have no gold section ("u"), so they are scored as off-topic')
+  })
+
   describe('searching an index', () => {
     beforeAll(async () => {
       const docs = join(dir, 'docs')
@@ -73,6 +87,18 @@ describe('docpilot eval', () => {
         'warning: paths.jsonl: no page of the index has the gold path "docs/guide/cookies.md" ("a", "b"), so it is never found; ' +
           'gold paths are relative to the folder that was indexed: did you mean "guide/cookies.md"?\n',
       )
+    })
+
+    it('warns of a gold heading trail no section of the page has, with the trail it probably meant', async () => {
+      await writeFile(join(dir, 'trail.jsonl'), JSON.stringify({ id: 't', q: 'signed cookies', kind: 'keyword', gold: [{ path: 'guide/cookies.md', trail: ['Cookies', 'Signed cookie'] }] }) + '\n')
+      const r = await run(['eval', '--index', 'idx', '--questions', 'trail.jsonl'])
+      expect(r.code).toBe(0)
+      expect(r.stderr).toBe('warning: trail.jsonl: question "t": no section of guide/cookies.md has the heading trail ["Cookies","Signed cookie"], so it is never found; did you mean ["Cookies","Signed cookies"]?\n')
+    })
+
+    it('is quiet about a gold section the page holds, however its headings are cased or spaced', async () => {
+      await writeFile(join(dir, 'fine.jsonl'), JSON.stringify({ id: 'f', q: 'cookies', kind: 'keyword', gold: [{ path: 'guide/cookies.md', trail: ['Cookies'] }, { path: 'guide/cookies.md', trail: ['cookies', 'signed  cookies'] }] }) + '\n')
+      expect((await run(['eval', '--index', 'idx', '--questions', 'fine.jsonl'])).stderr).toBe('')
     })
 
     it('says when --k cuts the list below what R@3 and R@8 count', async () => {

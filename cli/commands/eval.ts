@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { toContractLine } from '../../core/eval/contract.ts'
-import { RECALL_AT, scoreRun, type EvalQuestion, type EvalReport, type GoldSection, type QueryOutput } from '../../core/eval/score.ts'
+import { matchesGold, RECALL_AT, scoreRun, type EvalQuestion, type EvalReport, type GoldSection, type QueryOutput } from '../../core/eval/score.ts'
 import { DEFAULT_K } from '../../core/retrieval/search.ts'
 import { indexDirFor, loadConfigFor, positiveInt, UsageError, type CliContext } from '../context.ts'
 import { envEmbedTransport } from '../../indexer/embed.ts'
@@ -50,6 +50,13 @@ Examples:
       const questions = await readQuestions(ctx, flags.questions)
       if (!questions.length) throw new UsageError(`${flags.questions} holds no questions`)
       checkGold(questions, flags.questions === '-' ? '(stdin)' : flags.questions)
+      const ungraded = questions.filter((q) => q.kind !== 'off-topic' && !q.gold.length)
+      if (ungraded.length) {
+        ctx.stderr(
+          `warning: ${flags.questions}: ${ungraded.length} question(s) of kind paraphrase or keyword have no gold section (${ungraded.slice(0, 5).map((q) => JSON.stringify(q.id)).join(', ')}${ungraded.length > 5 ? ', …' : ''}), ` +
+            'so they are scored as off-topic (the gate should refuse them); fill in their "gold" or mark them "kind":"off-topic"\n',
+        )
+      }
       let outputs: QueryOutput[]
       if (flags.results) {
         if (flags.index) throw new UsageError('give either --results (score saved output) or --index (search now), not both')
@@ -57,8 +64,8 @@ Examples:
       } else {
         const loaded = await loadConfigFor(ctx, flags.config)
         const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index), { transport: envEmbedTransport(ctx.env) })
-        const paths = new Set((await index.chunks([...Array(index.size).keys()])).map((c) => c.path))
-        for (const line of unknownGold(questions, paths, flags.questions === '-' ? '(stdin)' : flags.questions)) ctx.stderr(`${line}\n`)
+        const sections = await index.chunks([...Array(index.size).keys()])
+        for (const line of unknownGold(questions, sections, flags.questions === '-' ? '(stdin)' : flags.questions)) ctx.stderr(`${line}\n`)
         outputs = []
         for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: flags.k, lexicalOnly: flags.lexicalOnly, context: q.context })))
       }
@@ -76,6 +83,9 @@ Examples:
  */
 function checkGold(questions: readonly EvalQuestion[], file: string): void {
   for (const q of questions) {
+    if (!KINDS.includes(q.kind)) {
+      throw new Error(`${file}: question ${JSON.stringify(q.id)}: "kind" is ${JSON.stringify(q.kind)}; it must be one of ${KINDS.map((k) => JSON.stringify(k)).join(', ')} (left out: "paraphrase")`)
+    }
     q.gold.forEach((g: Partial<GoldSection> | null, i) => {
       if (typeof g?.path === 'string' && Array.isArray(g.trail) && g.trail.every((t) => typeof t === 'string')) return
       throw new Error(
@@ -90,17 +100,40 @@ function checkGold(questions: readonly EvalQuestion[], file: string): void {
  * A gold path no page of the index has can never be found: written from another folder than the one
  * indexed ("docs/guide/config.mdx" for an index of ./docs), every such question scored 0 with no word of why.
  */
-function unknownGold(questions: readonly EvalQuestion[], paths: ReadonlySet<string>, file: string): string[] {
+function unknownGold(questions: readonly EvalQuestion[], sections: readonly { path: string; trail: string[] }[], file: string): string[] {
+  const paths = new Set(sections.map((s) => s.path))
   const askedBy = new Map<string, string[]>()
-  for (const q of questions) for (const g of q.gold) if (!paths.has(g.path)) askedBy.set(g.path, [...(askedBy.get(g.path) ?? []), q.id])
-  return [...askedBy].map(([path, ids]) => {
-    const near = [...paths].find((p) => path.endsWith(`/${p}`) || p.endsWith(`/${path}`))
-    return (
-      `warning: ${file}: no page of the index has the gold path ${JSON.stringify(path)} (${ids.map((id) => JSON.stringify(id)).join(', ')}), so it is never found; ` +
-      `gold paths are relative to the folder that was indexed${near ? `: did you mean ${JSON.stringify(near)}?` : ''}`
-    )
-  })
+  const lines: string[] = []
+  for (const q of questions) {
+    for (const g of q.gold) {
+      if (!paths.has(g.path)) askedBy.set(g.path, [...(askedBy.get(g.path) ?? []), q.id])
+      // A heading misspelt in the trail ("Signed cookie") is as unfindable as a wrong path.
+      else if (!sections.some((s) => matchesGold(s, g))) lines.push(unknownTrail(file, q.id, g, sections))
+    }
+  }
+  return [
+    ...[...askedBy].map(([path, ids]) => {
+      const near = [...paths].find((p) => path.endsWith(`/${p}`) || p.endsWith(`/${path}`))
+      return (
+        `warning: ${file}: no page of the index has the gold path ${JSON.stringify(path)} (${ids.map((id) => JSON.stringify(id)).join(', ')}), so it is never found; ` +
+        `gold paths are relative to the folder that was indexed${near ? `: did you mean ${JSON.stringify(near)}?` : ''}`
+      )
+    }),
+    ...lines,
+  ]
 }
+
+function unknownTrail(file: string, id: string, gold: GoldSection, sections: readonly { path: string; trail: string[] }[]): string {
+  // Of the page's trails, the one sharing the most headings with the gold trail is the likeliest meant.
+  const sharedStart = (trail: string[]) => trail.filter((h, i) => h === gold.trail[i]).length
+  const near = sections.filter((s) => s.path === gold.path).reduce<string[] | undefined>((best, s) => (!best || sharedStart(s.trail) > sharedStart(best) ? s.trail : best), undefined)
+  return (
+    `warning: ${file}: question ${JSON.stringify(id)}: no section of ${gold.path} has the heading trail ${JSON.stringify(gold.trail)}, so it is never found` +
+    (near ? `; did you mean ${JSON.stringify(near)}?` : '')
+  )
+}
+
+const KINDS: readonly string[] = ['paraphrase', 'keyword', 'off-topic'] satisfies EvalQuestion['kind'][]
 
 async function readResults(file: string): Promise<QueryOutput[]> {
   const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {

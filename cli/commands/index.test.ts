@@ -202,7 +202,10 @@ describe('two indexes writing their agent files into one site folder (the defaul
     const stderr = await run('a', 'out-a')
     expect(await readFile(join(cwd, '.docpilot/site/beta.md'), 'utf8')).toMatch(/^# Beta/)
     expect(await readFile(join(cwd, '.docpilot/site/alpha.md'), 'utf8')).toMatch(/^# Alpha/)
-    expect(stderr).toContain(`the index in ${join(cwd, 'out-b')} also writes its agent files into this folder`)
+    expect(stderr).toContain(`the index in ${join(cwd, 'out-b')} also writes its agent files into this folder: llms.txt and llms-full.txt now list this run's pages only`)
+    const llms = await readFile(join(cwd, '.docpilot/site/llms.txt'), 'utf8')
+    expect(llms).toContain('alpha.md')
+    expect(llms).not.toContain('beta.md')
   })
 
   it('once the other index is deleted, the folder is not shared: no warning, and the copies only it made are removed', async () => {

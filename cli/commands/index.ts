@@ -7,7 +7,7 @@ import type { FetchCost, PartKind } from '../../indexer/fetch-cost.ts'
 import { defaultCacheDir } from '../../indexer/cache-dir.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
 import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
-import { kb } from '../format.ts'
+import { counted, kb } from '../format.ts'
 import { DEFAULT_SITE_OUT, siteOutFor } from '../site-out.ts'
 import { docsPage } from '../package-root.ts'
 import type { LlmsResult } from '../../indexer/llms.ts'
@@ -111,10 +111,10 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       }
       ctx.stdout(
         [
-          `Indexed ${result.files.length} file${result.files.length === 1 ? '' : 's'} into ${result.chunks} chunk${result.chunks === 1 ? '' : 's'} in ${(result.ms / 1000).toFixed(1)} s` +
+          `Indexed ${counted(result.files.length, 'file')} into ${counted(result.chunks, 'chunk')} in ${(result.ms / 1000).toFixed(1)} s` +
             (result.skipped ? `; skipped ${result.skipped} (see the warnings)` : '') +
             (result.noindex ? `; left out ${result.noindex} not meant for search (noindex, generated indexes)` : '') +
-            (result.warnings.length ? ` (${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'})` : ''),
+            (result.warnings.length ? ` (${counted(result.warnings.length, 'warning')})` : ''),
           `  ${shown}: ${result.parts.length} files, ${kb(result.bytes.raw)} raw, ${kb(result.bytes.gzip)} gzip`,
           ...[...groups].map(([name, g]) => `    ${(g.files > 1 ? `${name} (${g.files} files)` : name).padEnd(44)} ${kb(g.raw).padStart(10)} raw ${kb(g.gzip).padStart(10)} gzip`),
           ...embedLines(result.embed, result.chunks),
@@ -171,7 +171,7 @@ function embedLines(embed: EmbedSummary | undefined, chunks: number): string[] {
   const { identity } = embed
   return [
     `  Vectors: ${identity.id} (${identity.dims} dims, ${identity.quantization}), ${embed.why}`,
-    `    embedded ${embed.embedded} chunk${embed.embedded === 1 ? '' : 's'}, reused ${embed.reused} from the cache, in ${(embed.ms / 1000).toFixed(1)} s; ` +
+    `    embedded ${counted(embed.embedded, 'chunk')}, reused ${embed.reused} from the cache, in ${(embed.ms / 1000).toFixed(1)} s; ` +
       `${kb(embed.vectorBytes)} of vectors (${kb(Math.round((embed.vectorBytes / Math.max(chunks, 1)) * 1000))} per 1k chunks)`,
   ]
 }
