@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from './config-file.ts'
+import { ConfigSchema } from '../core/config/schema.ts'
 
 let dir: string
 beforeEach(async () => {
@@ -64,6 +65,14 @@ describe('loadConfig', () => {
   it('asks for a default export', async () => {
     await writeFile(join(dir, 'docpilot.config.mjs'), 'export const config = {}')
     await expect(loadConfig({ cwd: dir })).rejects.toThrow('the file has no default export')
+  })
+
+  it('asks for an export when a CommonJS file assigns none, rather than running on defaults; `module.exports = {}` is all defaults', async () => {
+    await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}')
+    await writeFile(join(dir, 'docpilot.config.js'), 'const config = { docs: { dir: "docs" } }\n')
+    await expect(loadConfig({ cwd: dir })).rejects.toThrow('Invalid config docpilot.config.js: the file has no default export')
+    await writeFile(join(dir, 'docpilot.config.js'), 'module.exports = {}\n')
+    expect((await loadConfig({ cwd: dir })).config.out).toBe(ConfigSchema.parse({}).out)
   })
 
   it('names the unknown field when CommonJS exports something else than a config', async () => {

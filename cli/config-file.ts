@@ -32,6 +32,11 @@ function display(file: string, cwd: string): string {
   return rel && !rel.startsWith('..') ? rel : file
 }
 
+/** The config file a message should send the owner to: the one loaded, else the one to create. */
+export function configNamed(cwd: string, loaded: Pick<LoadedConfig, 'file'>): string {
+  return loaded.file ? display(loaded.file, cwd) : 'docpilot.config.ts'
+}
+
 /** JSON.parse says what is wrong but rarely where; a parser that tracks positions (loaded only then) says where. */
 async function jsonSyntaxError(text: string, shown: string, err: Error): Promise<ConfigError> {
   const { parse: parseJsonWithLocations } = await import('@humanwhocodes/momoa')
@@ -70,6 +75,16 @@ async function commonJsExports(mod: object): Promise<object | undefined> {
   return Object.keys(mod).some((key) => Object.hasOwn(ConfigSchema.shape, key)) ? mod : undefined
 }
 
+const isEmptyObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.keys(value).length
+
+/**
+ * A CommonJS file that assigns no export still loads, as `{}`: every default, and the owner's settings
+ * silently ignored. `module.exports = {}` (all defaults, on purpose) says so in its text.
+ */
+async function mentionsAnExport(file: string): Promise<boolean> {
+  return /\bmodule\.exports\b|\bexports\.|\bexport\b/.test(await readFile(file, 'utf8'))
+}
+
 /**
  * A JSON config's top-level `"$schema"` names the JSON schema an editor completes and checks the file with
  * (JSON has no `import type`); it is no setting of docpilot's, so it is taken off before validation.
@@ -104,7 +119,7 @@ async function readExport(file: string, shown: string): Promise<unknown> {
     throw loadError(err as Error, shown)
   }
   const value = 'default' in mod ? mod.default : await commonJsExports(mod)
-  if (value === undefined) {
+  if (value === undefined || (isEmptyObject(value) && !(await mentionsAnExport(file)))) {
     throw new ConfigError(shown, ['the file has no default export; write `export default { ... }` (or `module.exports = { ... }` in CommonJS)'])
   }
   try {

@@ -223,7 +223,17 @@ function lockIndex(out: string): { stale: boolean; release: () => void } {
       const fd = openSync(lock, 'wx')
       writeFileSync(fd, String(process.pid))
       closeSync(fd)
-      return { stale, release: () => unlinkSync(lock) }
+      // A run stopped with Ctrl+C exits through process.exit (the CLI's handler), which runs no finally:
+      // the lock goes with the process rather than waiting for the next run to find its holder dead.
+      const onExit = () => rmSync(lock)
+      process.once('exit', onExit)
+      return {
+        stale,
+        release: () => {
+          process.off('exit', onExit)
+          unlinkSync(lock)
+        },
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }

@@ -108,6 +108,13 @@ describe('docpilot index keeps a good index and counts honestly', () => {
     return root
   }
 
+  it('with no docs folder named anywhere, says to set docs.dir in the config file it read', async () => {
+    await writeFile(join(dir, 'site.config.json'), '{}')
+    const r = await run(['index', '--config', 'site.config.json'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('name the docs folder, e.g. `docpilot index ./docs`, or set docs.dir in site.config.json')
+  })
+
   it('"Indexed N files" counts only the pages indexed, and says how many were skipped', async () => {
     const root = await docs('counted', { 'a.md': '# A\n\nText a.', 'b.md': '# B\n\nText b.', 'empty.md': '# Only a title\n', 'c.mdx': '# C\n\nText c.' })
     await writeFile(join(root, 'latin1.md'), Buffer.from([0x23, 0x20, 0xe9]))

@@ -5,7 +5,7 @@ import type { Manifest } from '../../core/index/format.ts'
 import { buildIndex, createdAtFromEnv, type EmbedSummary } from '../../indexer/build.ts'
 import type { FetchCost, PartKind } from '../../indexer/fetch-cost.ts'
 import { defaultCacheDir } from '../../indexer/cache-dir.ts'
-import { CONFIG_OPTION_HELP } from '../config-file.ts'
+import { CONFIG_OPTION_HELP, configNamed } from '../config-file.ts'
 import { loadConfigFor, UsageError, type CliContext } from '../context.ts'
 import { counted, kb } from '../format.ts'
 import { DEFAULT_SITE_OUT, siteOutFor } from '../site-out.ts'
@@ -66,8 +66,8 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       if (!fromFlags && !fromConfig) {
         throw new UsageError(
           mode === 'site'
-            ? 'name the built site folder, e.g. `docpilot index --site dist`, or set docs.site in docpilot.config.ts'
-            : 'name the docs folder, e.g. `docpilot index ./docs`, or set docs.dir in docpilot.config.ts',
+            ? `name the built site folder, e.g. \`docpilot index --site dist\`, or set docs.site in ${configNamed(ctx.cwd, loaded)}`
+            : `name the docs folder, e.g. \`docpilot index ./docs\`, or set docs.dir in ${configNamed(ctx.cwd, loaded)}`,
         )
       }
       const root = fromFlags ? resolve(ctx.cwd, fromFlags) : resolve(loaded.dir, fromConfig!)
@@ -75,6 +75,14 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       const llms = flags.llms && config.llms.enabled ? { siteOut: siteOutFor(ctx, loaded, flags.siteOut) } : undefined
 
       const progress = await makeProgress(ctx)
+      // Parts are written beside the index the site serves and the manifest switched last, so a stop at any
+      // point leaves a whole index: the one before this run, or this run's once its manifest is in place.
+      const interrupted = () => {
+        progress.stop()
+        ctx.stderr(`\ninterrupted: ${out} is left whole (the index before this run, unless this one had finished writing); run docpilot index again to finish\n`)
+        process.exit(130)
+      }
+      process.once('SIGINT', interrupted)
       let result
       try {
         result = await buildIndex({
@@ -97,6 +105,7 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
           ...(llms ? { llms } : {}),
         })
       } finally {
+        process.off('SIGINT', interrupted)
         progress.stop()
       }
 
