@@ -220,7 +220,7 @@ describe('docpilot index', { timeout: 120_000 }, () => {
     await writeFile(join(cfgDir, 'docpilot.config.json'), JSON.stringify({ docs: { dir: 'docs' } }))
     const r = await run(['index', '--site'], cfgDir)
     expect(r.code).toBe(2)
-    expect(r.stderr).toContain('name the built site folder, e.g. `docpilot index --site dist`, or set docs.site in docpilot.config.ts')
+    expect(r.stderr).toContain('name the built site folder, e.g. `docpilot index --site dist`, or set docs.site in docpilot.config.json')
   })
 })
 
