@@ -62,9 +62,18 @@ describe.concurrent('docpilot (real process)', { timeout: 120_000 }, () => {
     const none = await spawn([])
     expect(none.code).toBe(2)
     expect(none.stdout + none.stderr).toContain('Examples:')
-    const unknown = await spawn(['serve'])
+    const unknown = await spawn(['frobnicate'])
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toContain("unknown command 'serve'")
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'")
+  })
+
+  it("points other tools' command names at docpilot's: serve and start at dev and preview, build at index", async () => {
+    for (const [word, meant] of [['serve', '`docpilot dev ./docs`'], ['start', '`docpilot preview dist`'], ['build', '`docpilot index`'], ['search', '`docpilot query']]) {
+      const r = await run([word!, '--help'])
+      expect(r.code, word).toBe(2)
+      expect(r.stderr, word).toContain(`unknown command '${word}': did you mean`)
+      expect(r.stderr, word).toContain(meant)
+    }
   })
 
   it('names a misspelt command and the nearest one when help is asked for it, either way round', async () => {

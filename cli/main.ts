@@ -70,6 +70,15 @@ const FLOWING_HELP: Partial<Help> = {
   },
 }
 
+/** Commands other tools have, too far from docpilot's names for commander's spelling suggestion to find. */
+const OTHER_TOOLS_WORDS: Record<string, string> = {
+  serve: 'did you mean `docpilot dev ./docs` (your Markdown with the panel) or `docpilot preview dist` (your built site)?',
+  start: 'did you mean `docpilot dev ./docs` (your Markdown with the panel) or `docpilot preview dist` (your built site)?',
+  build: 'did you mean `docpilot index` (the static index; your site generator builds the site)?',
+  search: 'did you mean `docpilot query "your question"`?',
+  ask: 'did you mean `docpilot query "your question"`?',
+}
+
 /** The program with the given commands registered (default: every command). */
 export async function buildProgram(ctx: CliContext, names: readonly string[] = Object.keys(COMMANDS)): Promise<Command> {
   const program = new Command('docpilot')
@@ -135,6 +144,10 @@ export async function main(argv: string[], overrides: Partial<CliContext> = {}):
   // `docpilot help indx` and `docpilot indx --help` printed the overview and said nothing of the typo (the first
   // exiting 0): parsed as the bare name, commander names it and the nearest command, as for `docpilot indx`.
   const named = argv[0] === 'help' ? argv[1] : argv[0]
+  if (named !== undefined && Object.hasOwn(OTHER_TOOLS_WORDS, named) && !Object.hasOwn(COMMANDS, named)) {
+    ctx.stderr(`error: unknown command '${named}': ${OTHER_TOOLS_WORDS[named]}\n(add --help for usage and examples)\n`)
+    return 2
+  }
   if (named !== undefined && !named.startsWith('-') && named !== 'help' && !Object.hasOwn(COMMANDS, named)) argv = [named]
   const program = await buildProgram(ctx, commandsFor(argv))
   if (argv.length === 0) {

@@ -126,7 +126,7 @@ export async function buildIndex(opts: BuildOptions): Promise<BuildResult> {
   )
   await pages.save()
   opts.onWarnings?.(collected.warnings)
-  await assertNotShrinking(resolve(opts.out), { pages: collected.files.length, chunks: collected.chunks.length, ...(opts.allowShrink ? { allowShrink: true } : {}) })
+  await assertNotShrinking(resolve(opts.out), { pages: collected.files.length, chunks: collected.chunks.length, warnings: collected.warnings.length, ...(opts.allowShrink ? { allowShrink: true } : {}) })
   const embedStarted = now()
   const indexEmbedder = await resolveIndexEmbedder(config.embed, ctx)
   let dense: WriteIndexInput['dense']

@@ -310,7 +310,7 @@ async function pageOf(
   try {
     source = strictUtf8.decode(bytes)
   } catch {
-    return skipped('is not UTF-8 text (binary or another encoding); skipped')
+    return skipped('is not UTF-8 text (binary, or text in another encoding: save it as UTF-8 to index it); skipped')
   }
   let url: string
   try {
@@ -390,8 +390,8 @@ async function throwNoFiles(root: string, include: string[], opts: CollectOption
     'no_matches',
     `No files in ${root} match include ${JSON.stringify(include)}${excluded}. ` +
       (opts.mode === 'site'
-        ? 'Is this the built output folder (with .html files)? Otherwise adjust docs.include.'
-        : 'Check docs.include/docs.exclude, or pass --site if this is a built HTML site.'),
+        ? 'Is this the built output folder (with .html files)? Otherwise adjust docs.include (or --include).'
+        : 'Check docs.include/docs.exclude (or --include/--exclude), or pass --site if this is a built HTML site.'),
     root,
   )
 }

@@ -311,7 +311,9 @@ describe('a run never loses a good index by accident', () => {
     await assertNotShrinking(out, { pages: 5, chunks: 9 })
     await assertNotShrinking(out, { pages: 1, chunks: 1, allowShrink: true })
     await assertNotShrinking(join(dir, 'fresh'), { pages: 1, chunks: 1 })
-    await expect(assertNotShrinking(join(dir, 'fresh'), { pages: 0, chunks: 0 })).rejects.toThrow(/so no index was written\. Fix/)
+    await expect(assertNotShrinking(join(dir, 'fresh'), { pages: 2, chunks: 0, warnings: 2 })).rejects.toThrow(/so no index was written\. Fix the warnings above/)
+    // No warning to fix: the folder or the include patterns are what to check.
+    await expect(assertNotShrinking(join(dir, 'fresh'), { pages: 0, chunks: 0 })).rejects.toThrow(/so no index was written\. Check that this is the docs folder you meant/)
     expect(await snapshot(out)).toEqual(before)
   })
 

@@ -157,9 +157,11 @@ export class ShrinkError extends Error {
  * of the pages of the index already at `out`, unless the owner said the
  * shrink is deliberate (`--allow-shrink`). Called before any embedding work.
  */
-export async function assertNotShrinking(out: string, run: { pages: number; chunks: number; allowShrink?: boolean }): Promise<void> {
+export async function assertNotShrinking(out: string, run: { pages: number; chunks: number; warnings?: number; allowShrink?: boolean }): Promise<void> {
   if (run.allowShrink) return
-  const how = 'Fix the warnings above, or pass --allow-shrink if this is deliberate.'
+  const how = run.warnings
+    ? 'Fix the warnings above, or pass --allow-shrink if this is deliberate.'
+    : 'Check that this is the docs folder you meant (and docs.include/docs.exclude), or pass --allow-shrink if pages were removed on purpose.'
   if (run.chunks === 0) throw new ShrinkError(`No page produced any text to index, so no index was written${(await exists(join(out, MANIFEST_FILE))) ? ` and the one in ${out} is left as it was` : ''}. ${how}`)
   const previous = (await previousManifest(out))?.corpus?.files
   if (typeof previous === 'number' && run.pages < previous * MIN_KEPT_SHARE) {

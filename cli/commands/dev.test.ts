@@ -51,6 +51,17 @@ describe('defaultDocsDir', () => {
   })
 })
 
+describe('no docs folder named', () => {
+  it('says whether ./docs is missing or holds no pages', async () => {
+    const project = join(work, 'no-docs-project')
+    mkdirSync(project)
+    const opts = { cwd: project, widgetDir, buildWidget: false, config: validateConfig({ embed: false }, '(test)'), env: {}, dbPath: ':memory:' }
+    await expect(startDevServer(opts)).rejects.toThrow(`no docs to serve: ${join(project, 'docs')} does not exist; name the folder`)
+    mkdirSync(join(project, 'docs'))
+    await expect(startDevServer(opts)).rejects.toThrow(`no docs to serve: ${join(project, 'docs')} has no Markdown or HTML pages; name the folder`)
+  })
+})
+
 describe('with --fake-providers', () => {
   let server: DevServer
   beforeAll(async () => {

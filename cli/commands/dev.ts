@@ -128,7 +128,10 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   const log = opts.log ?? (() => {})
   const config = opts.config ?? (await loadConfig({ cwd })).config
   const named = opts.docsDir ?? defaultDocsDir(cwd)
-  if (!named) throw new UsageError(`no docs to serve: ${join(cwd, 'docs')} has no Markdown or HTML pages; name the folder, e.g. \`docpilot dev ./content\``)
+  if (!named) {
+    const guessed = join(cwd, 'docs')
+    throw new UsageError(`no docs to serve: ${guessed} ${existsSync(guessed) ? 'has no Markdown or HTML pages' : 'does not exist'}; name the folder, e.g. \`docpilot dev ./content\``)
+  }
   const docsDir = resolve(cwd, named)
   if (!existsSync(docsDir)) throw new Error(`docs folder ${docsDir} does not exist; pass the folder of your Markdown or built HTML docs`)
   if (!statSync(docsDir).isDirectory()) throw new Error(`${docsDir} is a file, not a folder; pass the docs folder that holds it`)
