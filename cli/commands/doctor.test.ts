@@ -267,6 +267,9 @@ describe('doctor --proxy --url (checking a running proxy)', () => {
     const a = await run(missing.url)
     expect(a.code).toBe(1)
     expect(a.out).toContain('FAIL gemini: GEMINI_API_KEY is not set on the proxy')
+    // Its path is routed, and only that: not an "ok" beside the member's FAIL.
+    expect(a.out).toMatch(/note \/ai\/gemini\/\S+ is routed, but gemini cannot answer \(above\)/)
+    expect(a.out).not.toMatch(/ok {3}\/ai\/gemini\//)
 
     const wrong = await serve({ ...env, OPENAI_API_KEY: 'sk-wrong-doctor-key' })
     const b = await run(wrong.url)
@@ -283,6 +286,17 @@ describe('doctor --proxy --url (checking a running proxy)', () => {
     const { code, out } = await run(p.url)
     expect(out).toMatch(/note the site's daily limit of 1 AI requests \(budget\.dailyLimit\) is spent; readers get the rate-limited answer until \d{4}-\d\d-\d\dT00:00:00\.000Z/)
     expect(out).toContain('All routes ok.')
+    expect(code).toBe(0)
+  })
+
+  it('with no provider configured, says readers get search answers rather than "All routes ok." over no routes', async () => {
+    const none = validateConfig({ proxy: { siteOrigins: ['https://docs.example.com'] } }, 'test')
+    const p = await serveProxy({ settings: proxyPlan(none, {}).settings, env: {}, dbPath: ':memory:' })
+    running.push(p)
+    let out = ''
+    const code = await runDoctorProxy({ config: none, env: {}, url: p.url, stdout: (t) => (out += t) })
+    expect(out).toContain('No provider routes to check: readers get search answers')
+    expect(out).not.toContain('All routes ok.')
     expect(code).toBe(0)
   })
 

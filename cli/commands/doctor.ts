@@ -305,9 +305,15 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
   }
   if (!health) return { ok, text: out.join('\n') + '\n' }
 
+  const cannotAnswer = new Set<string>()
+  const failMember = (member: string, line: string) => {
+    cannotAnswer.add(member)
+    fail(line)
+  }
   for (const route of plan.settings.routes) {
     const h = health.routes.find((r) => r.member === route.member)
     const spec = providerSpec(route.member)
+    const fail = (line: string) => failMember(route.member, line)
     if (!h) {
       fail(`${route.member}: the running proxy has no route for it; redeploy with the DOCPILOT_PROXY value printed by \`docpilot doctor --proxy\``)
       continue
@@ -326,14 +332,16 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
     try {
       const { res, body } = await ask(l.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'doctor' }, 10_000)
       const code = body?.error?.code
-      if (res.status === 400 && code === 'invalid_body') out.push(`  ok   ${l.path}`)
+      // Routed is all this shows: whether the member can answer is its line above.
+      if (res.status === 400 && code === 'invalid_body') out.push(cannotAnswer.has(l.member) ? `  note ${l.path} is routed, but ${l.member} cannot answer (above)` : `  ok   ${l.path}`)
       else if (res.status === 429) fail(`${l.path}: the proxy rate-limited the check (${code}); run doctor again in ${res.headers.get('retry-after') ?? 'a few'} s`)
       else fail(`${l.path}: ${res.status}${code ? ` ${code}: ${body?.error?.message}` : ''}`)
     } catch (err) {
       fail(`${l.path}: ${(err as Error).message}`)
     }
   }
-  out.push(ok ? 'All routes ok.' : 'Some routes failed; see FAIL lines above.')
+  if (!plan.settings.routes.length) out.push(ok ? 'No provider routes to check: readers get search answers, as this configuration says.' : 'The proxy failed; see FAIL lines above.')
+  else out.push(ok ? 'All routes ok.' : 'Some routes failed; see FAIL lines above.')
   return { ok, text: out.join('\n') + '\n' }
 }
 

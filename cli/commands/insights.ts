@@ -52,7 +52,8 @@ export function defineInsightsCommand(program: Command, ctx: CliContext): void {
       `
 Examples:
   $ docpilot insights                                   read .docpilot/proxy.sqlite, write .docpilot/insights/
-  $ docpilot insights --db .docpilot/dev-proxy.sqlite   what readers asked under docpilot dev
+  $ docpilot insights --db .docpilot/dev-proxy.sqlite --index .docpilot/dev-index
+                                                        what readers asked under docpilot dev
   $ docpilot insights --d1 docpilot-feedback --remote   the deployed Worker's events
   $ docpilot insights --export gaps.jsonl               then fill "gold" and run docpilot eval --questions gaps.jsonl`,
     )
