@@ -13,7 +13,6 @@ import { parseManifest } from '../../core/index/read-manifest.ts'
 import { providerSpec, type MemberId } from '../../core/providers/table.ts'
 import { keyRequired, upstreamBase } from '../../proxy/app.ts'
 import { proxySettingsFromConfig, type ConfigProxySettings, type HostedEmbedder } from '../../proxy/from-config.ts'
-import { credentialHeaders, protocolOf, PROTOCOLS } from '../../core/protocols/index.ts'
 import { routePaths, type RouteKind } from '../../proxy/protocol.ts'
 import type { ProxyRoute } from '../../proxy/settings.ts'
 import { CONFIG_OPTION_HELP } from '../config-file.ts'
@@ -80,96 +79,29 @@ function keyState(l: Pick<RouteLine, 'keyEnv' | 'keySet' | 'keyRequired'>): stri
   return l.keyRequired ? `${l.keyEnv} NOT SET` : `${l.keyEnv} not set (optional)`
 }
 
-function hostOf(url: string): string {
-  return new URL(url).host
-}
+/*
+ * Only in front of the docpilot proxy: a reverse proxy that attached the keys itself would relay any model,
+ * any max_tokens and any tool of the account to whoever finds the route, with nothing counted.
+ */
+const NGINX_SNIPPET = [
+  '# docpilot proxy behind nginx (run it as `docpilot proxy --trust-proxy`):',
+  'location /ai/ {',
+  '    proxy_pass http://127.0.0.1:8787;',
+  '    proxy_set_header Host $host;',
+  '    proxy_set_header X-Forwarded-For $remote_addr;   # run it with --trust-proxy',
+  '    proxy_buffering off;            # stream deltas as they arrive',
+  '    proxy_read_timeout 120s;',
+  '}',
+].join('\n')
 
-/** `x-goog-api-key` -> `X-Goog-Api-Key`: how nginx and Caddy configs usually spell a header. */
-const headerCase = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase())
-
-/** The headers a reverse proxy alone must set upstream: the protocol's version headers and the key, read from the environment. */
-function upstreamHeaders(member: MemberId, style: 'nginx' | 'caddy'): [name: string, value: string][] {
-  const spec = providerSpec(member)
-  const protocol = protocolOf(spec.protocol)
-  const ref = spec.keyEnv ? (style === 'nginx' ? `\${${spec.keyEnv}}` : `{env.${spec.keyEnv}}`) : undefined
-  return Object.entries({ ...credentialHeaders(protocol, ref), ...protocol.headers }).map(([name, value]) => [headerCase(name), value])
-}
-
-/** Headers a client may send that must never reach an upstream (the reverse proxy sets its own). */
-const CREDENTIAL_HEADERS = [...new Set(Object.values(PROTOCOLS).flatMap((p) => (p.auth ? [headerCase(p.auth.header)] : [])))].concat('Cookie')
-
-function nginxSnippet(plan: ProxyPlan): string {
-  const body = plan.settings.proxy.maxBodyBytes
-  const out = [
-    '# Recommended: run the docpilot proxy (`docpilot proxy --trust-proxy`: it checks models,',
-    '# clamps max_tokens, keeps the daily ceiling) and put nginx in front of it:',
-    'location /ai/ {',
-    '    proxy_pass http://127.0.0.1:8787;',
-    '    proxy_set_header Host $host;',
-    '    proxy_set_header X-Forwarded-For $remote_addr;   # run it with --trust-proxy',
-    '    proxy_buffering off;            # stream deltas as they arrive',
-    '    proxy_read_timeout 120s;',
-    '}',
-    '',
-    '# Or nginx alone (it attaches keys and allows only these paths, but cannot check',
-    '# models, clamp max_tokens or keep a daily ceiling). Render with envsubst so keys',
-    '# come from the environment, e.g. the nginx image\'s /etc/nginx/templates/*.template:',
-  ]
-  for (const l of plan.lines) {
-    if (!l.upstream) {
-      out.push(`# ${l.path}: no upstream known; set ${l.baseUrlEnv}`)
-      continue
-    }
-    const upstream = new URL(l.upstream)
-    const headers = upstreamHeaders(l.member, 'nginx')
-    out.push(`location = ${l.path} {`)
-    out.push('    limit_except POST { deny all; }')
-    out.push(`    client_max_body_size ${Math.ceil(body / 1024)}k;`)
-    out.push(`    set $args "${l.query}";`)
-    out.push(`    proxy_pass ${upstream.origin}${upstream.pathname};`)
-    if (upstream.protocol === 'https:') out.push('    proxy_ssl_server_name on;')
-    out.push(`    proxy_set_header Host ${hostOf(l.upstream)};`)
-    for (const h of CREDENTIAL_HEADERS) if (!headers.some(([name]) => name === h)) out.push(`    proxy_set_header ${h} "";`)
-    for (const [name, value] of headers) out.push(`    proxy_set_header ${name} "${value}";`)
-    out.push('    proxy_buffering off;')
-    out.push('}')
-  }
-  return out.join('\n')
-}
-
-function caddySnippet(plan: ProxyPlan): string {
-  const out = [
-    '# Recommended: in front of the docpilot proxy (`docpilot proxy --trust-proxy`)',
-    'handle /ai/* {',
-    '    reverse_proxy 127.0.0.1:8787 {',
-    '        flush_interval -1',
-    '    }',
-    '}',
-    '',
-    '# Or Caddy alone (keys from the environment; no model, max_tokens or daily checks):',
-  ]
-  for (const l of plan.lines) {
-    if (!l.upstream) {
-      out.push(`# ${l.path}: no upstream known; set ${l.baseUrlEnv}`)
-      continue
-    }
-    const upstream = new URL(l.upstream)
-    const headers = upstreamHeaders(l.member, 'caddy')
-    out.push(`handle ${l.path} {`)
-    out.push('    @notpost not method POST')
-    out.push('    respond @notpost 405')
-    out.push(`    request_body { max_size ${plan.settings.proxy.maxBodyBytes}B }`)
-    out.push(`    rewrite * ${upstream.pathname}${l.query ? `?${l.query}` : ''}`)
-    out.push(`    reverse_proxy ${upstream.origin} {`)
-    out.push('        header_up Host {upstream_hostport}')
-    for (const h of CREDENTIAL_HEADERS) if (!headers.some(([name]) => name === h)) out.push(`        header_up -${h}`)
-    for (const [name, value] of headers) out.push(`        header_up ${name} "${value}"`)
-    out.push('        flush_interval -1')
-    out.push('    }')
-    out.push('}')
-  }
-  return out.join('\n')
-}
+const CADDY_SNIPPET = [
+  '# docpilot proxy behind Caddy (run it as `docpilot proxy --trust-proxy`):',
+  'handle /ai/* {',
+  '    reverse_proxy 127.0.0.1:8787 {',
+  '        flush_interval -1',
+  '    }',
+  '}',
+].join('\n')
 
 /** Everything `doctor --proxy` prints without --url. */
 export function renderProxyPlan(plan: ProxyPlan, wranglerFile = DEFAULT_WRANGLER_FILE, wrote?: string): string {
@@ -231,10 +163,10 @@ export function renderProxyPlan(plan: ProxyPlan, wranglerFile = DEFAULT_WRANGLER
   out.push(`  ${settingsLine(plan.settings)}`)
   out.push('')
   out.push('nginx:')
-  out.push(nginxSnippet(plan).replace(/^/gm, '  '))
+  out.push(NGINX_SNIPPET.replace(/^/gm, '  '))
   out.push('')
   out.push('Caddy:')
-  out.push(caddySnippet(plan).replace(/^/gm, '  '))
+  out.push(CADDY_SNIPPET.replace(/^/gm, '  '))
   return out.join('\n') + '\n'
 }
 
