@@ -5,9 +5,9 @@
  * pages or the owner's built site, a fresh index or the real one) is passed
  * in; how files are found, typed, cached and compressed lives here once.
  */
-import { statSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
 import { open, readFile, stat } from 'node:fs/promises'
-import type { AddressInfo } from 'node:net'
+import { isIP, type AddressInfo } from 'node:net'
 import { extname, join, resolve, sep } from 'node:path'
 import { Hono, type Context } from 'hono'
 import { compress } from 'hono/compress'
@@ -53,7 +53,12 @@ const TYPES: Record<string, string> = {
 
 export const isHtml = (path: string) => /\.html?$/i.test(path)
 
-/** A file under `root`, or undefined when the path escapes it or names nothing. */
+const inside = (root: string, path: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
+
+/**
+ * A file under `root`, or undefined when the path escapes it (also through a symbolic link), names a
+ * hidden file or folder (`.env`, `.git/`; `.well-known/` is a site's own), or names nothing.
+ */
 export function safeFile(root: string, urlPath: string): string | undefined {
   let decoded: string
   try {
@@ -61,13 +66,30 @@ export function safeFile(root: string, urlPath: string): string | undefined {
   } catch {
     return undefined
   }
+  if (decoded.split(/[/\\]/).some((segment) => segment.startsWith('.') && segment !== '.well-known')) return undefined
   const file = resolve(root, `.${decoded.startsWith('/') ? decoded : `/${decoded}`}`)
-  if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) return undefined
+  if (!inside(root, file)) return undefined
   try {
-    return statSync(file).isFile() ? file : undefined
+    return statSync(file).isFile() && inside(realpathSync(root), realpathSync(file)) ? file : undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * Whether a request's Host may be served: a page of another site whose name was pointed at this machine
+ * (DNS rebinding) must not read the docs folder. A rebinding needs a domain name; an IP address or
+ * localhost cannot be one, and the host the server was told to listen on is the owner's own.
+ */
+export function servedHost(hostHeader: string | undefined, listenHost: string): boolean {
+  if (!hostHeader) return false
+  let hostname: string
+  try {
+    hostname = new URL(`http://${hostHeader}`).hostname.replace(/^\[|\]$/g, '')
+  } catch {
+    return false
+  }
+  return hostname === 'localhost' || isIP(hostname) !== 0 || hostname === listenHost.replace(/^\[|\]$/g, '')
 }
 
 /** The file a static host serves for a URL path: the file itself, the folder's index.html, or the path with .html added. */
@@ -139,6 +161,7 @@ export async function startSiteServer(opts: SiteServerOptions): Promise<SiteServ
   }
 
   const app = new Hono()
+  app.use('*', async (c, next) => (servedHost(c.req.header('host'), opts.host) ? next() : c.text('Misdirected request: this server answers only its own address.', 421)))
   app.all('/ai/*', (c) => opts.proxy.app.fetch(c.req.raw, c.env))
   // Everything else is compressed on the wire, as any production server does (the bench counts
   // these bytes). Not /ai/: a streamed answer must reach the reader delta by delta.
