@@ -144,6 +144,8 @@ const API_HEADERS = {
 }
 /** Error bodies are read whole (to redact) up to this size; larger ones are cut. */
 const ERROR_BODY_CAP = 64 * 1024
+/** A chat request that ended so may still be billed upstream: the first-byte limit passed (504), or the reader left once it was sent (499). */
+const MAYBE_BILLED = new Set([499, 504])
 const PROBE_TIMEOUT_MS = 5000
 
 export function upstreamBase(spec: ProviderSpec, route: Pick<ProxyRoute, 'baseUrl'>, env: ProxyEnv): string | undefined {
@@ -567,9 +569,12 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   /**
    * The site's daily ceiling (budget.dailyLimit), on chat requests only: a
    * unit is reserved before the upstream is called, so concurrent requests
-   * never pass the ceiling, and kept only when the upstream answered 2xx;
-   * every other way out (a refusal, an upstream error, a reader who left)
-   * gives it back.
+   * never pass the ceiling. It is given back only when the provider cannot
+   * have billed the request: refused here or by the upstream, or the upstream
+   * never reached. A request the upstream was still working on when the
+   * first-byte limit passed or the reader left is kept: else a caller who
+   * hangs up (or asks slowly, without streaming) would be billed upstream
+   * and never counted.
    */
   const dailyCeiling: MiddlewareHandler<ProxyVars> = async (c, next) => {
     const rt = c.var.rt
@@ -587,7 +592,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       })
     }
     await next()
-    if (!c.res.ok) await outliveClient(c, rt.limits.refundDaily(reservedAt))
+    if (!c.res.ok && !MAYBE_BILLED.has(c.res.status)) await outliveClient(c, rt.limits.refundDaily(reservedAt))
   }
 
   /** The accepted request sent upstream, its answer streamed back with every key redacted. */

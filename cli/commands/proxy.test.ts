@@ -13,10 +13,26 @@ import { connectHttp } from '../../proxy/mcp-testing.ts'
 import { serveProxy } from '../../proxy/node.ts'
 import { parseProxySettings } from '../../proxy/settings.ts'
 import { main } from '../main.ts'
-import { mcpUnsearchable } from './proxy.ts'
+import { mcpUnsearchable, startupWarnings } from './proxy.ts'
+import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 
 // Serving is covered end to end by proxy/proxy.test.ts, which runs `docpilot proxy --settings`
 // as separate processes sharing one SQLite file. These are the refusals before anything listens.
+describe('what docpilot proxy warns of as it starts', () => {
+  const settingsFor = (config: object, env: Record<string, string>) => proxySettingsFromConfig(validateConfig({ proxy: { siteOrigins: ['https://docs.example.com'] }, ...config }, '(test)'), env).settings
+
+  it('a billed account with no daily ceiling, and a route whose key is not set', () => {
+    const open = startupWarnings(settingsFor({ chat: { provider: 'openai' } }, {}), {})
+    expect(open).toContain('OPENAI_API_KEY is not set, so /ai/openai/ refuses every request (key_not_set) until it is.')
+    expect(open.find((l) => l.startsWith('no daily ceiling (budget.dailyLimit): openai answers up to'))).toContain('a client that sends no Origin')
+  })
+
+  it('nothing once the key is set and a ceiling stated; nothing for a free tier alone (it has its own day)', () => {
+    expect(startupWarnings(settingsFor({ chat: { provider: 'openai' }, budget: { dailyLimit: 500 } }, {}), { OPENAI_API_KEY: 'sk-x' })).toEqual([])
+    expect(startupWarnings(settingsFor({ chat: { chain: 'auto' } }, { OPENROUTER_API_KEY: 'sk-or' }), { OPENROUTER_API_KEY: 'sk-or' })).toEqual([])
+  })
+})
+
 describe('docpilot proxy --settings', () => {
   const run = async (args: string[]) => {
     const dir = mkdtempSync(join(tmpdir(), 'docpilot-proxy-cli-'))

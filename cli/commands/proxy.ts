@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { MANIFEST_FILE } from '../../core/index/format.ts'
+import { providerSpec } from '../../core/providers/table.ts'
+import { keyRequired } from '../../proxy/app.ts'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { diskIndex, type DiskDocs } from '../../proxy/mcp-disk.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
@@ -111,9 +113,32 @@ Examples:
       // A damaged index keeps its route (the route re-reads the index within a minute, so a rebuild mends it), but not silently.
       const problem = mcp && settings.mcp.enabled ? await mcpUnsearchable(mcp) : undefined
       if (problem) ctx.stderr(`docpilot proxy: ${problem} Until then /ai/mcp answers every search with that error.\n`)
+      for (const line of startupWarnings(settings, ctx.env)) ctx.stderr(`docpilot proxy: ${line}\n`)
       const served = await serveProxy({ settings, env: ctx.env, dbPath, trustedHops, port: flags.port, hostname: flags.host, ...(mcp ? { mcp } : {}) })
       ctx.stdout(`docpilot proxy on ${served.url}/ai/ (${settings.routes.map((r) => r.member).join(', ') || 'no routes: set a provider key'})\n`)
       ctx.stdout(mcp && settings.mcp.enabled ? `MCP for agents on ${served.url}/ai/mcp (index ${indexDir})\n` : 'No MCP route: no index at ' + indexDir + (settings.mcp.enabled ? '' : ' (and mcp.enabled is false)') + '\n')
       await serveUntilStopped(served.close)
     })
 }
+
+/**
+ * What an owner should hear before the first reader does: a route that will refuse every request, and
+ * a billed account with no daily ceiling (the origin check stops other sites' pages, not a script that
+ * sends no Origin: only the ceiling bounds what it can spend).
+ */
+export function startupWarnings(settings: ProxySettings, env: Record<string, string | undefined>): string[] {
+  const lines: string[] = []
+  for (const route of settings.routes) {
+    const spec = providerSpec(route.member)
+    if (keyRequired(spec) && !env[spec.keyEnv!]?.trim()) lines.push(`${spec.keyEnv} is not set, so /ai/${route.member}/ refuses every request (key_not_set) until it is.`)
+  }
+  const hosted = settings.routes.filter((r) => !providerSpec(r.member).ownServer && r.chatModels.length)
+  if (hosted.length && settings.budget.dailyLimit === undefined) {
+    lines.push(
+      `no daily ceiling (budget.dailyLimit): ${hosted.map((r) => r.member).join(', ')} answer${hosted.length === 1 ? 's' : ''} up to ${settings.proxy.rateLimit.perMinute} requests a minute per client address, ` +
+        'and a client that sends no Origin (a script, not a page) is one too. Set budget.dailyLimit to bound what a day can cost.',
+    )
+  }
+  return lines
+}
+
