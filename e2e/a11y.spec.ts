@@ -4,8 +4,8 @@
  * every state in the dark theme, where contrast is easiest to get wrong, and
  * checks each as it appears.
  */
-import { ERROR_NOTICE } from '../core/turn/copy.ts'
 import type { FaultRule } from '../fixtures/providers/index.ts'
+import { COPY } from '../widget/panel/copy.ts'
 import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED, UNCOVERED } from './paths.ts'
 
@@ -81,7 +81,8 @@ test('the error state passes axe (dark)', async ({ page }, info) => {
   await page.goto(site.url)
   await openPanel(page)
   const error = await settled(await ask(page, COVERED), 'error')
-  await expect(error.getByRole('alert')).toHaveText(ERROR_NOTICE)
+  await expect(error.locator('.dp-error')).toHaveText(COPY.indexError)
+  await expect(page.getByRole('alert')).toHaveText(COPY.indexError)
   await expectAccessible(page, info, 'dark-error')
   await keepScreenshot(page, info, 'dark-error')
 })

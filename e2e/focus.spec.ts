@@ -186,6 +186,44 @@ test('a citation to a section of the page the reader is on closes the panel, so 
   expect({ style: after.style, overflow: after.overflow }).toEqual({ style: before.style, overflow: before.overflow })
 })
 
+/** The focused element of the page (the panel's host is not it), as tag#id, with its tabindex and whether it shows a focus ring. */
+function pageFocus(page: Page): Promise<{ on: string; tabindex: string | null; ring: boolean }> {
+  return page.evaluate(() => {
+    const el = document.activeElement!
+    return { on: `${el.localName}#${el.id}`, tabindex: el.getAttribute('tabindex'), ring: el.matches(':focus-visible') }
+  })
+}
+
+test('a citation to a section of this page puts focus on its heading, by pointer and by keyboard, and the heading is left as it was', async ({ page }) => {
+  await page.goto(`${site.url}/api/context`)
+  const d = await openPanel(page)
+  const body = await settled(await ask(page, COVERED), 'answered')
+  const cite = body.locator('a.dp-cite[href^="/api/context#"]').first()
+  const anchor = (await cite.getAttribute('href'))!.split('#')[1]!
+  const heading = page.locator(`[id="${anchor}"]`)
+  const tag = await heading.evaluate((el) => el.localName)
+  expect(tag).toMatch(/^h[1-6]$/)
+  expect(await heading.getAttribute('tabindex')).toBeNull()
+
+  // By pointer: focus on the heading, made focusable for the moment, with no focus ring (none was asked for).
+  await cite.click()
+  await expect(d).toBeHidden()
+  await expect(heading).toBeInViewport()
+  expect(await pageFocus(page)).toEqual({ on: `${tag}#${anchor}`, tabindex: '-1', ring: false })
+  // Tab goes on from the section; the heading gives its tabindex back as focus leaves it.
+  await page.keyboard.press('Tab')
+  expect(await heading.getAttribute('tabindex')).toBeNull()
+
+  // By keyboard: Enter on the citation; the ring shows where the reader now is.
+  await page.evaluate(() => scrollTo(0, 0))
+  await openPanel(page)
+  const again = d.locator('a.dp-cite[href^="/api/context#"]').first()
+  await again.focus()
+  await page.keyboard.press('Enter')
+  await expect(d).toBeHidden()
+  expect(await pageFocus(page)).toEqual({ on: `${tag}#${anchor}`, tabindex: '-1', ring: true })
+})
+
 /**
  * Two common ways a theme scrolls the page: the body gives the viewport its overflow (the root's is visible), or the
  * body scrolls itself inside a root that does not. Set through a constructed sheet: the demo's CSP has no inline styles.

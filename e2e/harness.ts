@@ -149,10 +149,17 @@ export async function keepScreenshot(page: Page, info: TestInfo, name: string): 
   await info.attach(name, { path, contentType: 'image/png' })
 }
 
-/** axe-core on the open panel: no serious or critical violations. */
-export async function expectAccessible(page: Page, info: TestInfo, label: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).include('[data-docpilot-panel]').analyze()
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+/**
+ * Landmark findings fail whatever their impact (axe rates most of them moderate): landmarks are how a screen-reader
+ * user moves around the site's own page, and the panel must add none that competes with the site's (the dialog's
+ * header read as a second banner, say).
+ */
+const isLandmarkRule = (id: string) => id.startsWith('landmark-')
+
+/** axe-core on the open panel (or on `within`): no serious or critical violations, and no landmark ones. */
+export async function expectAccessible(page: Page, info: TestInfo, label: string, within = '[data-docpilot-panel]'): Promise<void> {
+  const results = await new AxeBuilder({ page }).include(within).analyze()
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical' || isLandmarkRule(v.id))
   if (bad.length > 0) {
     await info.attach(`axe-${label}`, { body: JSON.stringify(bad, null, 2), contentType: 'application/json' })
   }
@@ -225,4 +232,26 @@ export async function listenToStatus(page: Page): Promise<() => Promise<string[]
     }).observe(line, { childList: true, characterData: true, subtree: true })
   })
   return () => page.evaluate(() => (window as unknown as { __dpSaid: string[] }).__dpSaid)
+}
+
+/**
+ * Every time something in the panel is said as an alert from now on, in order: an element with role="alert" drawn
+ * with words in it, or words put into one (a panel that draws an alert again says it again).
+ */
+export async function listenToAlerts(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const root = document.querySelector('[data-docpilot-panel]')!.shadowRoot!
+    const said: string[] = ((window as unknown as { dpAlerts: string[] }).dpAlerts = [])
+    const alertOf = (node: Node): Element | null | undefined =>
+      node instanceof Element ? (node.closest('[role="alert"]') ?? node.querySelector('[role="alert"]')) : node.parentElement?.closest('[role="alert"]')
+    new MutationObserver((records) => {
+      const spoken = new Set<Element>()
+      for (const r of records) for (const node of r.type === 'characterData' ? [r.target] : [...r.addedNodes]) {
+        const alert = alertOf(node)
+        if (alert?.textContent?.trim()) spoken.add(alert)
+      }
+      for (const alert of spoken) said.push(alert.textContent!.trim())
+    }).observe(root, { subtree: true, childList: true, characterData: true })
+  })
+  return () => page.evaluate(() => (window as unknown as { dpAlerts: string[] }).dpAlerts)
 }

@@ -1,18 +1,20 @@
 /** The turns that settle somewhere other than an answer (spec 002, "What the reader sees"). */
-import { ERROR_NOTICE, MEANWHILE_NOTICE } from '../core/turn/copy.ts'
+import { MEANWHILE_NOTICE } from '../core/turn/copy.ts'
+import { COPY } from '../widget/panel/copy.ts'
 import { ask, expect, expectAccessible, keepScreenshot, openPanel, settled, test, useSite } from './harness.ts'
 import { COVERED, UNCOVERED } from './paths.ts'
 
 const site = useSite({ members: ['openai'] }, { echo: true })
 
-test('a failure before retrieval is the transport error, with role="alert"', async ({ page }, info) => {
+test('a failure before retrieval is the index\'s: said once as an alert, with Retry and no "Search the docs"', async ({ page }, info) => {
   // The manifest loads, every other index part fails: retrieval cannot run.
   await page.route(/\/docpilot\/(?!manifest\.json)[^/]+$/, (route) => route.abort('connectionreset'))
   await page.goto(site.url)
   await openPanel(page)
   const body = await settled(await ask(page, COVERED), 'error')
-  await expect(body.getByRole('alert')).toHaveText(ERROR_NOTICE)
-  await expect(body.locator('.dp-actions button')).toHaveText(['Retry', 'Search the docs'])
+  await expect(body.locator('.dp-error')).toHaveText(COPY.indexError)
+  await expect(page.getByRole('alert')).toHaveText(COPY.indexError)
+  await expect(body.locator('.dp-actions button')).toHaveText(['Retry'])
   expect((await site.fakes.requests()).filter((r) => r.endpoint === 'chat')).toHaveLength(0)
   await keepScreenshot(page, info, 'error')
   await expectAccessible(page, info, 'error')

@@ -9,6 +9,7 @@
  * it. Nothing here depends on Preact or the index so the script stays a few
  * kilobytes.
  */
+import { loadFailedNotice } from './load-failed.ts'
 import { isSingleKey, opensPanel, readOptions, type WidgetOptions } from './options.ts'
 import { shadowHost } from './shadow-host.ts'
 import type { PanelController } from './panel/mount.tsx'
@@ -47,17 +48,36 @@ function hotkeyHint(hotkeys: readonly string[]): string {
 function start(options: WidgetOptions): void {
   let panel: Promise<PanelController> | undefined
   let launcher: HTMLButtonElement | undefined
+  const notice = loadFailedNotice(options.placement)
 
   const loadPanel = (): Promise<PanelController> => {
-    panel ??= import(/* @vite-ignore */ `${options.assetBase}docpilot-panel.js`).then((mod: typeof import('./panel/mount.tsx')) =>
+    if (panel) return panel
+    const loading = import(/* @vite-ignore */ `${options.assetBase}docpilot-panel.js`).then((mod: typeof import('./panel/mount.tsx')) =>
       mod.mountPanel(options, { onClose: () => launcher?.setAttribute('aria-expanded', 'false') }),
     )
+    // A failed import is not kept: kept, it failed every later open until a reload, long after the network was back.
+    loading.catch(() => {
+      if (panel === loading) panel = undefined
+    })
+    panel = loading
     return panel
   }
 
   const open = (question?: string): void => {
     launcher?.setAttribute('aria-expanded', 'true')
-    void loadPanel().then((p) => p.open(question))
+    notice.hide()
+    loadPanel().then(
+      (p) => p.open(question),
+      (error: unknown) => {
+        console.warn('docpilot: the panel could not be loaded:', error)
+        launcher?.setAttribute('aria-expanded', 'false')
+        // Focus to the launcher first: the notice's button, hidden by the open, would leave it on nothing.
+        notice.show(() => {
+          launcher?.focus()
+          open(question)
+        })
+      },
+    )
   }
 
   // Intent: the reader is about to open the panel, so its code and the index's first parts can start loading.
@@ -65,7 +85,11 @@ function start(options: WidgetOptions): void {
   const intent = (): void => {
     if (intended || !options.prefetch) return
     intended = true
-    void loadPanel().then((p) => p.prefetch())
+    // A failed prefetch stays quiet (the reader asked for nothing yet) and the next intent may try again.
+    loadPanel().then(
+      (p) => p.prefetch(),
+      () => (intended = false),
+    )
   }
 
   if (options.placement !== 'none') {
@@ -115,7 +139,10 @@ function start(options: WidgetOptions): void {
 
   ;(window as unknown as { docpilot: unknown }).docpilot = {
     open,
-    close: () => void panel?.then((p) => p.close()),
+    close: () => void panel?.then(
+      (p) => p.close(),
+      () => {},
+    ),
   }
 }
 

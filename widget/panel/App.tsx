@@ -9,6 +9,7 @@ import { COPIED_MS, COPY } from './copy.ts'
 import { isSearchOnly, type Engine } from './engine.ts'
 import { answerWithSources } from './links.ts'
 import { questionLength } from './question-length.ts'
+import { samePageLink, sectionOf } from './same-page.ts'
 import { settledStatus } from './status.ts'
 import { Turn, type TurnActions } from './Turn.tsx'
 import { givenPassages, promptHistory, searchContext, type TurnView } from './view.ts'
@@ -20,18 +21,11 @@ export interface AppProps {
   /** Set by the controller; the panel reports its own close (Esc, close button). */
   open: boolean
   initialQuestion?: string | undefined
-  onClose(): void
+  /** `section`: the heading a citation to this page points at, where focus goes once the panel has stepped aside. */
+  onClose(section?: HTMLElement): void
 }
 
 const FOCUSABLE = 'a[href], button:not([disabled]), textarea:not([disabled]), input:not([disabled]), summary, [tabindex]:not([tabindex="-1"])'
-
-/** A link to a section of the page the reader is on: the panel steps aside so the section can be seen. */
-function isSamePageLink(target: EventTarget | null): boolean {
-  const link = (target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null
-  if (!link) return false
-  const to = new URL(link.href, location.href)
-  return to.origin === location.origin && to.pathname === location.pathname && to.search === location.search
-}
 
 export function App({ engine, options, store, open, initialQuestion, onClose }: AppProps) {
   const [turns, setTurns] = useState<TurnView[]>(() => store.load())
@@ -39,6 +33,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
   const [busy, setBusy] = useState(false)
   const [manifest, setManifest] = useState<Manifest | undefined>()
   const [status, setStatus] = useState('')
+  const [alert, setAlert] = useState('')
   const [singleOff, setSingleOff] = useState(singleKeysOff)
   const abortRef = useRef<AbortController | null>(null)
   const dialogRef = useRef<HTMLDivElement>(null)
@@ -58,10 +53,16 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
   const length = questionLength(draft)
   const lexical = manifest?.lexical as LexicalSettings | undefined
 
-  const announce = useCallback((text: string) => {
+  /**
+   * Says `text` on the status line, or with `urgent` on the alert line. Both lines are always in the dialog and
+   * only their words change: a live element drawn with its words already in it is read out again whenever it is
+   * drawn again (a reopened panel), and some screen readers read an inserted alert twice.
+   */
+  const announce = useCallback((text: string, urgent = false) => {
     // Cleared first, so the same words said twice are announced twice.
     setStatus('')
-    if (text) setTimeout(() => setStatus(text), 50)
+    setAlert('')
+    if (text) setTimeout(() => (urgent ? setAlert : setStatus)(text), 50)
   }, [])
 
   const patch = useCallback((id: number, change: Partial<TurnView>) => {
@@ -74,7 +75,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       patch(id, change)
       // Back to asking without passages is a reasoning model's thought taken off the screen (engine.ts): not news.
       if (change.phase === 'asking' && change.passages) announce(COPY.passagesFound(change.passages.length))
-      else if (change.phase === 'settled') announce(settledStatus(change))
+      else if (change.phase === 'settled') announce(settledStatus(change), change.state === 'error')
     },
     [patch, announce],
   )
@@ -169,7 +170,11 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
   }
 
   useEffect(() => {
-    if (!open) return
+    if (!open) {
+      // Said once: the lines come back empty when the panel reopens, rather than saying the last news again.
+      announce('')
+      return
+    }
     inputRef.current?.focus()
     engine.manifest().then(setManifest, () => {})
     // A link that asks a question opens the panel on its answer: clicked again, it shows that answer rather than asking twice.
@@ -263,7 +268,11 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
         button.setAttribute('data-copied', '')
         setTimeout(() => button.removeAttribute('data-copied'), COPIED_MS)
       })
-    } else if (isSamePageLink(event.target)) onClose()
+    } else {
+      // A link to a section of this page: the panel steps aside so the section can be seen, and focus goes to it.
+      const link = samePageLink(event.target)
+      if (link) onClose(sectionOf(link) ?? undefined)
+    }
   }
 
   if (!open) return null
@@ -283,17 +292,18 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
         onKeyDown={onKeyDown}
         onClick={onClick}
       >
-        <header class="dp-header">
+        {/* A div, not <header>: inside the dialog a header is a second banner landmark beside the site's own. */}
+        <div class="dp-header">
           <h2 id="dp-title">{COPY.title}</h2>
           {turns.length > 0 ? (
             <button type="button" class="dp-new" onClick={newConversation}>
               {COPY.newConversation}
             </button>
           ) : null}
-          <button type="button" class="dp-close" aria-label={COPY.close} onClick={onClose}>
+          <button type="button" class="dp-close" aria-label={COPY.close} onClick={() => onClose()}>
             <span aria-hidden="true">×</span>
           </button>
-        </header>
+        </div>
         {options.demoNotice ? (
           <p class="dp-demo" role="note">
             {options.demoNotice}
@@ -343,6 +353,9 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
         </div>
         <p class="dp-visually-hidden" role="status">
           {status}
+        </p>
+        <p class="dp-visually-hidden" role="alert">
+          {alert}
         </p>
         <form
           class="dp-form"

@@ -32,15 +32,18 @@ function PassageRows({ passages, source }: { passages: PassageView[]; source: Ex
   )
 }
 
-function RetryAndSearch({ turn, actions }: { turn: TurnView; actions: TurnActions }) {
+/** Retry, and with `search` the offer to search the docs (only where the search itself still works). */
+function RetryActions({ turn, actions, search = false }: { turn: TurnView; actions: TurnActions; search?: boolean }) {
   return (
     <div class="dp-actions">
       <button type="button" onClick={() => actions.retry(turn)}>
         {COPY.retry}
       </button>
-      <button type="button" onClick={() => actions.searchDocs(turn)}>
-        {COPY.searchDocs}
-      </button>
+      {search ? (
+        <button type="button" onClick={() => actions.searchDocs(turn)}>
+          {COPY.searchDocs}
+        </button>
+      ) : null}
     </div>
   )
 }
@@ -175,11 +178,7 @@ function Body({ turn, actions, source }: BodyProps) {
         <div data-state="aborted">
           {turn.text ? <Answer turn={turn} /> : null}
           <p class="dp-note">{COPY.aborted}</p>
-          <div class="dp-actions">
-            <button type="button" onClick={() => actions.retry(turn)}>
-              {COPY.retry}
-            </button>
-          </div>
+          <RetryActions turn={turn} actions={actions} />
         </div>
       )
     case 'hybrid':
@@ -187,7 +186,7 @@ function Body({ turn, actions, source }: BodyProps) {
         <div data-state="hybrid">
           <p class="dp-lead">{COPY.hybrid}</p>
           <PassageRows passages={turn.passages} source={source} />
-          <RetryAndSearch turn={turn} actions={actions} />
+          <RetryActions turn={turn} actions={actions} search />
           <div class="dp-feedback">
             <Feedback turn={turn} actions={actions} />
           </div>
@@ -215,20 +214,13 @@ function Body({ turn, actions, source }: BodyProps) {
       )
     case 'error':
     default:
+      // No role="alert" here: the panel's alert line says it once, as the turn settles (App.tsx). On this element it
+      // was said again each time the panel redrew the conversation (on every reopen, after a reload).
+      // No "Search the docs": the search is what failed.
       return (
         <div data-state="error">
-          <p role="alert" class="dp-error">
-            {turn.searchOnly ? COPY.searchError : COPY.error}
-          </p>
-          {turn.searchOnly ? (
-            <div class="dp-actions">
-              <button type="button" onClick={() => actions.retry(turn)}>
-                {COPY.retry}
-              </button>
-            </div>
-          ) : (
-            <RetryAndSearch turn={turn} actions={actions} />
-          )}
+          <p class="dp-error">{COPY.indexError}</p>
+          <RetryActions turn={turn} actions={actions} />
         </div>
       )
   }

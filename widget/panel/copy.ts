@@ -4,7 +4,6 @@
  */
 import {
   CUT_OFF_NOTICE,
-  ERROR_NOTICE,
   HYBRID_NOTICE,
   MEANWHILE_NOTICE,
   RETRY_LABEL,
@@ -52,7 +51,11 @@ export const COPY = {
   singleKeyOn: 'Turn on',
   answerReady: 'Answer ready',
   hybrid: HYBRID_NOTICE,
-  error: ERROR_NOTICE,
+  /**
+   * A turn that could not search: in the browser, retrieval runs over the static index alone, so its failure is
+   * the index's (unreachable, refused, damaged), never a model's; without passages there is no search answer either.
+   */
+  indexError: "The docs' search index couldn't be loaded, so nothing can be searched or answered right now.",
   meanwhile: MEANWHILE_NOTICE,
   /** `stoppedBy` is the receipt's: the proxy's per-client limit gets its own words (a wait of seconds, no service at fault). */
   rateLimited: (resetAt: number | undefined, stoppedBy?: string) =>
@@ -69,7 +72,6 @@ export const COPY = {
     `${passages === 1 ? '1 result' : `${passages} results`} on ${pages === 1 ? '1 page' : `${pages} pages`}`,
   nearest: "Nothing in the docs matches closely. The nearest passages:",
   noResults: 'No passages matched.',
-  searchError: "Search isn't available right now: the index could not be loaded.",
   helpful: 'Helpful',
   notHelpful: 'Not helpful',
   thanks: 'Thanks for the feedback.',

@@ -7,8 +7,6 @@
  * turns are the search view, never a walk over an empty ladder.
  */
 import type { Manifest } from '../../core/index/format.ts'
-import { parseManifest } from '../../core/index/read-manifest.ts'
-import { fetchPart } from '../../core/index/fetch-part.ts'
 import type { Passage, SearchResult } from '../../core/retrieval/search.ts'
 import { systemClock } from '../../core/ladder/cooldown.ts'
 import { routeTransport } from '../../core/ladder/transport.ts'
@@ -81,22 +79,24 @@ export class Engine {
     update: (change: Partial<TurnView>) => void,
   ): Promise<void> {
     let text = ''
-    let manifest: Manifest | undefined
+    let manifest: Manifest
     try {
       manifest = await this.manifest()
     } catch (error) {
-      // The index could not be opened: the retrieve step below fails the same way and the turn settles as an
-      // error. The manifest on its own still says which product this is, so the error names the right thing.
+      // The index could not be opened, so nothing can be searched and no model has passages to answer from. The
+      // turn settles on this one failed open: searching anyway only opened the index again (and again read
+      // manifest.json) to fail the same way. Retry opens it afresh (RetrievalClient forgets a failed open).
       console.warn('docpilot:', error)
-      manifest = await this.manifestAlone()
+      update({ phase: 'settled', state: signal.aborted ? 'aborted' : 'error' })
+      return
     }
-    if (manifest && isSearchOnly(manifest)) {
+    if (isSearchOnly(manifest)) {
       await this.searchTurn(question, earlier, update)
       return
     }
-    const chat: Manifest['chat'] = manifest?.chat ?? { chain: [] }
+    const { chat } = manifest
     const cooldowns = await this.cooldowns
-    const insight = startTurnInsight(this.options.proxyBase, manifest?.insights, cooldowns)
+    const insight = startTurnInsight(this.options.proxyBase, manifest.insights, cooldowns)
     const result: TurnResult = await runTurn({
       question,
       history,
@@ -145,22 +145,12 @@ export class Engine {
     })
   }
 
-  /** manifest.json read directly, for when the worker cannot open the index; undefined if it cannot be read either. */
-  private async manifestAlone(): Promise<Manifest | undefined> {
-    try {
-      const bytes = await fetchPart(fetch, `${this.options.indexUrl}manifest.json`, { init: { credentials: 'same-origin' } }, 'manifest.json')
-      return parseManifest(bytes)
-    } catch {
-      return undefined
-    }
-  }
-
   private async searchTurn(question: string, earlier: string[], update: (change: Partial<TurnView>) => void): Promise<void> {
     try {
-      update({ phase: 'settled', state: 'search', searchOnly: true, ...(await this.search(question, earlier)) })
+      update({ phase: 'settled', state: 'search', ...(await this.search(question, earlier)) })
     } catch (error) {
       console.warn('docpilot:', error)
-      update({ phase: 'settled', state: 'error', searchOnly: true })
+      update({ phase: 'settled', state: 'error' })
     }
   }
 

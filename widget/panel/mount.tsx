@@ -9,6 +9,7 @@ import { App } from './App.tsx'
 import { conversationStore } from './conversation.ts'
 import { Engine } from './engine.ts'
 import { loadRenderer } from './renderer.ts'
+import { focusSection } from './same-page.ts'
 import { lockPageScroll } from './scroll-lock.ts'
 import { shadowHost } from '../shadow-host.ts'
 import css from './styles.css?inline'
@@ -68,15 +69,17 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
   /** Set while the panel is open: every way it closes (Esc, Close, the backdrop, a citation to this page, docpilot.close()) comes through close(). */
   let unlockScroll: (() => void) | undefined
 
-  const close = () => {
+  /** `section`: a heading of this page a citation led to; focus goes there rather than back where it was. */
+  const close = (section?: HTMLElement) => {
     if (!isOpen) return
     isOpen = false
     unlockScroll?.()
     unlockScroll = undefined
     draw()
     hooks.onClose?.()
-    // No scroll: a citation to this page has just scrolled to its section.
-    if (returnFocus instanceof HTMLElement) returnFocus.focus({ preventScroll: true })
+    // No scroll: a citation to this page is scrolling to its section.
+    if (section) focusSection(section)
+    else if (returnFocus instanceof HTMLElement) returnFocus.focus({ preventScroll: true })
   }
 
   function draw() {
@@ -110,7 +113,7 @@ export function mountPanel(options: WidgetOptions, hooks: { onClose?: () => void
         draw()
       })
     },
-    close,
+    close: () => close(),
     prefetch: () => {
       engine.prefetch()
       void loadRenderer()

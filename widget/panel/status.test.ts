@@ -34,3 +34,10 @@ describe('settledStatus of a rate-limited turn', () => {
     expect(settledStatus({ phase: 'settled', state: 'rate-limited', passages, receipt: receipt() })).toBe("Today's AI allowance is spent.")
   })
 })
+
+describe('settledStatus of an error', () => {
+  it("says the docs' search index could not be loaded (the only failure before retrieval in the browser), never an AI service", () => {
+    expect(settledStatus({ phase: 'settled', state: 'error' })).toBe(COPY.indexError)
+    expect(COPY.indexError).not.toMatch(/\bAI\b|model/)
+  })
+})

@@ -38,8 +38,6 @@ export interface TurnView {
   given?: number
   /** The refusal explains a weakened search (embedder lost), never a declared lexical-only site. */
   degraded: boolean
-  /** The site has no chat chain: this turn was a search, and no model was ever involved. */
-  searchOnly?: boolean
   /** The search view: the gate found the docs cover the question (else the rows are the nearest, not a match). */
   closeMatch?: boolean
   /** Rate-limited: when the service said the allowance comes back (epoch ms), if it said. */
