@@ -6,7 +6,7 @@
  * - one exact vector row held forever: its read is tried again and the
  *   first turn is still hybrid (spec 002: both channels, always);
  * - text shards held forever: nothing can be shown, and the turn settles as
- *   the error a failure before retrieval is (the index's), Retry beneath it.
+ *   the transport error a failure before retrieval is, Retry beneath it.
  */
 import type { Locator } from '@playwright/test'
 import { COPY } from '../widget/panel/copy.ts'
@@ -45,8 +45,8 @@ test.describe('an index read whose response never comes', () => {
     await page.goto(site.url)
     await openPanel(page)
     const body = await settled(await ask(page, COVERED), 'error')
-    await expect(body.locator('.dp-error')).toHaveText(COPY.indexError)
-    await expect(body.locator('.dp-actions button')).toHaveText(['Retry'])
+    await expect(body.getByRole('alert')).toHaveText(COPY.error)
+    await expect(body.locator('.dp-actions button')).toHaveText(['Retry', 'Search the docs'])
     expect(held).toBeGreaterThan(0)
     expect((await site.fakes.requests()).filter((r) => r.endpoint === 'chat')).toHaveLength(0)
   })

@@ -6,15 +6,15 @@ import { COVERED, UNCOVERED } from './paths.ts'
 
 const site = useSite({ members: ['openai'] }, { echo: true })
 
-test('a failure before retrieval is the index\'s: said once as an alert, with Retry and no "Search the docs"', async ({ page }, info) => {
+test('a failure before retrieval is the transport error, with role="alert", and says the index could not be loaded', async ({ page }, info) => {
   // The manifest loads, every other index part fails: retrieval cannot run.
   await page.route(/\/docpilot\/(?!manifest\.json)[^/]+$/, (route) => route.abort('connectionreset'))
   await page.goto(site.url)
   await openPanel(page)
   const body = await settled(await ask(page, COVERED), 'error')
-  await expect(body.locator('.dp-error')).toHaveText(COPY.indexError)
-  await expect(page.getByRole('alert')).toHaveText(COPY.indexError)
-  await expect(body.locator('.dp-actions button')).toHaveText(['Retry'])
+  await expect(body.getByRole('alert')).toHaveText(COPY.error)
+  await expect(body.locator('.dp-note')).toHaveText(COPY.indexCause)
+  await expect(body.locator('.dp-actions button')).toHaveText(['Retry', 'Search the docs'])
   expect((await site.fakes.requests()).filter((r) => r.endpoint === 'chat')).toHaveLength(0)
   await keepScreenshot(page, info, 'error')
   await expectAccessible(page, info, 'error')

@@ -33,7 +33,6 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
   const [busy, setBusy] = useState(false)
   const [manifest, setManifest] = useState<Manifest | undefined>()
   const [status, setStatus] = useState('')
-  const [alert, setAlert] = useState('')
   const [singleOff, setSingleOff] = useState(singleKeysOff)
   const abortRef = useRef<AbortController | null>(null)
   const dialogRef = useRef<HTMLDivElement>(null)
@@ -54,16 +53,16 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
   const lexical = manifest?.lexical as LexicalSettings | undefined
 
   /**
-   * Says `text` on the status line, or with `urgent` on the alert line. Both lines are always in the dialog and
-   * only their words change: a live element drawn with its words already in it is read out again whenever it is
-   * drawn again (a reopened panel), and some screen readers read an inserted alert twice.
+   * Says `text` on the status line. The line is always in the dialog and only its words change: a live element
+   * drawn with its words already in it is read out again whenever it is drawn again (a reopened panel).
    */
-  const announce = useCallback((text: string, urgent = false) => {
+  const announce = useCallback((text: string) => {
     // Cleared first, so the same words said twice are announced twice.
     setStatus('')
-    setAlert('')
-    if (text) setTimeout(() => (urgent ? setAlert : setStatus)(text), 50)
+    if (text) setTimeout(() => setStatus(text), 50)
   }, [])
+  /** Turns that settled since the panel last opened: only theirs is news (an error's role="alert", Turn.tsx). */
+  const settledWhileOpen = useRef(new Set<number>())
 
   const patch = useCallback((id: number, change: Partial<TurnView>) => {
     setTurns((all) => all.map((t) => (t.id === id ? { ...t, ...change } : t)))
@@ -75,7 +74,10 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       patch(id, change)
       // Back to asking without passages is a reasoning model's thought taken off the screen (engine.ts): not news.
       if (change.phase === 'asking' && change.passages) announce(COPY.passagesFound(change.passages.length))
-      else if (change.phase === 'settled') announce(settledStatus(change), change.state === 'error')
+      else if (change.phase === 'settled') {
+        settledWhileOpen.current.add(id)
+        announce(settledStatus(change))
+      }
     },
     [patch, announce],
   )
@@ -171,8 +173,9 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
 
   useEffect(() => {
     if (!open) {
-      // Said once: the lines come back empty when the panel reopens, rather than saying the last news again.
+      // Said once: the status line comes back empty when the panel reopens, and no turn drawn again is news.
       announce('')
+      settledWhileOpen.current.clear()
       return
     }
     inputRef.current?.focus()
@@ -348,14 +351,11 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
             </div>
           ) : null}
           {turns.map((t) => (
-            <Turn key={t.id} turn={t} actions={actions} debug={options.debug} lexical={lexical} />
+            <Turn key={t.id} turn={t} actions={actions} debug={options.debug} lexical={lexical} live={settledWhileOpen.current.has(t.id)} />
           ))}
         </div>
         <p class="dp-visually-hidden" role="status">
           {status}
-        </p>
-        <p class="dp-visually-hidden" role="alert">
-          {alert}
         </p>
         <form
           class="dp-form"

@@ -130,9 +130,10 @@ interface BodyProps {
   turn: TurnView
   actions: TurnActions
   source: ExcerptSource
+  live: boolean
 }
 
-function Body({ turn, actions, source }: BodyProps) {
+function Body({ turn, actions, source, live }: BodyProps) {
   if (turn.phase === 'searching') return <p class="dp-progress">{COPY.searching}</p>
   if (turn.phase === 'asking') {
     return (
@@ -214,13 +215,15 @@ function Body({ turn, actions, source }: BodyProps) {
       )
     case 'error':
     default:
-      // No role="alert" here: the panel's alert line says it once, as the turn settles (App.tsx). On this element it
-      // was said again each time the panel redrew the conversation (on every reopen, after a reload).
-      // No "Search the docs": the search is what failed.
+      // role="alert" only on a turn that settled while the panel was open: drawn again on a reopen, an alert is read again.
       return (
         <div data-state="error">
-          <p class="dp-error">{COPY.indexError}</p>
-          <RetryActions turn={turn} actions={actions} />
+          <p role={live ? 'alert' : undefined} class="dp-error">
+            {turn.searchOnly ? COPY.searchError : COPY.error}
+          </p>
+          {turn.searchOnly ? null : <p class="dp-note">{COPY.indexCause}</p>}
+          {/* "Search the docs" hands the question to the site's own search, which never depended on this index. */}
+          <RetryActions turn={turn} actions={actions} search={!turn.searchOnly} />
         </div>
       )
   }
@@ -232,9 +235,11 @@ export interface TurnProps {
   debug: boolean
   /** The index's BM25 settings, to mark the terms it matched (absent until the manifest is in). */
   lexical: LexicalSettings | undefined
+  /** It settled while the panel was open: news to announce, not a turn drawn again. */
+  live: boolean
 }
 
-export function Turn({ turn, actions, debug, lexical }: TurnProps) {
+export function Turn({ turn, actions, debug, lexical, live }: TurnProps) {
   const source = useMemo(() => ({ question: turn.question, lexical }), [turn.question, lexical])
   return (
     <article class="dp-turn" data-turn-id={turn.id} data-phase={turn.phase} aria-busy={turn.phase !== 'settled'}>
@@ -242,7 +247,7 @@ export function Turn({ turn, actions, debug, lexical }: TurnProps) {
       <h3 class="dp-question" dir="auto">
         {turn.question}
       </h3>
-      <Body turn={turn} actions={actions} source={source} />
+      <Body turn={turn} actions={actions} source={source} live={live} />
       {debug && turn.phase === 'settled' && turn.receipt !== undefined ? (
         <details class="dp-debug" data-testid="dp-debug">
           <summary>{COPY.debugTitle}</summary>

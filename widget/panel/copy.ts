@@ -4,6 +4,7 @@
  */
 import {
   CUT_OFF_NOTICE,
+  ERROR_NOTICE,
   HYBRID_NOTICE,
   MEANWHILE_NOTICE,
   RETRY_LABEL,
@@ -51,11 +52,13 @@ export const COPY = {
   singleKeyOn: 'Turn on',
   answerReady: 'Answer ready',
   hybrid: HYBRID_NOTICE,
+  /** A failure before retrieval: the transport error of the spec, in its words. */
+  error: ERROR_NOTICE,
   /**
-   * A turn that could not search: in the browser, retrieval runs over the static index alone, so its failure is
-   * the index's (unreachable, refused, damaged), never a model's; without passages there is no search answer either.
+   * What it was, under those words: in the browser, retrieval runs over the static index alone, so a failure
+   * before retrieval is the index's (unreachable, refused, damaged), and there are no passages to show.
    */
-  indexError: "The docs' search index couldn't be loaded, so nothing can be searched or answered right now.",
+  indexCause: "The docs' search index couldn't be loaded, so there are no passages to show.",
   meanwhile: MEANWHILE_NOTICE,
   /** `stoppedBy` is the receipt's: the proxy's per-client limit gets its own words (a wait of seconds, no service at fault). */
   rateLimited: (resetAt: number | undefined, stoppedBy?: string) =>
@@ -72,6 +75,7 @@ export const COPY = {
     `${passages === 1 ? '1 result' : `${passages} results`} on ${pages === 1 ? '1 page' : `${pages} pages`}`,
   nearest: "Nothing in the docs matches closely. The nearest passages:",
   noResults: 'No passages matched.',
+  searchError: "Search isn't available right now: the index could not be loaded.",
   helpful: 'Helpful',
   notHelpful: 'Not helpful',
   thanks: 'Thanks for the feedback.',

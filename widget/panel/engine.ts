@@ -7,6 +7,8 @@
  * turns are the search view, never a walk over an empty ladder.
  */
 import type { Manifest } from '../../core/index/format.ts'
+import { parseManifest } from '../../core/index/read-manifest.ts'
+import { fetchPart } from '../../core/index/fetch-part.ts'
 import type { Passage, SearchResult } from '../../core/retrieval/search.ts'
 import { systemClock } from '../../core/ladder/cooldown.ts'
 import { routeTransport } from '../../core/ladder/transport.ts'
@@ -87,7 +89,9 @@ export class Engine {
       // turn settles on this one failed open: searching anyway only opened the index again (and again read
       // manifest.json) to fail the same way. Retry opens it afresh (RetrievalClient forgets a failed open).
       console.warn('docpilot:', error)
-      update({ phase: 'settled', state: signal.aborted ? 'aborted' : 'error' })
+      // manifest.json on its own may still say which product this is (the open fails on any of its parts), so the error names the right thing.
+      const alone = signal.aborted ? undefined : await this.manifestAlone()
+      update({ phase: 'settled', state: signal.aborted ? 'aborted' : 'error', ...(alone && isSearchOnly(alone) ? { searchOnly: true } : {}) })
       return
     }
     if (isSearchOnly(manifest)) {
@@ -145,12 +149,22 @@ export class Engine {
     })
   }
 
+  /** manifest.json read directly, for when the worker cannot open the index; undefined if it cannot be read either. */
+  private async manifestAlone(): Promise<Manifest | undefined> {
+    try {
+      const bytes = await fetchPart(fetch, `${this.options.indexUrl}manifest.json`, { init: { credentials: 'same-origin' } }, 'manifest.json')
+      return parseManifest(bytes)
+    } catch {
+      return undefined
+    }
+  }
+
   private async searchTurn(question: string, earlier: string[], update: (change: Partial<TurnView>) => void): Promise<void> {
     try {
-      update({ phase: 'settled', state: 'search', ...(await this.search(question, earlier)) })
+      update({ phase: 'settled', state: 'search', searchOnly: true, ...(await this.search(question, earlier)) })
     } catch (error) {
       console.warn('docpilot:', error)
-      update({ phase: 'settled', state: 'error' })
+      update({ phase: 'settled', state: 'error', searchOnly: true })
     }
   }
 

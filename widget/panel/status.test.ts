@@ -36,8 +36,7 @@ describe('settledStatus of a rate-limited turn', () => {
 })
 
 describe('settledStatus of an error', () => {
-  it("says the docs' search index could not be loaded (the only failure before retrieval in the browser), never an AI service", () => {
-    expect(settledStatus({ phase: 'settled', state: 'error' })).toBe(COPY.indexError)
-    expect(COPY.indexError).not.toMatch(/\bAI\b|model/)
+  it('says nothing on the status line: the error has its own role="alert" (Turn.tsx), and one voice says it', () => {
+    expect(settledStatus({ phase: 'settled', state: 'error' })).toBe('')
   })
 })

@@ -13,7 +13,7 @@ export function searchLead(pages: readonly PageGroup<CitationTarget>[], closeMat
   return COPY.searchResults(pages.reduce((n, p) => n + p.sections.length, 0), pages.length)
 }
 
-/** What the panel announces when a turn settles (an error on its alert line, the rest on the status line: App.tsx). */
+/** What the status line announces when a turn settles (an error has its own role="alert": Turn.tsx). */
 export function settledStatus(change: Partial<TurnView>): string {
   switch (change.state) {
     case 'answered':
@@ -30,8 +30,6 @@ export function settledStatus(change: Partial<TurnView>): string {
       return COPY.rateLimited(change.resetAt, change.receipt?.stoppedBy)
     case 'aborted':
       return COPY.aborted
-    case 'error':
-      return COPY.indexError
     default:
       return ''
   }

@@ -46,6 +46,8 @@ export interface TurnView {
   receipt?: TurnReceipt
   /** ?dpdebug=1 only: the cooldowns after the turn (key -> until, class). */
   cooldowns?: Record<string, { until: string; class: string }>
+  /** The site has no chat chain: this turn was a search, and no model was ever involved. */
+  searchOnly?: boolean
   feedback?: 'up' | 'down'
   feedbackError?: boolean
 }
