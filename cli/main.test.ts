@@ -303,28 +303,42 @@ describe('docpilot query and eval', () => {
     expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'))).toMatchObject({ corpus: { chunks: expect.any(Number) } })
   }, 120_000)
 
-  it('says on Ctrl+C that the index is left whole, exits 130 and leaves no lock behind', async () => {
+  it('on Ctrl+C says what is left, exits 130, and the next run finishes (a first run as well as a re-index)', async () => {
     const many = join(dir, 'many-docs')
     await writeDocs(many, Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`p${i}.md`, `# Page ${i}\n\n${'Some words about routing and cookies. '.repeat(40)}\n`])))
+    /** Runs `index many-docs --out <out>` and sends Ctrl+C at its first progress line (the run under way, past its config). */
+    const interrupt = async (out: string) => {
+      const child = spawnChild(process.execPath, [BIN, 'index', 'many-docs', '--out', out], { cwd: dir })
+      let stderr = ''
+      let sent = false
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += String(d)
+        if (sent || !stderr.includes('indexing')) return
+        sent = true
+        child.kill('SIGINT')
+      })
+      const code = await new Promise<number | null>((done) => child.on('close', done))
+      return { code, stderr }
+    }
+
+    const fresh = join(dir, 'first-interrupted')
+    const first = await interrupt(fresh)
+    expect(first.code, first.stderr).toBe(130)
+    expect(first.stderr).toMatch(new RegExp(`interrupted: (no index was written at ${fresh}; run docpilot index again|${fresh} is left whole)`))
+    expect((await spawn(['index', 'many-docs', '--out', fresh])).code).toBe(0)
+
     const out = join(dir, 'interrupted-index')
     expect((await spawn(['index', 'docs', '--out', out])).code).toBe(0)
     const before = await readFile(join(out, 'manifest.json'), 'utf8')
-    const child = spawnChild(process.execPath, [BIN, 'index', 'many-docs', '--out', out], { cwd: dir })
-    let stderr = ''
-    // The first progress line: the run is under way, past loading the config.
-    child.stderr.on('data', (d: Buffer) => {
-      if (!stderr) child.kill('SIGINT')
-      stderr += String(d)
-    })
-    const code = await new Promise<number | null>((done) => child.on('close', done))
-    expect(code).toBe(130)
-    expect(stderr).toContain(`interrupted: ${out} is left whole`)
+    const again = await interrupt(out)
+    expect(again.code, again.stderr).toBe(130)
+    expect(again.stderr).toContain(`interrupted: ${out} is left whole`)
     expect(existsSync(join(dir, '.interrupted-index.lock'))).toBe(false)
     // Whole: this run's manifest only if it finished writing, else the one before.
     const after = await readFile(join(out, 'manifest.json'), 'utf8')
     if (after !== before) expect(JSON.parse(after)).toMatchObject({ corpus: { files: 400 } })
     expect((await spawn(['query', '--index', out, 'signed cookies'])).code).toBe(0)
-  }, 120_000)
+  }, 180_000)
 
   it('prints a readable answer for one question', async () => {
     const r = await run(['query', '--index', 'qidx', 'change', 'the', 'bun', 'port'])

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { validateConfig } from '../core/config/validate.ts'
 import { createNodeProxy } from '../proxy/node.ts'
 import { proxyPlan } from './commands/doctor.ts'
-import { safeFile, servedHost, siteFile, startSiteServer, type SiteServer } from './site-server.ts'
+import { safeFile, servedHost, siteFile, siteHostsOf, startSiteServer, type SiteServer } from './site-server.ts'
 
 const work = mkdtempSync(join(tmpdir(), 'docpilot-site-server-'))
 const root = join(work, 'site')
@@ -47,6 +47,9 @@ describe('servedHost', () => {
     expect(servedHost('[::1]:4321', '::1')).toBe(true)
     expect(servedHost('192.168.1.20:4321', '0.0.0.0')).toBe(true)
     expect(servedHost('docs.test:4321', 'docs.test')).toBe(true)
+    expect(servedHost('Docs.Test:4321', 'DOCS.test')).toBe(true)
+    // The site's own name, pointed at this machine in a hosts file to try it under its real origin.
+    expect(servedHost('docs.example.com', '127.0.0.1', siteHostsOf(['https://docs.example.com']))).toBe(true)
     expect(servedHost('rebind.attacker.example:4321', '127.0.0.1')).toBe(false)
     expect(servedHost('localhost.attacker.example', '127.0.0.1')).toBe(false)
     expect(servedHost(undefined, '127.0.0.1')).toBe(false)

@@ -79,9 +79,10 @@ export function safeFile(root: string, urlPath: string): string | undefined {
 /**
  * Whether a request's Host may be served: a page of another site whose name was pointed at this machine
  * (DNS rebinding) must not read the docs folder. A rebinding needs a domain name; an IP address or
- * localhost cannot be one, and the host the server was told to listen on is the owner's own.
+ * localhost cannot be one, and the host the server was told to listen on, like the site's own names
+ * (`siteHosts`, from proxy.siteOrigins: a hosts-file entry for trying the real name), is the owner's.
  */
-export function servedHost(hostHeader: string | undefined, listenHost: string): boolean {
+export function servedHost(hostHeader: string | undefined, listenHost: string, siteHosts: readonly string[] = []): boolean {
   if (!hostHeader) return false
   let hostname: string
   try {
@@ -89,7 +90,19 @@ export function servedHost(hostHeader: string | undefined, listenHost: string): 
   } catch {
     return false
   }
-  return hostname === 'localhost' || isIP(hostname) !== 0 || hostname === listenHost.replace(/^\[|\]$/g, '')
+  const own = [listenHost, ...siteHosts].map((h) => h.replace(/^\[|\]$/g, '').toLowerCase())
+  return hostname === 'localhost' || isIP(hostname) !== 0 || own.includes(hostname)
+}
+
+/** The host names of a config's proxy.siteOrigins, for servedHost. */
+export function siteHostsOf(siteOrigins: readonly string[]): string[] {
+  return siteOrigins.flatMap((origin) => {
+    try {
+      return [new URL(origin).hostname]
+    } catch {
+      return []
+    }
+  })
 }
 
 /** The file a static host serves for a URL path: the file itself, the folder's index.html, or the path with .html added. */
@@ -126,6 +139,8 @@ export interface SiteServerOptions {
   csp: boolean
   port: number
   host: string
+  /** Further names it answers to: the site's own (proxy.siteOrigins), see servedHost. */
+  siteHosts?: readonly string[]
 }
 
 export interface SiteServer {
@@ -161,7 +176,7 @@ export async function startSiteServer(opts: SiteServerOptions): Promise<SiteServ
   }
 
   const app = new Hono()
-  app.use('*', async (c, next) => (servedHost(c.req.header('host'), opts.host) ? next() : c.text('Misdirected request: this server answers only its own address.', 421)))
+  app.use('*', async (c, next) => (servedHost(c.req.header('host'), opts.host, opts.siteHosts) ? next() : c.text('Misdirected request: this server answers only its own address.', 421)))
   app.all('/ai/*', (c) => opts.proxy.app.fetch(c.req.raw, c.env))
   // Everything else is compressed on the wire, as any production server does (the bench counts
   // these bytes). Not /ai/: a streamed answer must reach the reader delta by delta.

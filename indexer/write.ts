@@ -225,9 +225,12 @@ function lockIndex(out: string): { stale: boolean; release: () => void } {
       const fd = openSync(lock, 'wx')
       writeFileSync(fd, String(process.pid))
       closeSync(fd)
-      // A run stopped with Ctrl+C exits through process.exit (the CLI's handler), which runs no finally:
-      // the lock goes with the process rather than waiting for the next run to find its holder dead.
-      const onExit = () => rmSync(lock)
+      // A run stopped with Ctrl+C exits through process.exit (the CLI's handler), which runs no finally: the lock
+      // goes with the process, unless the folder has no manifest yet (a first run stopped while writing parts).
+      // Then the dead holder's lock is what tells the next run the folder is docpilot's to replace (`stale`).
+      const onExit = () => {
+        if (present(join(out, MANIFEST_FILE))) rmSync(lock)
+      }
       process.once('exit', onExit)
       return {
         stale,

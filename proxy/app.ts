@@ -144,8 +144,6 @@ const API_HEADERS = {
 }
 /** Error bodies are read whole (to redact) up to this size; larger ones are cut. */
 const ERROR_BODY_CAP = 64 * 1024
-/** A chat request that ended so may still be billed upstream: the first-byte limit passed (504), or the reader left once it was sent (499). */
-const MAYBE_BILLED = new Set([499, 504])
 const PROBE_TIMEOUT_MS = 5000
 
 export function upstreamBase(spec: ProviderSpec, route: Pick<ProxyRoute, 'baseUrl'>, env: ProxyEnv): string | undefined {
@@ -329,7 +327,7 @@ function allowedMethods(methods: readonly string[]): string[] {
 }
 
 /** What the middleware below hands on: the request's runtime, its redactor, the CORS origin to answer, a member route's target, and an accepted member request. */
-type ProxyVars = { Variables: { rt: ProxyRuntime; redactor: Redactor; cors: string | undefined; target: MemberTarget; accepted: Accepted } }
+type ProxyVars = { Variables: { rt: ProxyRuntime; redactor: Redactor; cors: string | undefined; target: MemberTarget; accepted: Accepted; maybeBilled: boolean } }
 export type ProxyApp = Hono<ProxyVars>
 
 export function createProxyApp(options: ProxyAppOptions): ProxyApp {
@@ -592,7 +590,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       })
     }
     await next()
-    if (!c.res.ok && !MAYBE_BILLED.has(c.res.status)) await outliveClient(c, rt.limits.refundDaily(reservedAt))
+    if (!c.res.ok && !c.var.maybeBilled) await outliveClient(c, rt.limits.refundDaily(reservedAt))
   }
 
   /** The accepted request sent upstream, its answer streamed back with every key redacted. */
@@ -608,7 +606,8 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const cut = (why: Cut['why']) => upstreamCut.abort(new Cut(why))
     const client = c.req.raw.signal
     const onClientLeft = () => cut('client_left')
-    if (client.aborted) onClientLeft()
+    const leftBeforeSending = client.aborted
+    if (leftBeforeSending) onClientLeft()
     client.addEventListener('abort', onClientLeft, { once: true })
     const { firstByteMs, idleMs } = rt.settings.timeouts
     const firstByte = setTimeout(() => cut('first_byte'), firstByteMs)
@@ -626,6 +625,8 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     } catch (err) {
       client.removeEventListener('abort', onClientLeft)
       const why = upstreamCut.signal.reason instanceof Cut ? upstreamCut.signal.reason.why : undefined
+      // Cut while the upstream had the request (not before it was sent): it may bill it, so the daily unit is kept.
+      if ((why === 'client_left' && !leftBeforeSending) || why === 'first_byte') c.set('maybeBilled', true)
       if (why === 'client_left') return new Response(null, { status: 499 })
       if (why === 'first_byte') throw new Refusal('upstream_timeout', `The ${accepted.member} upstream sent no response within ${firstByteMs} ms.`)
       throw new Refusal('upstream_unreachable', `Could not reach the ${accepted.member} upstream: ${redactor.redact(err instanceof Error ? err.message : String(err))}`)

@@ -23,7 +23,7 @@ import { readIndexManifest } from '../index-dir.ts'
 import { loadConfigFor, portNumber, serveUntilStopped, UsageError, type CliContext } from '../context.ts'
 import { fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, whoAnswers, withoutProviderVars } from '../local-proxy.ts'
 import { DEMO_CSS, demoPages, injectLoader, renderHome, renderPage, type DemoPage, type PageShell } from '../demo-pages.ts'
-import { isHtml, siteFile, startSiteServer, type Mount, type PageAnswer } from '../site-server.ts'
+import { isHtml, siteFile, siteHostsOf, startSiteServer, type Mount, type PageAnswer } from '../site-server.ts'
 import { counted } from '../format.ts'
 import { onnxNoteFor, requireWidget, shippedWidgetMounts, SHIPPED_WIDGET_DIR, widgetBuilder } from '../widget-files.ts'
 
@@ -231,6 +231,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       csp: opts.csp !== false,
       port: opts.port ?? 0,
       host: opts.host ?? '127.0.0.1',
+      siteHosts: siteHostsOf(config.proxy.siteOrigins),
     })
     listening = { host: opts.host ?? '127.0.0.1', port: site.port }
     return {

@@ -49,11 +49,12 @@ Examples:
     .action(async (flags: EvalFlags) => {
       const questions = await readQuestions(ctx, flags.questions)
       if (!questions.length) throw new UsageError(`${flags.questions} holds no questions`)
-      checkGold(questions, flags.questions === '-' ? '(stdin)' : flags.questions)
+      const file = flags.questions === '-' ? '(stdin)' : flags.questions
+      checkGold(questions, file)
       const ungraded = questions.filter((q) => q.kind !== 'off-topic' && !q.gold.length)
       if (ungraded.length) {
         ctx.stderr(
-          `warning: ${flags.questions}: ${ungraded.length} question(s) of kind paraphrase or keyword have no gold section (${ungraded.slice(0, 5).map((q) => JSON.stringify(q.id)).join(', ')}${ungraded.length > 5 ? ', …' : ''}), ` +
+          `warning: ${file}: ${ungraded.length} question(s) of kind paraphrase or keyword have no gold section (${ungraded.slice(0, 5).map((q) => JSON.stringify(q.id)).join(', ')}${ungraded.length > 5 ? ', …' : ''}), ` +
             'so they are scored as off-topic (the gate should refuse them); fill in their "gold" or mark them "kind":"off-topic"\n',
         )
       }
@@ -65,7 +66,7 @@ Examples:
         const loaded = await loadConfigFor(ctx, flags.config)
         const index = await openIndexDir(indexDirFor(ctx, loaded, flags.index), { transport: envEmbedTransport(ctx.env) })
         const sections = await index.chunks([...Array(index.size).keys()])
-        for (const line of unknownGold(questions, sections, flags.questions === '-' ? '(stdin)' : flags.questions)) ctx.stderr(`${line}\n`)
+        for (const line of unknownGold(questions, sections, file)) ctx.stderr(`${line}\n`)
         outputs = []
         for (const q of questions) outputs.push(toContractLine(q.id, await index.search(q.q, { k: flags.k, lexicalOnly: flags.lexicalOnly, context: q.context })))
       }

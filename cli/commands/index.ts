@@ -1,7 +1,8 @@
 /** `docpilot index`: build the static index from a docs folder or a built site. */
-import { relative, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
 import type { Command } from 'commander'
-import type { Manifest } from '../../core/index/format.ts'
+import { MANIFEST_FILE, type Manifest } from '../../core/index/format.ts'
 import { buildIndex, createdAtFromEnv, type EmbedSummary } from '../../indexer/build.ts'
 import type { FetchCost, PartKind } from '../../indexer/fetch-cost.ts'
 import { defaultCacheDir } from '../../indexer/cache-dir.ts'
@@ -79,7 +80,11 @@ The manifest's createdAt is SOURCE_DATE_EPOCH when set, else 1970-01-01: the sam
       // point leaves a whole index: the one before this run, or this run's once its manifest is in place.
       const interrupted = () => {
         progress.stop()
-        ctx.stderr(`\ninterrupted: ${out} is left whole (the index before this run, unless this one had finished writing); run docpilot index again to finish\n`)
+        ctx.stderr(
+          existsSync(join(out, MANIFEST_FILE))
+            ? `\ninterrupted: ${out} is left whole (the index before this run, unless this one had finished writing); run docpilot index again to finish\n`
+            : `\ninterrupted: no index was written at ${out}; run docpilot index again\n`,
+        )
         process.exit(130)
       }
       process.once('SIGINT', interrupted)

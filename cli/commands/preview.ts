@@ -20,7 +20,7 @@ import { indexDirFor, loadConfigFor, portNumber, serveUntilStopped, UsageError, 
 import { injectLoader } from '../demo-pages.ts'
 import { readIndexManifest } from '../index-dir.ts'
 import { fakeProvidersFor, localOrigins, localProxy, localStatePath, proxyEnv, whoAnswers } from '../local-proxy.ts'
-import { isHtml, siteFile, startSiteServer, type Mount } from '../site-server.ts'
+import { isHtml, siteFile, siteHostsOf, startSiteServer, type Mount } from '../site-server.ts'
 import { onnxNoteFor, shippedWidgetMounts } from '../widget-files.ts'
 import { ASSET_PATH, DEMO_NOTICE, INDEX_PATH } from './dev.ts'
 
@@ -200,6 +200,7 @@ export async function startPreviewServer(opts: PreviewOptions): Promise<PreviewS
       csp: Boolean(opts.csp),
       port: opts.port ?? 0,
       host: opts.host ?? '127.0.0.1',
+      siteHosts: siteHostsOf(opts.config.proxy.siteOrigins),
     })
     listening = { host: opts.host ?? '127.0.0.1', port: site.port }
     return {

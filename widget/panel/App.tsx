@@ -61,8 +61,6 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
     setStatus('')
     if (text) setTimeout(() => setStatus(text), 50)
   }, [])
-  /** Turns that settled since the panel last opened: only theirs is news (an error's role="alert", Turn.tsx). */
-  const settledWhileOpen = useRef(new Set<number>())
 
   const patch = useCallback((id: number, change: Partial<TurnView>) => {
     setTurns((all) => all.map((t) => (t.id === id ? { ...t, ...change } : t)))
@@ -75,7 +73,6 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       // Back to asking without passages is a reasoning model's thought taken off the screen (engine.ts): not news.
       if (change.phase === 'asking' && change.passages) announce(COPY.passagesFound(change.passages.length))
       else if (change.phase === 'settled') {
-        settledWhileOpen.current.add(id)
         announce(settledStatus(change))
       }
     },
@@ -173,9 +170,8 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
 
   useEffect(() => {
     if (!open) {
-      // Said once: the status line comes back empty when the panel reopens, and no turn drawn again is news.
+      // Said once: the status line comes back empty when the panel reopens.
       announce('')
-      settledWhileOpen.current.clear()
       return
     }
     inputRef.current?.focus()
@@ -351,7 +347,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
             </div>
           ) : null}
           {turns.map((t) => (
-            <Turn key={t.id} turn={t} actions={actions} debug={options.debug} lexical={lexical} live={settledWhileOpen.current.has(t.id)} />
+            <Turn key={t.id} turn={t} actions={actions} debug={options.debug} lexical={lexical} />
           ))}
         </div>
         <p class="dp-visually-hidden" role="status">

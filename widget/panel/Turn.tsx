@@ -130,10 +130,9 @@ interface BodyProps {
   turn: TurnView
   actions: TurnActions
   source: ExcerptSource
-  live: boolean
 }
 
-function Body({ turn, actions, source, live }: BodyProps) {
+function Body({ turn, actions, source }: BodyProps) {
   if (turn.phase === 'searching') return <p class="dp-progress">{COPY.searching}</p>
   if (turn.phase === 'asking') {
     return (
@@ -215,14 +214,13 @@ function Body({ turn, actions, source, live }: BodyProps) {
       )
     case 'error':
     default:
-      // role="alert" only on a turn that settled while the panel was open: drawn again on a reopen, an alert is read again.
       return (
         <div data-state="error">
-          <p role={live ? 'alert' : undefined} class="dp-error">
+          <p role="alert" class="dp-error">
             {turn.searchOnly ? COPY.searchError : COPY.error}
           </p>
           {turn.searchOnly ? null : <p class="dp-note">{COPY.indexCause}</p>}
-          {/* "Search the docs" hands the question to the site's own search, which never depended on this index. */}
+          {/* Search the docs: the site's own search (data-search-url) never depended on this index; else the search view tries the index again. */}
           <RetryActions turn={turn} actions={actions} search={!turn.searchOnly} />
         </div>
       )
@@ -235,11 +233,9 @@ export interface TurnProps {
   debug: boolean
   /** The index's BM25 settings, to mark the terms it matched (absent until the manifest is in). */
   lexical: LexicalSettings | undefined
-  /** It settled while the panel was open: news to announce, not a turn drawn again. */
-  live: boolean
 }
 
-export function Turn({ turn, actions, debug, lexical, live }: TurnProps) {
+export function Turn({ turn, actions, debug, lexical }: TurnProps) {
   const source = useMemo(() => ({ question: turn.question, lexical }), [turn.question, lexical])
   return (
     <article class="dp-turn" data-turn-id={turn.id} data-phase={turn.phase} aria-busy={turn.phase !== 'settled'}>
@@ -247,7 +243,7 @@ export function Turn({ turn, actions, debug, lexical, live }: TurnProps) {
       <h3 class="dp-question" dir="auto">
         {turn.question}
       </h3>
-      <Body turn={turn} actions={actions} source={source} live={live} />
+      <Body turn={turn} actions={actions} source={source} />
       {debug && turn.phase === 'settled' && turn.receipt !== undefined ? (
         <details class="dp-debug" data-testid="dp-debug">
           <summary>{COPY.debugTitle}</summary>
