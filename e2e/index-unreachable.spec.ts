@@ -48,6 +48,12 @@ test.describe('a site with a chat chain whose index cannot be loaded', () => {
       // Said once as it settles: one alert, not one per step of the turn.
       expect(await alerts()).toEqual([COPY.error])
 
+      // "Search the docs" with no search URL of the site's own searches the same index: it says so when that fails too.
+      await body.getByRole('button', { name: COPY.searchDocs }).click()
+      await expect(body.getByText(COPY.searchError)).toBeVisible()
+      await expect(body.getByRole('alert')).toHaveText(COPY.error)
+      await expect(dialog(page).getByRole('status')).toHaveText(COPY.searchError)
+
       await page.unroute(only)
       await body.getByRole('button', { name: COPY.retry }).click()
       await settled(dialog(page).locator('article.dp-turn').nth(1), 'answered')

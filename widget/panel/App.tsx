@@ -136,7 +136,11 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       const earlier = searchContext(turnsRef.current.filter((t) => t.id < turn.id), turn.question)
       engine.search(turn.question, earlier).then(
         (found) => onChange(turn.id, { phase: 'settled', state: 'search', ...found }),
-        () => patch(turn.id, before),
+        // Back as it was, saying why nothing happened (the index it searches is what failed, as a rule).
+        () => {
+          patch(turn.id, { ...before, searchFailed: true })
+          announce(COPY.searchError)
+        },
       )
     },
     feedback: (turn, rating) => {

@@ -35,16 +35,19 @@ function PassageRows({ passages, source }: { passages: PassageView[]; source: Ex
 /** Retry, and with `search` the offer to search the docs (only where the search itself still works). */
 function RetryActions({ turn, actions, search = false }: { turn: TurnView; actions: TurnActions; search?: boolean }) {
   return (
-    <div class="dp-actions">
-      <button type="button" onClick={() => actions.retry(turn)}>
-        {COPY.retry}
-      </button>
-      {search ? (
-        <button type="button" onClick={() => actions.searchDocs(turn)}>
-          {COPY.searchDocs}
+    <>
+      {search && turn.searchFailed ? <p class="dp-note">{COPY.searchError}</p> : null}
+      <div class="dp-actions">
+        <button type="button" onClick={() => actions.retry(turn)}>
+          {COPY.retry}
         </button>
-      ) : null}
-    </div>
+        {search ? (
+          <button type="button" onClick={() => actions.searchDocs(turn)}>
+            {COPY.searchDocs}
+          </button>
+        ) : null}
+      </div>
+    </>
   )
 }
 

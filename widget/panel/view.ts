@@ -48,6 +48,8 @@ export interface TurnView {
   cooldowns?: Record<string, { until: string; class: string }>
   /** The site has no chat chain: this turn was a search, and no model was ever involved. */
   searchOnly?: boolean
+  /** "Search the docs" was tried from this turn and the search failed (no search URL, and the index unreadable). */
+  searchFailed?: boolean
   feedback?: 'up' | 'down'
   feedbackError?: boolean
 }
