@@ -35,7 +35,7 @@ import { CHAIN, isMemberId, providerSpec, type MemberId, type ProviderSpec } fro
 import { CLAMPED_HEADER, checkOrigin, originOf, preflight, withCors } from './cors.ts'
 import { EventInputSchema, eventRow, retentionCutoff } from './events.ts'
 import { FeedbackInputSchema, feedbackRow, type FeedbackStore } from './feedback.ts'
-import { readInput, readJsonBody } from './json-body.ts'
+import { BODY_DEADLINE_MS, readInput, readJsonBody } from './json-body.ts'
 import { clientBlock, clientKey, nextUtcMidnight, type LimitStore, type RateLimit } from './limits.ts'
 import { attachCredential, filterQuery, matchPath, probePath, protocolPaths, requestModels, shapeBody, type MatchedPath, type RouteKind } from './protocol.ts'
 import { ERROR_ID_HEADER, Refusal } from './refusal.ts'
@@ -63,6 +63,8 @@ export interface ProxyAppOptions {
   newId?: () => string
   /** Where internal errors are written, keys redacted (default console.error). */
   log?: (line: string) => void
+  /** How long a request body may take to arrive (json-body.ts BODY_DEADLINE_MS; tests shorten it). */
+  bodyDeadlineMs?: number
   /**
    * The MCP route (/ai/mcp, proxy/mcp.ts) for an admitted request; `self`
    * sends a request through this same app (a hosted embedder's route), which
@@ -335,6 +337,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init))
   const newId = options.newId ?? (() => crypto.randomUUID())
   const log = options.log ?? ((line: string) => console.error(line))
+  const bodyDeadlineMs = options.bodyDeadlineMs ?? BODY_DEADLINE_MS
   const app = new Hono<ProxyVars>()
 
   /**
@@ -475,7 +478,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   const feedback: Handler<ProxyVars> = async (c) => {
     const rt = c.var.rt
     const cap = rt.settings.feedback.maxBytes
-    const input = await readInput(c.req.raw, cap, FeedbackInputSchema, 'feedback', `Feedback is limited to ${cap} bytes.`)
+    const input = await readInput(c.req.raw, cap, FeedbackInputSchema, 'feedback', `Feedback is limited to ${cap} bytes.`, bodyDeadlineMs)
     const row = feedbackRow(input, rt.settings.feedback.storeText, new Date(now()), newId())
     // Kept as long as insights events are (insights.retentionDays): the privacy statement names one period for both.
     await rt.feedback.save(row, retentionCutoff(now(), rt.settings.insights.retentionDays))
@@ -487,7 +490,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const rt = c.var.rt
     if (!rt.settings.insights.enabled) throw new Refusal('insights_off', 'Insights are off on this proxy (insights.enabled in the docpilot config); nothing was stored.')
     const cap = rt.settings.feedback.maxBytes
-    const event = await readInput(c.req.raw, cap, EventInputSchema, 'event', `Events are limited to ${cap} bytes.`)
+    const event = await readInput(c.req.raw, cap, EventInputSchema, 'event', `Events are limited to ${cap} bytes.`, bodyDeadlineMs)
     if (event.kind === 'rating') await rt.feedback.rateEvent({ id: event.turn, tab: event.tab, rating: event.rating })
     else await rt.feedback.saveEvent(eventRow(event, rt.settings.feedback.storeText, new Date(now())), retentionCutoff(now(), rt.settings.insights.retentionDays))
     return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
@@ -546,7 +549,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     const url = new URL(c.req.url)
 
     const cap = rt.settings.proxy.maxBodyBytes
-    const json = await readJsonBody(c.req.raw, cap, `Request bodies are limited to ${cap} bytes (proxy.maxBodyBytes).`)
+    const json = await readJsonBody(c.req.raw, cap, `Request bodies are limited to ${cap} bytes (proxy.maxBodyBytes).`, bodyDeadlineMs)
     const { body, clamped } = shapeBody(spec.protocol, matched.kind, json, rt.settings.proxy.maxTokens)
 
     const models = requestModels(matched, body)

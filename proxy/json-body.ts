@@ -55,41 +55,61 @@ export function parseJsonObject(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): J
   return { ok: true, value: value as Record<string, unknown> }
 }
 
-/** A request's JSON object body; refused 413 beyond `cap` bytes (`tooLarge` says which limit), 400 when it is not one JSON object. */
-export async function readJsonBody(req: Request, cap: number, tooLarge: string): Promise<Record<string, unknown>> {
-  const bytes = await readCapped(req, cap)
+/**
+ * How long a body may take to arrive once its headers have. The bodies here are at most tens of kilobytes,
+ * seconds on the slowest phone; without a deadline a client sending a byte every few seconds holds a
+ * connection (and the upstream call it will start) for as long as the server's own request timeout.
+ */
+export const BODY_DEADLINE_MS = 20_000
+
+/** A request's JSON object body; refused 413 beyond `cap` bytes (`tooLarge` says which limit), 408 when it takes too long, 400 when it is not one JSON object. */
+export async function readJsonBody(req: Request, cap: number, tooLarge: string, deadlineMs = BODY_DEADLINE_MS): Promise<Record<string, unknown>> {
+  const bytes = await readCapped(req, cap, deadlineMs)
   if (bytes === 'too_large') throw new Refusal('body_too_large', tooLarge)
+  if (bytes === 'too_slow') throw new Refusal('body_timeout', `The request body took longer than ${deadlineMs / 1000} s to arrive.`)
   const json = parseJsonObject(bytes)
   if (!json.ok) throw new Refusal('invalid_body', json.message)
   return json.value
 }
 
 /** A body read as above and checked by `schema`; refused 400 naming the first field that fails (`noun` says what was sent). */
-export async function readInput<T>(req: Request, cap: number, schema: z.ZodType<T>, noun: string, tooLarge: string): Promise<T> {
-  const parsed = schema.safeParse(await readJsonBody(req, cap, tooLarge))
+export async function readInput<T>(req: Request, cap: number, schema: z.ZodType<T>, noun: string, tooLarge: string, deadlineMs = BODY_DEADLINE_MS): Promise<T> {
+  const parsed = schema.safeParse(await readJsonBody(req, cap, tooLarge, deadlineMs))
   if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]
   throw new Refusal('invalid_body', `Invalid ${noun} at ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'expected a JSON object'}.`)
 }
 
-/** Read a body, stopping beyond `cap` bytes without reading further. */
-async function readCapped(req: Request, cap: number): Promise<Uint8Array<ArrayBuffer> | 'too_large'> {
+/** Read a body, stopping beyond `cap` bytes or after `deadlineMs` without reading further. */
+async function readCapped(req: Request, cap: number, deadlineMs: number): Promise<Uint8Array<ArrayBuffer> | 'too_large' | 'too_slow'> {
   const declared = Number(req.headers.get('content-length') ?? NaN)
   if (Number.isFinite(declared) && declared > cap) return 'too_large'
   if (!req.body) return new Uint8Array()
   const reader = req.body.getReader()
   const parts: Uint8Array[] = []
   let size = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<'too_slow'>((done) => (timer = setTimeout(() => done('too_slow'), deadlineMs)))
   for (;;) {
-    const { done, value } = await reader.read()
+    const next = await Promise.race([reader.read(), late]).catch((err: unknown) => {
+      clearTimeout(timer)
+      throw err
+    })
+    if (next === 'too_slow') {
+      await reader.cancel().catch(() => {})
+      return 'too_slow'
+    }
+    const { done, value } = next
     if (done) break
     size += value.byteLength
     if (size > cap) {
+      clearTimeout(timer)
       await reader.cancel().catch(() => {})
       return 'too_large'
     }
     parts.push(value)
   }
+  clearTimeout(timer)
   const out = new Uint8Array(size)
   let at = 0
   for (const p of parts) {

@@ -54,6 +54,7 @@ interface Setup {
   env?: ProxyEnv
   fetch?: typeof fetch
   state?: MemoryState
+  bodyDeadlineMs?: number
 }
 
 function proxy(setup: Setup = {}) {
@@ -67,6 +68,7 @@ function proxy(setup: Setup = {}) {
     now: () => NOW,
     newId: () => ERROR_ID,
     log: (line) => void logged.push(line),
+    ...(setup.bodyDeadlineMs ? { bodyDeadlineMs: setup.bodyDeadlineMs } : {}),
   })
   return { app, state, logged }
 }
@@ -119,6 +121,17 @@ const cases: Case[] = [
   { name: 'events while insights are off', path: '/ai/events', init: post('{}'), status: 404, code: 'insights_off', message: /insights\.enabled/, headers: CORS },
   { name: 'a chat body over proxy.maxBodyBytes', path: '/ai/openai/chat/completions', init: post(chat().padEnd(1100)), status: 413, code: 'body_too_large', message: /^Request bodies are limited to 1024 bytes \(proxy\.maxBodyBytes\)\.$/, headers: CORS },
   { name: 'feedback over feedback.maxBytes', path: '/ai/feedback', init: post(JSON.stringify({ rating: 'up', comment: 'x'.repeat(300) })), status: 413, code: 'body_too_large', message: /^Feedback is limited to 256 bytes\.$/, headers: CORS },
+  {
+    name: 'a body still arriving after the deadline (a byte at a time)',
+    setup: () => ({ bodyDeadlineMs: 50 }),
+    path: '/ai/openai/chat/completions',
+    // Its first bytes, then nothing: the stream never ends.
+    init: { ...post(''), body: new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"model":')) }), duplex: 'half' } as RequestInit,
+    status: 408,
+    code: 'body_timeout',
+    message: /^The request body took longer than 0\.05 s to arrive\.$/,
+    headers: CORS,
+  },
   { name: 'a body that is not JSON', path: '/ai/openai/chat/completions', init: post('{nope'), status: 400, code: 'invalid_body', message: /^The request body must be a JSON object \(UTF-8\)\.$/, headers: CORS },
   { name: 'feedback that is not a feedback record', path: '/ai/feedback', init: post(JSON.stringify({ rating: 'meh' })), status: 400, code: 'invalid_body', message: /^Invalid feedback at rating: /, headers: CORS },
   { name: 'an undeclared model', path: '/ai/openai/chat/completions', init: post(chat('gpt-4o')), status: 403, code: 'model_not_allowed', message: /^Model "gpt-4o" is not declared for the openai chat route; declared: gpt-4o-mini\.$/, headers: CORS },

@@ -27,6 +27,8 @@ export const REFUSAL_STATUS = {
   insights_off: 404,
   /** A body over proxy.maxBodyBytes (feedback and events: feedback.maxBytes). */
   body_too_large: 413,
+  /** A body still arriving BODY_DEADLINE_MS after its headers (json-body.ts): a connection held open a byte at a time. */
+  body_timeout: 408,
   /** Not a JSON object, nested deeper than 32 levels (checked before anything is counted), or not a valid feedback or event record. */
   invalid_body: 400,
   /** A model the config never declared for that route. */
