@@ -324,7 +324,7 @@ export class PortInUseError extends Error {
     readonly port: number,
     readonly hostname: string,
   ) {
-    super(`port ${port} on ${hostname} is already in use (another docpilot, or another server): pick another with --port ${port + 1}, or --port 0 for any free one`)
+    super(`port ${port} on ${hostname} is already in use (another docpilot, or another server): pick another with --port <number>, or --port 0 for any free one`)
     this.name = 'PortInUseError'
   }
 }
