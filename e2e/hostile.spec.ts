@@ -97,6 +97,18 @@ test('hostile model output is shown as text, never run', async ({ page }, info) 
   await expectAccessible(page, info, 'hostile-model-output')
 })
 
+test("a link off the site says its host after its words; the site's own links and citations do not", async ({ page }) => {
+  await site.fakes.control({ member: 'openai', text: 'Sign in at [the docs login](https://evil.example/login) [1], as [the guide](/guide/cookies) says.' })
+  await page.goto(site.url)
+  await openPanel(page)
+  const body = await settled(await ask(page, COVERED), 'answered')
+  const offsite = body.locator('.dp-answer a', { hasText: 'the docs login' })
+  await expect(offsite).toHaveText('the docs login (evil.example)')
+  await expect(offsite).toHaveAttribute('rel', 'noopener noreferrer nofollow')
+  await expect(body.locator('.dp-answer a', { hasText: 'the guide' })).toHaveText('the guide')
+  await expect(body.locator('a.dp-cite').first()).toHaveText('[1]')
+})
+
 test('the XSS corpus (55 vectors) as model output and as the question runs nothing in Chromium', async ({ page }) => {
   expect(XSS_CORPUS).toHaveLength(55)
   await site.fakes.control({ member: 'openai', text: `According to [1]:\n\n${XSS_CORPUS.join('\n\n')}` })

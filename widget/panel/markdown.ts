@@ -82,7 +82,8 @@ export function answerMarked(targets: readonly CitationTarget[]): Marked {
   return marked
 }
 
-export function renderAnswer(markdown: string, targets: readonly CitationTarget[]): string {
+/** `pageUrl`: the page the panel is on; a link to another site is marked with its host. */
+export function renderAnswer(markdown: string, targets: readonly CitationTarget[], pageUrl = location.href): string {
   const html = answerMarked(targets).parse(markdown) as string
   const clean = DOMPurify.sanitize(html, {
     ALLOWED_TAGS,
@@ -93,8 +94,26 @@ export function renderAnswer(markdown: string, targets: readonly CitationTarget[
   })
   // A link whose URL was refused has lost its href: its words stay, as text, not as a link that goes nowhere.
   for (const link of clean.querySelectorAll('a:not([href])')) link.replaceWith(...link.childNodes)
+  markOffsite(clean, pageUrl)
   // Serialized in DOMPurify's own inert document, as its string output is.
   const box = clean.ownerDocument.createElement('div')
   box.append(clean)
   return box.innerHTML
+}
+
+/**
+ * A link to another site says where it goes, after its words: a model steered by text it was given could dress
+ * a phishing link in the docs' own words. Citations are the panel's own links and are left as they are.
+ */
+function markOffsite(root: DocumentFragment, pageUrl: string): void {
+  const here = new URL(pageUrl).origin
+  for (const link of root.querySelectorAll('a[href]:not(.dp-cite)')) {
+    const to = new URL(link.getAttribute('href')!, pageUrl)
+    if (to.origin === here) continue
+    link.setAttribute('rel', 'noopener noreferrer nofollow')
+    const host = root.ownerDocument.createElement('span')
+    host.className = 'dp-offsite'
+    host.textContent = ` (${to.hostname})`
+    link.append(host)
+  }
 }
