@@ -57,8 +57,12 @@ test('Stop aborts a streaming answer', async ({ page }, info) => {
   const turn = await ask(page, COVERED)
   await expect(turn).toHaveAttribute('data-phase', 'answering')
   await d.getByRole('button', { name: 'Stop' }).click()
-  await settled(turn, 'aborted')
+  const body = await settled(turn, 'aborted')
   await expect(d.getByRole('button', { name: 'Ask' })).toBeVisible()
+  // What came before Stop is kept as a cut-off answer is: its sources, Retry, copy and rating.
+  await expect(body.locator('.dp-sources')).toBeVisible()
+  await expect(body.getByRole('button', { name: 'Retry' })).toBeVisible()
+  await expect(body.getByRole('button', { name: 'Copy answer' })).toBeVisible()
   await keepScreenshot(page, info, 'aborted')
   await expectAccessible(page, info, 'aborted')
 })

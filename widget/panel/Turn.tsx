@@ -177,9 +177,16 @@ function Body({ turn, actions, source }: BodyProps) {
         </div>
       )
     case 'aborted':
-      return (
+      // Stopped after some of the answer came: kept as a cut-off answer is (its [n] name passages the Sources list).
+      return turn.text ? (
         <div data-state="aborted">
-          {turn.text ? <Answer turn={turn} /> : null}
+          <Answer turn={turn} />
+          <p class="dp-note">{COPY.aborted}</p>
+          <Sources turn={turn} />
+          <AnswerActions turn={turn} actions={actions} retry />
+        </div>
+      ) : (
+        <div data-state="aborted">
           <p class="dp-note">{COPY.aborted}</p>
           <RetryActions turn={turn} actions={actions} />
         </div>
