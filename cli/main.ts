@@ -71,12 +71,14 @@ const FLOWING_HELP: Partial<Help> = {
 }
 
 /** Commands other tools have, too far from docpilot's names for commander's spelling suggestion to find. */
+const SERVING = 'did you mean `docpilot dev ./docs` (your Markdown with the panel) or `docpilot preview dist` (your built site)?'
+const SEARCHING = 'did you mean `docpilot query "your question"`?'
 const OTHER_TOOLS_WORDS: Record<string, string> = {
-  serve: 'did you mean `docpilot dev ./docs` (your Markdown with the panel) or `docpilot preview dist` (your built site)?',
-  start: 'did you mean `docpilot dev ./docs` (your Markdown with the panel) or `docpilot preview dist` (your built site)?',
+  serve: SERVING,
+  start: SERVING,
   build: 'did you mean `docpilot index` (the static index; your site generator builds the site)?',
-  search: 'did you mean `docpilot query "your question"`?',
-  ask: 'did you mean `docpilot query "your question"`?',
+  search: SEARCHING,
+  ask: SEARCHING,
 }
 
 /** The program with the given commands registered (default: every command). */

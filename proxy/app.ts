@@ -158,7 +158,8 @@ export function keyRequired(spec: ProviderSpec): boolean {
   return spec.keyEnv !== undefined && !spec.ownServer
 }
 
-function keyOf(spec: ProviderSpec, env: ProxyEnv): string | undefined {
+/** The key the proxy attaches for `spec`, as it reads it from the environment (undefined: key_not_set). */
+export function keyOf(spec: ProviderSpec, env: ProxyEnv): string | undefined {
   return spec.keyEnv ? env[spec.keyEnv] || undefined : undefined
 }
 

@@ -90,26 +90,25 @@ async function readCapped(req: Request, cap: number, deadlineMs: number): Promis
   let size = 0
   let timer: ReturnType<typeof setTimeout> | undefined
   const late = new Promise<'too_slow'>((done) => (timer = setTimeout(() => done('too_slow'), deadlineMs)))
-  for (;;) {
-    const next = await Promise.race([reader.read(), late]).catch((err: unknown) => {
-      clearTimeout(timer)
-      throw err
-    })
-    if (next === 'too_slow') {
-      await reader.cancel().catch(() => {})
-      return 'too_slow'
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), late])
+      if (next === 'too_slow') {
+        await reader.cancel().catch(() => {})
+        return 'too_slow'
+      }
+      const { done, value } = next
+      if (done) break
+      size += value.byteLength
+      if (size > cap) {
+        await reader.cancel().catch(() => {})
+        return 'too_large'
+      }
+      parts.push(value)
     }
-    const { done, value } = next
-    if (done) break
-    size += value.byteLength
-    if (size > cap) {
-      clearTimeout(timer)
-      await reader.cancel().catch(() => {})
-      return 'too_large'
-    }
-    parts.push(value)
+  } finally {
+    clearTimeout(timer)
   }
-  clearTimeout(timer)
   const out = new Uint8Array(size)
   let at = 0
   for (const p of parts) {

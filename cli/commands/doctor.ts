@@ -238,24 +238,13 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
   if (!health) return { ok, text: out.join('\n') + '\n' }
 
   const cannotAnswer = new Set<string>()
-  const failMember = (member: string, line: string) => {
-    cannotAnswer.add(member)
-    fail(line)
-  }
   for (const route of plan.settings.routes) {
     const h = health.routes.find((r) => r.member === route.member)
-    const spec = providerSpec(route.member)
-    const fail = (line: string) => failMember(route.member, line)
-    if (!h) {
-      fail(`${route.member}: the running proxy has no route for it; redeploy with the DOCPILOT_PROXY value printed by \`docpilot doctor --proxy\``)
-      continue
-    }
-    if (h.keyRequired && !h.keySet) fail(`${route.member}: ${h.keyEnv} is not set on the proxy; set it (wrangler secret put ${h.keyEnv}, or the Node process's environment)`)
-    else if (!h.upstreamConfigured) fail(`${route.member}: no upstream URL on the proxy; set ${spec.baseUrlEnv}`)
-    else if (h.probe?.result === 'auth') fail(`${route.member}: the upstream refused ${h.keyEnv ?? 'the request'} (${h.probe.status}); check the key's value`)
-    else if (h.probe?.result === 'unreachable') fail(`${route.member}: the proxy cannot reach its upstream; check ${spec.baseUrlEnv} and the network`)
-    else if (h.probe && h.probe.result !== 'ok') fail(`${route.member}: the upstream's model list answered ${h.probe.status}`)
-    else out.push(`  ok   ${route.member}: ${h.keyEnv ? `${h.keyEnv} set, ` : ''}upstream answered (${h.probe?.status ?? 'not probed'})`)
+    const problem = memberProblem(route.member, h)
+    if (problem) {
+      cannotAnswer.add(route.member)
+      fail(`${route.member}: ${problem}`)
+    } else if (h) out.push(`  ok   ${route.member}: ${h.keyEnv ? `${h.keyEnv} set, ` : ''}upstream answered (${h.probe?.status ?? 'not probed'})`)
   }
 
   // Each route: a body that cannot be JSON is refused by the proxy itself (400) only once the
@@ -275,6 +264,18 @@ export async function checkRunningProxy(url: string, plan: ProxyPlan, doFetch: t
   if (!plan.settings.routes.length) out.push(ok ? 'No provider routes to check: readers get search answers, as this configuration says.' : 'The proxy failed; see FAIL lines above.')
   else out.push(ok ? 'All routes ok.' : 'Some routes failed; see FAIL lines above.')
   return { ok, text: out.join('\n') + '\n' }
+}
+
+/** Why a member of the running proxy cannot answer, as its /ai/health line says (`h` absent: no route for it), or undefined. */
+function memberProblem(member: MemberId, h: HealthRoute | undefined): string | undefined {
+  const spec = providerSpec(member)
+  if (!h) return 'the running proxy has no route for it; redeploy with the DOCPILOT_PROXY value printed by `docpilot doctor --proxy`'
+  if (h.keyRequired && !h.keySet) return `${h.keyEnv} is not set on the proxy; set it (wrangler secret put ${h.keyEnv}, or the Node process's environment)`
+  if (!h.upstreamConfigured) return `no upstream URL on the proxy; set ${spec.baseUrlEnv}`
+  if (h.probe?.result === 'auth') return `the upstream refused ${h.keyEnv ?? 'the request'} (${h.probe.status}); check the key's value`
+  if (h.probe?.result === 'unreachable') return `the proxy cannot reach its upstream; check ${spec.baseUrlEnv} and the network`
+  if (h.probe && h.probe.result !== 'ok') return `the upstream's model list answered ${h.probe.status}`
+  return undefined
 }
 
 /** The hosted embedder the built index is bound to; null for an index bound to a local embedder; undefined with no (readable) index. */

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { MANIFEST_FILE } from '../../core/index/format.ts'
 import { providerSpec } from '../../core/providers/table.ts'
-import { keyRequired } from '../../proxy/app.ts'
+import { keyOf, keyRequired } from '../../proxy/app.ts'
 import { proxySettingsFromConfig } from '../../proxy/from-config.ts'
 import { diskIndex, type DiskDocs } from '../../proxy/mcp-disk.ts'
 import { parseProxySettings, type ProxySettings } from '../../proxy/settings.ts'
@@ -130,7 +130,8 @@ export function startupWarnings(settings: ProxySettings, env: Record<string, str
   const lines: string[] = []
   for (const route of settings.routes) {
     const spec = providerSpec(route.member)
-    if (keyRequired(spec) && !env[spec.keyEnv!]?.trim()) lines.push(`${spec.keyEnv} is not set, so /ai/${route.member}/ refuses every request (key_not_set) until it is.`)
+    // The proxy's own reading of the key: the warning names exactly the routes that refuse with key_not_set.
+    if (keyRequired(spec) && !keyOf(spec, env)) lines.push(`${spec.keyEnv} is not set, so /ai/${route.member}/ refuses every request (key_not_set) until it is.`)
   }
   const hosted = settings.routes.filter((r) => !providerSpec(r.member).ownServer && r.chatModels.length)
   if (hosted.length && settings.budget.dailyLimit === undefined) {

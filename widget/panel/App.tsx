@@ -72,9 +72,7 @@ export function App({ engine, options, store, open, initialQuestion, onClose }: 
       patch(id, change)
       // Back to asking without passages is a reasoning model's thought taken off the screen (engine.ts): not news.
       if (change.phase === 'asking' && change.passages) announce(COPY.passagesFound(change.passages.length))
-      else if (change.phase === 'settled') {
-        announce(settledStatus(change))
-      }
+      else if (change.phase === 'settled') announce(settledStatus(change))
     },
     [patch, announce],
   )
